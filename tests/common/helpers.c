@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+
+static const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+const char *th_trimsim(void) { return env_or("TRIMSIM", "build/san/trimsim"); }
+const char *th_src(void) { return env_or("TRIMSIM_SRC", "."); }
+const char *th_build(void) { return env_or("TRIMSIM_BUILD", "build"); }
+
+char *th_tmpdir(void)
+{
+	char tmpl[] = "/tmp/trimsim-test.XXXXXX";
+	char *d = mkdtemp(tmpl);
+
+	return d ? strdup(d) : NULL;
+}
+
+void th_rmtree(const char *dir)
+{
+	char cmd[4200];
+
+	if (!dir || strncmp(dir, "/tmp/", 5))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "warning: could not remove %s\n", dir);
+}
+
+char *th_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = (cap ? cap * 2 : 131072));
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t r = fread(buf + n, 1, 65536, f);
+
+		n += r;
+		if (r < 65536)
+			break;
+	}
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int th_write(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return -errno;
+	if (fwrite(buf, 1, len, f) != len) {
+		fclose(f);
+		return -EIO;
+	}
+	return fclose(f) ? -errno : 0;
+}
+
+int th_run(const char *cmd, char **out, char **err)
+{
+	char *dir = th_tmpdir(), full[8192], po[300], pe[300];
+	int st, ret;
+
+	if (!dir)
+		return -1;
+	snprintf(po, sizeof(po), "%s/out", dir);
+	snprintf(pe, sizeof(pe), "%s/err", dir);
+	snprintf(full, sizeof(full), "( %s ) >'%s' 2>'%s' </dev/null", cmd, po, pe);
+	st = system(full);
+	if (st == -1)
+		ret = -1;
+	else if (WIFEXITED(st))
+		ret = WEXITSTATUS(st);
+	else
+		ret = 128 + WTERMSIG(st);
+	if (out)
+		*out = th_slurp(po, NULL);
+	if (err)
+		*err = th_slurp(pe, NULL);
+	th_rmtree(dir);
+	free(dir);
+	return ret;
+}
+
+size_t th_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+const char *th_live_skip_reason(void)
+{
+	if (geteuid() != 0)
+		return "live tests need root (loop devices, mount, BPF)";
+	if (access("/dev/loop-control", F_OK))
+		return "no /dev/loop-control: loop devices unavailable";
+	return NULL;
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "traces/opts.h"
+
+struct cfg {
+	uint64_t base;
+	uint64_t max;
+	uint32_t qd;
+	bool queued;
+	double jitter;
+	unsigned gc;
+	char name[16];
+};
+
+static const char *const gc_choices[] = { "greedy", "cost-benefit", NULL };
+
+static const struct opt_spec cfg_opts[] = {
+	{ "trim_base", OPT_DURATION, offsetof(struct cfg, base), 0, 10e9, "9ms", "base" },
+	{ "discard_max_bytes", OPT_BYTES, offsetof(struct cfg, max), 512, 1ull << 40, "2G", "max" },
+	{ "qd", OPT_U32, offsetof(struct cfg, qd), 1, 1024, "32", "queue depth" },
+	{ "queued_trim", OPT_BOOL, offsetof(struct cfg, queued), 0, 0, "false", "queued" },
+	{ "jitter", OPT_DOUBLE, offsetof(struct cfg, jitter), 0, 1, "0.05", "jitter" },
+	{ "gc", OPT_ENUM, offsetof(struct cfg, gc), 0, 0, "greedy", "gc", gc_choices },
+	{ "name", OPT_STR, offsetof(struct cfg, name), 0, 0, "x", "name", NULL, 16 },
+	{ 0 },
+};
+
+Test(opts, defaults_and_validate)
+{
+	struct cfg c = { 0 };
+	char err[256];
+
+	cr_assert_eq(opts__validate(cfg_opts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(opts__defaults(cfg_opts, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.base, 9000000);
+	cr_assert_eq(c.max, 2ull << 30);
+	cr_assert_eq(c.qd, 32);
+	cr_assert_not(c.queued);
+	cr_assert_float_eq(c.jitter, 0.05, 1e-12);
+	cr_assert_str_eq(c.name, "x");
+}
+
+Test(opts, kv_list)
+{
+	struct cfg c = { 0 };
+	char err[256];
+
+	cr_assert_eq(opts__parse_kv(cfg_opts, &c, "trim_base=5ms,qd=1,queued_trim=yes,gc=cost-benefit", ',',
+				    err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.base, 5000000);
+	cr_assert_eq(c.qd, 1);
+	cr_assert(c.queued);
+	cr_assert_eq(c.gc, 1);
+}
+
+/* Criterion re-executes the binary per test (ASLR): parameters hold arrays, never pointers. */
+struct bad { char kv[64]; char msg[160]; };
+
+ParameterizedTestParameters(opts, bad_values)
+{
+	static struct bad b[] = {
+		{ .kv = "nope=1", .msg = "unknown option 'nope' (known: trim_base, discard_max_bytes, qd, queued_trim, jitter, gc, name)" },
+		{ .kv = "qd=0", .msg = "option 'qd': 0 is out of range [1, 1024]" },
+		{ .kv = "trim_base=5x", .msg = "option 'trim_base': '5x' is not a valid duration (e.g. 500us, 5ms, 2s, 1w)" },
+		{ .kv = "gc=fifo", .msg = "option 'gc': 'fifo' is not one of: greedy, cost-benefit" },
+		{ .kv = "qd", .msg = "option 'qd': expected key=value" },
+		{ .kv = "name=aaaaaaaaaaaaaaaaaaaa", .msg = "option 'name': value longer than 15 characters" },
+	};
+	return cr_make_param_array(struct bad, b, sizeof(b) / sizeof(b[0]));
+}
+
+ParameterizedTest(struct bad *b, opts, bad_values)
+{
+	struct cfg c = { 0 };
+	char err[256] = "";
+
+	cr_assert_neq(opts__parse_kv(cfg_opts, &c, b->kv, ',', err, sizeof(err)), 0);
+	cr_assert_str_eq(err, b->msg);
+}
+
+Test(opts, json)
+{
+	struct cfg c = { 0 };
+	char err[256];
+	json_error_t je;
+	json_t *o = json_loads("{\"trim_base\": 0.009, \"qd\": 4, \"source\": \"x\", \"discard_max_bytes\": \"64K\"}", 0, &je);
+	static const char *const ign[] = { "source", NULL };
+
+	cr_assert_not_null(o);
+	cr_assert_eq(opts__apply_json(cfg_opts, &c, o, ign, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.base, 9000000);
+	cr_assert_eq(c.qd, 4);
+	cr_assert_eq(c.max, 65536);
+	json_decref(o);
+}
+
+Test(opts, formats)
+{
+	char b[32];
+	uint64_t v;
+
+	cr_assert_str_eq(fmt_bytes(13517, b, sizeof(b)), "13.2 KiB");
+	cr_assert_str_eq(fmt_bytes(21ull << 20, b, sizeof(b)), "21 MiB");
+	cr_assert_str_eq(fmt_duration(372000000000ull, b, sizeof(b)), "6 min 12 s");
+	cr_assert_eq(parse_bytes("13.2K", &v), 0);
+	cr_assert_eq(v, 13517);
+	cr_assert_eq(parse_duration("1w", &v), 0);
+	cr_assert_eq(v, 604800ull * 1000000000ull);
+	cr_assert_neq(parse_bytes("-1", &v), 0);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers every module uses. */
+#ifndef TRIMSIM_UTIL_H
+#define TRIMSIM_UTIL_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Set by SIGINT/SIGTERM handlers; long loops check it. The only mutable global. */
+extern volatile sig_atomic_t trimsim_stop;
+
+/* snprintf into an error buffer; returns -EINVAL-like code passed in, for `return ts_errf(...)`. */
+int ts_errf(char *err, size_t errlen, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* "7:0" */
+char *ts_dev_str(uint32_t dev, char *buf, size_t len);
+/* "7:0" -> kernel dev_t (major << 20 | minor); 0 or -EINVAL. */
+int ts_dev_parse(const char *s, uint32_t *dev);
+uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
+/* True if argv holds -h or --help. */
+bool cli_wants_help(int argc, char **argv);
+
+#endif
