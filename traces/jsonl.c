@@ -97,7 +97,7 @@ int ts_jsonl_write_record(FILE *f, const struct ts_record *r)
 	const char *op = r->kind == TS_META ? ts_meta_name(r->op) : ts_op_name(r->op);
 	char dev[24], flags[128];
 
-	if (put_u64(f, "{\"t", r->time_ns, false) < 0 ||
+	if (fputc('{', f) == EOF || put_u64(f, "t", r->time_ns, false) < 0 ||
 	    fprintf(f, ",\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"%s\"", ts_kind_name(r->kind), op ? op : "?",
 		    ts_dev_str(r->dev, dev, sizeof(dev))) < 0 ||
 	    put_u64(f, "off", r->offset, true) < 0 || put_u64(f, "len", r->length, true) < 0 ||
