@@ -3,6 +3,7 @@
 #ifndef TRIMSIM_TESTS_TRACES_GEN_H
 #define TRIMSIM_TESTS_TRACES_GEN_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -41,6 +42,52 @@ static inline void gen_record(uint64_t i, uint64_t seed, struct ts_record *r)
 		r->time_ns = UINT64_MAX - 1;
 	if (i == 6)
 		r->ino = UINT64_MAX;
+	/* A flag bit this version does not name travels as a number. */
+	if (i == 8)
+		r->flags |= 0x8000;
+}
+
+/* A header with fixed contents, so file sizes and byte offsets in messages are stable. */
+static inline json_t *gen_header(void)
+{
+	struct ts_device d = { .name = "loop7", .dev = TS_DEV_MK(7, 0), .size = 1ull << 30,
+			       .logical_block_size = 512, .physical_block_size = 4096,
+			       .discard_granularity = 4096, .discard_max_bytes = 4ull << 30,
+			       .max_discard_segments = 1, .fs = "xfs", .fs_block_size = 4096,
+			       .xfs_agblocks = 65536, .mount = "/mnt/x" };
+	json_t *h = json_pack("{sssisssssssssisos[s]}", "format", "trimsim", "version", 1,
+			      "recorder", "trimsim test", "host", "test", "kernel", "test",
+			      "start_wall", "2026-01-01T00:00:00.000000000Z", "start_ns", 0,
+			      "devices", json_array(), "cmdline", "test");
+
+	if (h)
+		json_array_append_new(json_object_get(h, "devices"), ts_device_to_json(&d));
+	return h;
+}
+
+/* Writes n generated records (seed 1) to path; 0 or -errno. */
+static inline int gen_trace(const char *path, uint64_t n, enum trace_writer_format fmt, uint64_t lost)
+{
+	char err[512];
+	json_t *h = gen_header();
+	struct trace_writer *w = h ? trace_writer__open(path, h, fmt, TW_ATOMIC, err, sizeof(err)) : NULL;
+	int ret = 0;
+
+	json_decref(h);
+	if (!w)
+		return -EIO;
+	for (uint64_t i = 0; i < n && !ret; i++) {
+		struct ts_record r;
+
+		gen_record(i, 1, &r);
+		ret = trace_writer__write(w, &r);
+	}
+	trace_writer__add_lost(w, lost);
+	if (ret) {
+		trace_writer__abort(w);
+		return ret;
+	}
+	return trace_writer__close(w, 123456789, err, sizeof(err));
 }
 
 #endif
