@@ -203,7 +203,7 @@ int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, cha
 
 	memset(r, 0, sizeof(*r));
 	if (!o)
-		return ts_errf(err, errlen, -EBADMSG, "invalid JSON: %s (column %d)", jerr.text, jerr.column);
+		return ts_errf(err, errlen, -EBADMSG, "invalid JSON: %s", jerr.text);
 	if (!json_is_object(o)) {
 		ts_errf(err, errlen, -EBADMSG, "expected a record object, got %s", jtype_name(o));
 		goto out;

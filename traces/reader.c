@@ -340,7 +340,7 @@ static int open_jsonl(struct trace_reader *r)
 		return fail(r, -EBADMSG, "line 1: missing header line");
 	o = json_loadb(r->line, (size_t)n, 0, &jerr);
 	if (!o)
-		return fail(r, -EBADMSG, "line 1: invalid JSON: %s (column %d)", jerr.text, jerr.column);
+		return fail(r, -EBADMSG, "line 1: invalid JSON: %s", jerr.text);
 	v = json_object_get(o, "trimsim");
 	h = json_object_get(o, "header");
 	if (!json_is_integer(v) || !json_is_object(h)) {
