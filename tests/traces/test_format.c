@@ -270,3 +270,14 @@ Test(format, writer_rejects_bad_record)
 	trace_writer__abort(w);
 	json_decref(h);
 }
+
+Test(format, writer_rejects_bad_header)
+{
+	char path[512], err[512] = "";
+	json_t *h = json_pack("{sss[{ss}]}", "format", "trimsim", "devices", "name", "sda");
+
+	snprintf(path, sizeof(path), "%s/h.tsim", dir);
+	cr_assert_null(trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err)));
+	cr_assert(strstr(err, "h.tsim: header devices[0]: device entry lacks \"dev\""), "%s", err);
+	json_decref(h);
+}
