@@ -203,6 +203,21 @@ Test(format, big_endian_file)
 	swap_file(a, b);
 	fix_checksum(b);
 	check_trace(b, 6000, 7, true);
+	/* and through the command line */
+	{
+		char cmd[1024], *out = NULL;
+		json_t *o;
+
+		snprintf(cmd, sizeof(cmd), "%s info --json %s", th_trimsim(), b);
+		cr_assert_eq(th_run(cmd, &out, NULL), 0);
+		o = json_loads(out, 0, NULL);
+		cr_assert_not_null(o, "%s", out);
+		cr_assert(json_is_true(json_object_get(o, "big_endian")));
+		cr_assert(json_is_true(json_object_get(o, "checksum_ok")));
+		cr_assert_eq(json_integer_value(json_object_get(o, "records")), 6000);
+		json_decref(o);
+		free(out);
+	}
 }
 
 Test(format, record_to_host)
