@@ -14,6 +14,8 @@ struct drv {
 	void *priv;
 	uint64_t now;
 	uint64_t tag;
+	struct target_done stash[64];	/* reaped while waiting for another tag */
+	unsigned nstash;
 };
 
 static inline void drv_open_env(struct drv *d, const char *spec, const struct target_env *env)
@@ -50,11 +52,18 @@ static inline void drv_submit(struct drv *d, uint64_t at, uint8_t op, uint64_t o
 	cr_assert_eq(d->ops->submit(d->priv, &c), 0, "submit tag %llu", (unsigned long long)c.tag);
 }
 
-/* Reaps the completion with this tag (earlier ones are dropped). */
+/* Reaps the completion with this tag, keeping others for later waits. */
 static inline struct target_done drv_wait(struct drv *d, uint64_t tag)
 {
 	struct target_done done;
 
+	for (unsigned i = 0; i < d->nstash; i++) {
+		if (d->stash[i].tag == tag) {
+			done = d->stash[i];
+			d->stash[i] = d->stash[--d->nstash];
+			return done;
+		}
+	}
 	for (;;) {
 		uint64_t t = d->ops->next_done(d->priv);
 
@@ -62,6 +71,8 @@ static inline struct target_done drv_wait(struct drv *d, uint64_t tag)
 		cr_assert_eq(d->ops->reap(d->priv, t, &done), 1);
 		if (done.tag == tag)
 			return done;
+		if (d->nstash < sizeof(d->stash) / sizeof(d->stash[0]))
+			d->stash[d->nstash++] = done;
 	}
 }
 
