@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* FTL model: write amplification with and without TRIM, the fill curve, GC, memory. */
+#include <errno.h>
+#include <stdlib.h>
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+
+#include "drive.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * KIB)
+#define GIB (1024ull * MIB)
+#define SMALL "ftl-sata:capacity=128M,block_size=256K,jitter=0"
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * A filesystem at 90% use on a device whose every LBA was written once.
+ * Each step frees a random live 64 KiB extent and writes a random free one.
+ * With TRIM the freed extent is discarded (and the initial 10% too), so the
+ * FTL knows it holds 90% live data; without, it copies stale data forever.
+ */
+static double churn_wa(bool trim)
+{
+	const uint64_t chunk = 64 * KIB, n = 128 * MIB / chunk;
+	uint32_t *live = calloc(n, sizeof(*live)), *fr = calloc(n, sizeof(*fr)), nl = 0, nf = 0;
+	uint64_t s = 42, h0, g0;
+	struct drv d;
+	json_t *rep;
+	double wa;
+
+	cr_assert(live && fr);
+	drv_open(&d, SMALL, 1);
+	for (uint64_t i = 0; i < n; i++)
+		drv_serial(&d, TS_OP_WRITE, i * chunk, chunk);
+	for (uint32_t i = 0; i < n; i++) {
+		if (xorshift(&s) % 10 == 0)
+			fr[nf++] = i;
+		else
+			live[nl++] = i;
+	}
+	for (uint32_t i = 0; trim && i < nf; i++)
+		drv_serial(&d, TS_OP_DISCARD, fr[i] * chunk, chunk);
+	rep = drv_report(&d);
+	h0 = (uint64_t)jnum(rep, "host_pages_written");
+	g0 = (uint64_t)jnum(rep, "gc_pages_copied");
+	json_decref(rep);
+	for (uint64_t k = 0; k < 3 * n; k++) {
+		uint32_t li = (uint32_t)(xorshift(&s) % nl), fi = (uint32_t)(xorshift(&s) % nf);
+		uint32_t a = live[li], b = fr[fi];
+
+		if (trim)
+			drv_serial(&d, TS_OP_DISCARD, a * chunk, chunk);
+		drv_serial(&d, TS_OP_WRITE, b * chunk, chunk);
+		live[li] = b;
+		fr[fi] = a;
+	}
+	rep = drv_report(&d);
+	wa = (jnum(rep, "host_pages_written") - (double)h0 + jnum(rep, "gc_pages_copied") - (double)g0) /
+	     (jnum(rep, "host_pages_written") - (double)h0);
+	cr_assert_eq(jnum(rep, "valid_pages"), trim ? nl * (chunk / 4096) : n * (chunk / 4096));
+	json_decref(rep);
+	drv_close(&d);
+	free(live);
+	free(fr);
+	return wa;
+}
+
+Test(ftl, trim_lowers_write_amplification_at_90_percent)
+{
+	double without = churn_wa(false), with = churn_wa(true);
+
+	cr_assert_gt(with, 1.0);
+	cr_assert_gt(without, 1.3 * with, "write amplification without TRIM %.3f, with TRIM %.3f", without, with);
+}
+
+/*
+ * Seed 004's fs_mark table: files/s hold steady, then fall as the device
+ * fills and the cleaner copies live data. Here: random 64 KiB overwrites of
+ * the first `fill` of the device after writing it once.
+ */
+static double fill_throughput(double fill)
+{
+	char spec[128];
+	struct drv d;
+	uint64_t s = 7, region, bytes = 0, t0;
+
+	snprintf(spec, sizeof(spec), "%s,prefill=%g", SMALL, fill);
+	drv_open(&d, spec, 1);
+	region = (uint64_t)(fill * (double)(128 * MIB)) / (64 * KIB);
+	t0 = d.now;
+	for (uint64_t k = 0; k < 2 * region; k++) {
+		cr_assert_eq(drv_serial(&d, TS_OP_WRITE, xorshift(&s) % region * 64 * KIB, 64 * KIB).error, 0);
+		bytes += 64 * KIB;
+	}
+	drv_close(&d);
+	return (double)bytes / ((double)(d.now - t0) / 1e9);
+}
+
+Test(ftl, throughput_falls_as_fill_approaches_full)
+{
+	static const double fills[] = { 0.5, 0.7, 0.8, 0.9, 0.95 };
+	double tp[5];
+
+	for (int i = 0; i < 5; i++) {
+		tp[i] = fill_throughput(fills[i]);
+		if (i)
+			cr_assert_lt(tp[i], tp[i - 1], "fill %.2f: %.1f MiB/s, fill %.2f: %.1f MiB/s", fills[i],
+				     tp[i] / MIB, fills[i - 1], tp[i - 1] / MIB);
+	}
+	cr_assert_lt(tp[4], 0.5 * tp[0], "fill 0.95: %.1f MiB/s vs 0.5: %.1f MiB/s", tp[4] / MIB, tp[0] / MIB);
+}
+
+struct gc_case {
+	char policy[16];
+};
+
+ParameterizedTestParameters(ftl, gc_policies)
+{
+	static struct gc_case cases[] = { { .policy = "greedy" }, { .policy = "cost-benefit" } };
+
+	return cr_make_param_array(struct gc_case, cases, 2);
+}
+
+/* Hot/cold overwrites: GC runs, stalls the writes that trigger it, and keeps the mapping exact. */
+ParameterizedTest(struct gc_case *c, ftl, gc_policies)
+{
+	const uint64_t pages = 128 * MIB / 4096;
+	char spec[160];
+	struct drv d;
+	uint64_t s = 3, stalled = 0;
+	json_t *rep, *ts;
+
+	snprintf(spec, sizeof(spec), "%s,gc_policy=%s,prefill=1", SMALL, c->policy);
+	drv_open(&d, spec, 1);
+	for (uint64_t k = 0; k < 2 * pages; k++) {
+		uint64_t r = xorshift(&s);
+		uint64_t lpn = r % 10 < 8 ? r / 16 % (pages / 10) : r / 16 % pages;	/* 80% to the hot 10% */
+		struct target_done done = drv_serial(&d, TS_OP_WRITE, lpn * 4096, 4096);
+
+		stalled += done.done_ns - done.start_ns > 20000 + 8000;
+	}
+	rep = drv_report(&d);
+	cr_assert_eq(jnum(rep, "valid_pages"), pages);
+	cr_assert_gt(jnum(rep, "gc_pages_copied"), 0);
+	cr_assert_gt(jnum(rep, "gc_time_s"), 0);
+	cr_assert_gt(jnum(rep, "max_gc_stall_s"), 0);
+	cr_assert_eq(jnum(rep, "gc_stalls"), (double)stalled);
+	cr_assert_gt(jnum(rep, "write_amplification"), 1.0);
+	ts = json_object_get(rep, "timeseries");
+	cr_assert(json_array_size(ts) >= 128 && json_array_size(ts) <= 256, "%zu points", json_array_size(ts));
+	for (size_t i = 1; i < json_array_size(ts); i++)
+		cr_assert_geq(jnum(json_array_get(ts, i), "t_s"), jnum(json_array_get(ts, i - 1), "t_s"));
+	json_decref(rep);
+	drv_close(&d);
+}
+
+struct trim_case {
+	uint64_t off, len, freed;
+};
+
+ParameterizedTestParameters(ftl, trim_invalidates_whole_pages)
+{
+	static struct trim_case cases[] = {
+		{ .off = 0, .len = 1 * MIB, .freed = 1 * MIB },
+		{ .off = 2048, .len = 6 * KIB, .freed = 4 * KIB },
+		{ .off = 1024, .len = 2 * KIB, .freed = 0 },
+		{ .off = 4 * MIB, .len = 1 * MIB, .freed = 0 },	/* never written */
+	};
+
+	return cr_make_param_array(struct trim_case, cases, 4);
+}
+
+ParameterizedTest(struct trim_case *c, ftl, trim_invalidates_whole_pages)
+{
+	struct drv d;
+	struct target_done done;
+	json_t *rep;
+
+	drv_open(&d, SMALL, 1);
+	drv_serial(&d, TS_OP_WRITE, 0, 2 * MIB);
+	done = drv_serial(&d, TS_OP_DISCARD, c->off, c->len);
+	cr_assert_eq(done.freed, c->freed);
+	rep = drv_report(&d);
+	cr_assert_eq(jnum(rep, "valid_pages"), (double)((2 * MIB - c->freed) / 4096));
+	cr_assert_eq(jnum(rep, "trimmed_pages"), (double)(c->freed / 4096));
+	json_decref(rep);
+	drv_close(&d);
+}
+
+Test(ftl, nodiscard_rejects)
+{
+	struct drv d;
+	json_t *rep;
+
+	drv_open(&d, SMALL ",discard_supported=false", 1);
+	cr_assert_eq(drv_serial(&d, TS_OP_DISCARD, 0, 1 * MIB).error, -EOPNOTSUPP);
+	rep = drv_report(&d);
+	cr_assert_eq(jnum(rep, "discards_rejected"), 1);
+	json_decref(rep);
+	drv_close(&d);
+}
+
+/* 256 GiB at 4 KiB pages: u32 L2P (256 MiB) + P2L + compact per-block metadata, < 1 GiB. */
+Test(ftl, big_device_fits_in_a_gigabyte)
+{
+	struct drv d;
+	json_t *rep;
+	double mem;
+
+	drv_open(&d, "ftl-sata:capacity=256G", 1);
+	drv_serial(&d, TS_OP_WRITE, 200 * GIB, 1 * MIB);
+	cr_assert_eq(drv_serial(&d, TS_OP_DISCARD, 200 * GIB, 1 * MIB).freed, 1 * MIB);
+	rep = drv_report(&d);
+	mem = jnum(rep, "memory_bytes");
+	cr_assert(mem > 256.0 * MIB && mem < 1.0 * GIB, "memory %.0f MiB", mem / MIB);
+	cr_assert_eq(jnum(rep, "user_pages"), 256.0 * GIB / 4096);
+	json_decref(rep);
+	drv_close(&d);
+}
