@@ -23,6 +23,7 @@
 
 #define NIL UINT32_MAX
 #define TS_POINTS 256
+#define MAX_MEM (4ull << 30)	/* mapping tables: 1 TiB at 4 KiB pages */
 enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
 
 struct ts_point {
@@ -44,6 +45,7 @@ struct ftl {
 	uint64_t valid_total, clock;
 	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
 	uint64_t trimmed_pages, rejected_cmds, rejected_bytes, range_errors, mem;
+	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
 	struct discard_stats ds;
 	struct ts_point ts[TS_POINTS];
 	uint32_t nts;
@@ -165,37 +167,69 @@ static bool next_free_check(const struct ftl *f)
 	return (f->gc_blk == NIL || f->gc_wp == f->ppb) && !f->nfree;
 }
 
+/* Relocates one victim's valid pages and erases it; returns the time it took, 0 if there is nothing to gain. */
+static uint64_t gc_one(struct ftl *f, uint32_t v)
+{
+	uint64_t copies = 0, t;
+
+	if (v == NIL || f->valid[v] == f->ppb)
+		return 0;
+	bucket_remove(f, v);
+	f->state[v] = BLK_OPEN;	/* out of the buckets while it drains */
+	for (uint32_t i = 0; i < f->ppb && f->valid[v]; i++) {
+		uint32_t ppn = v * f->ppb + i, lpn1 = f->p2l[ppn];
+
+		if (!lpn1)
+			continue;
+		if (next_free_check(f))
+			break;
+		invalidate(f, ppn);
+		program(f, lpn1 - 1, true);
+		copies++;
+	}
+	t = copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
+	f->gc_pages += copies;
+	if (f->valid[v]) {	/* no room to finish: keep the block (cannot happen with op > 0) */
+		f->state[v] = BLK_FULL;
+		bucket_insert(f, v);
+		return 0;
+	}
+	f->state[v] = BLK_FREE;
+	f->freelist[f->nfree++] = v;
+	f->erases++;
+	return t;
+}
+
+/* Foreground GC: the writing command waits for it. */
 static void gc(struct ftl *f)
 {
 	for (uint32_t guard = 0; f->nfree < f->high && guard < f->nblocks; guard++) {
+		uint64_t t = gc_one(f, pick_victim(f));
+
+		if (!t)
+			break;
+		f->cur_gc += t;
+	}
+}
+
+/* Background GC in the idle gap before `now`: only whole victims that fit in the gap. */
+static void gc_idle(struct ftl *f, uint64_t now)
+{
+	uint64_t idle_from = f->s.last_done > f->idle_used ? f->s.last_done : f->idle_used;
+	uint64_t budget = now > idle_from ? now - idle_from : 0;
+
+	while (f->nfree < f->high && budget) {
 		uint32_t v = pick_victim(f);
-		uint64_t copies = 0;
+		uint64_t t;
 
-		if (v == NIL || f->valid[v] == f->ppb)
+		if (v == NIL || (uint64_t)f->valid[v] * (f->p.page_read + f->p.page_write) + f->p.block_erase > budget)
 			break;
-		bucket_remove(f, v);
-		f->state[v] = BLK_OPEN;	/* out of the buckets while it drains */
-		for (uint32_t i = 0; i < f->ppb && f->valid[v]; i++) {
-			uint32_t ppn = v * f->ppb + i, lpn1 = f->p2l[ppn];
-
-			if (!lpn1)
-				continue;
-			if (next_free_check(f))
-				break;
-			invalidate(f, ppn);
-			program(f, lpn1 - 1, true);
-			copies++;
-		}
-		if (f->valid[v]) {	/* no room to finish: keep the block (cannot happen with op > 0) */
-			f->state[v] = BLK_FULL;
-			bucket_insert(f, v);
+		t = gc_one(f, v);
+		if (!t)
 			break;
-		}
-		f->state[v] = BLK_FREE;
-		f->freelist[f->nfree++] = v;
-		f->gc_pages += copies;
-		f->erases++;
-		f->cur_gc += copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
+		budget -= t;
+		f->bg_gc_ns += t;
+		f->idle_used = now - budget;
 	}
 }
 
@@ -309,6 +343,16 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 		errno = ERANGE;
 		return NULL;
 	}
+	if ((f->lpages + f->ppages) * 4 + (uint64_t)f->nblocks * 21 > MAX_MEM) {
+		snprintf(err, errlen, "model %s: capacity %llu at page_size %llu needs %llu MiB of mapping "
+			 "tables (limit %llu MiB); raise page_size", prof->name, (unsigned long long)cap,
+			 (unsigned long long)f->p.page_size,
+			 (unsigned long long)(((f->lpages + f->ppages) * 4 + (uint64_t)f->nblocks * 21) >> 20),
+			 (unsigned long long)(MAX_MEM >> 20));
+		ftl_close(f);
+		errno = ERANGE;
+		return NULL;
+	}
 	f->low = (uint32_t)(f->p.gc_low * f->nblocks);
 	f->high = (uint32_t)(f->p.gc_high * f->nblocks);
 	if (f->low < 2)
@@ -386,6 +430,8 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		return msched__push(&f->s, &d);
 	}
 	f->cur_gc = 0;
+	if (p->gc_idle)
+		gc_idle(f, cmd->submit_ns);
 	switch (cmd->op) {
 	case TS_OP_READ:
 		service = p->read_base + ((d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
@@ -449,7 +495,9 @@ static int ftl_report(void *e, json_t *o)
 	json_object_set_new(o, "host_pages_written", json_integer((json_int_t)f->host_pages));
 	json_object_set_new(o, "gc_pages_copied", json_integer((json_int_t)f->gc_pages));
 	json_object_set_new(o, "blocks_erased", json_integer((json_int_t)f->erases));
-	json_object_set_new(o, "gc_time_s", json_real((double)f->gc_ns / 1e9));
+	json_object_set_new(o, "gc_time_s", json_real((double)(f->gc_ns + f->bg_gc_ns) / 1e9));
+	json_object_set_new(o, "foreground_gc_time_s", json_real((double)f->gc_ns / 1e9));
+	json_object_set_new(o, "background_gc_time_s", json_real((double)f->bg_gc_ns / 1e9));
 	json_object_set_new(o, "gc_stalls", json_integer((json_int_t)f->gc_stalls));
 	json_object_set_new(o, "max_gc_stall_s", json_real((double)f->max_stall / 1e9));
 	json_object_set_new(o, "trimmed_pages", json_integer((json_int_t)f->trimmed_pages));

@@ -38,6 +38,7 @@ struct model_params {
 	double gc_low, gc_high;		/* free-block fractions: start GC below low, stop at high */
 	uint64_t page_read, page_write, block_erase;
 	double prefill;			/* fraction of user space written before time 0 */
+	bool gc_idle;			/* collect in idle gaps between commands (background GC) */
 };
 
 struct model_profile {

@@ -71,6 +71,8 @@ static const struct opt_spec ftl_opts[] = {
 	{ "page_write", OPT_DURATION, P(page_write), 0, 1e9, "15us", "effective program time per page" },
 	{ "block_erase", OPT_DURATION, P(block_erase), 0, 1e9, "1ms", "effective erase time per block" },
 	{ "prefill", OPT_DOUBLE, P(prefill), 0, 1, "0", "share of user space written sequentially before time 0" },
+	{ "gc_idle", OPT_BOOL, P(gc_idle), 0, 0, "false",
+	  "collect in idle gaps (up to gc_high) without delaying commands" },
 	{ 0 },
 };
 

@@ -224,3 +224,39 @@ Test(ftl, big_device_fits_in_a_gigabyte)
 	json_decref(rep);
 	drv_close(&d);
 }
+
+/* With idle gaps between writes, background GC keeps free blocks up and foreground stalls become rare. */
+static json_t *gappy_writes(bool idle)
+{
+	char spec[160];
+	struct drv d;
+	uint64_t s = 11, region = (uint64_t)(0.9 * (double)(128 * MIB)) / (64 * KIB);
+
+	snprintf(spec, sizeof(spec), "%s,prefill=0.9,gc_idle=%s", SMALL, idle ? "true" : "false");
+	drv_open(&d, spec, 1);
+	for (uint64_t k = 0; k < 2 * region; k++) {
+		d.now += 20 * 1000000ull;	/* 20 ms of think time */
+		drv_serial(&d, TS_OP_WRITE, xorshift(&s) % region * 64 * KIB, 64 * KIB);
+	}
+	{
+		json_t *rep = drv_report(&d);
+
+		drv_close(&d);
+		return rep;
+	}
+}
+
+Test(ftl, idle_gc_hides_stalls)
+{
+	json_t *fg = gappy_writes(false), *bg = gappy_writes(true);
+
+	cr_assert_eq(jnum(fg, "background_gc_time_s"), 0);
+	cr_assert_gt(jnum(bg, "background_gc_time_s"), 0);
+	cr_assert_gt(jnum(fg, "gc_stalls"), 10);
+	cr_assert_lt(jnum(bg, "gc_stalls"), jnum(fg, "gc_stalls") / 4, "stalls: %.0f with idle GC, %.0f without",
+		     jnum(bg, "gc_stalls"), jnum(fg, "gc_stalls"));
+	cr_assert_float_eq(jnum(bg, "gc_time_s"),
+			   jnum(bg, "foreground_gc_time_s") + jnum(bg, "background_gc_time_s"), 1e-9);
+	json_decref(fg);
+	json_decref(bg);
+}
