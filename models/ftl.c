@@ -45,6 +45,7 @@ struct ftl {
 	uint64_t valid_total, clock;
 	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
 	uint64_t trimmed_pages, rejected_cmds, rejected_bytes, range_errors, mem;
+	uint64_t discard_req, cmds[TS_OP_MAX + 1];
 	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
 	struct discard_stats ds;
 	struct ts_point ts[TS_POINTS];
@@ -417,6 +418,7 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		return -EINVAL;
 	for (uint32_t i = 0; i < n; i++)
 		d.bytes += r[i].length;
+	f->cmds[cmd->op]++;
 	if (!in_range(f, r, n) || (discard && !p->discard_supported)) {
 		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
 		if (d.error == -EOPNOTSUPP) {
@@ -449,6 +451,7 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
+		f->discard_req += d.bytes;
 		service = model_discard(p, r, n, unmap, f, &f->ds, &d);
 		break;
 	default:
@@ -491,6 +494,12 @@ static int ftl_report(void *e, json_t *o)
 	struct ftl *f = e;
 	double wa = f->host_pages ? (double)(f->host_pages + f->gc_pages) / (double)f->host_pages : 1.0;
 
+	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->cmds[TS_OP_READ],
+						    "write", (json_int_t)(f->cmds[TS_OP_WRITE] +
+									 f->cmds[TS_OP_WRITE_ZEROES]),
+						    "flush", (json_int_t)f->cmds[TS_OP_FLUSH], "discard",
+						    (json_int_t)(f->cmds[TS_OP_DISCARD] +
+								 f->cmds[TS_OP_SECURE_ERASE])));
 	json_object_set_new(o, "write_amplification", json_real(wa));
 	json_object_set_new(o, "host_pages_written", json_integer((json_int_t)f->host_pages));
 	json_object_set_new(o, "gc_pages_copied", json_integer((json_int_t)f->gc_pages));
@@ -502,6 +511,7 @@ static int ftl_report(void *e, json_t *o)
 	json_object_set_new(o, "max_gc_stall_s", json_real((double)f->max_stall / 1e9));
 	json_object_set_new(o, "trimmed_pages", json_integer((json_int_t)f->trimmed_pages));
 	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)f->ds.dev_cmds));
+	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)f->discard_req));
 	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)f->ds.freed));
 	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)f->ds.sub_gran_cmds));
 	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)f->ds.unmapped_cmds));

@@ -190,6 +190,8 @@ ParameterizedTest(struct trim_case *c, ftl, trim_invalidates_whole_pages)
 	rep = drv_report(&d);
 	cr_assert_eq(jnum(rep, "valid_pages"), (double)((2 * MIB - c->freed) / 4096));
 	cr_assert_eq(jnum(rep, "trimmed_pages"), (double)(c->freed / 4096));
+	cr_assert_eq(jnum(rep, "discard_bytes_requested"), (double)c->len);
+	cr_assert_eq(jnum(rep, "discard_bytes_freed"), (double)c->freed);
 	json_decref(rep);
 	drv_close(&d);
 }
