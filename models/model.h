@@ -21,7 +21,7 @@ extern const struct target_ops model_target_ops;
 
 struct model_profile;
 
-/* Names of the profiles built into the binary (models/profiles/NAME.json), sorted. */
+/* Names of the profiles built into the binary (models/profiles/NAME.json), in file-name order. */
 size_t model_profile__count(void);
 const char *model_profile__name_at(size_t i);
 

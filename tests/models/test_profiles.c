@@ -10,7 +10,7 @@
 #include "common/helpers.h"
 #include "drive.h"
 
-static const char *const bundled[] = { "emmc", "ftl-sata", "hdd-nodiscard", "nvme", "sata-good",
+static const char *const bundled[] = { "emmc", "ftl-sata", "hdd-nodiscard", "nvme-ftl", "nvme", "sata-good",
 				       "sata-sf2281", "sdcard", "thin-cloud" };
 
 Test(profiles, bundled_load_and_describe)
@@ -35,6 +35,30 @@ Test(profiles, bundled_load_and_describe)
 	}
 	cr_assert_null(model_profile__name_at(99));
 	model_profile__free(NULL);
+}
+
+/* Every bundled profile opens as a target with the engine's defaults and serves commands. */
+Test(profiles, bundled_open_and_serve)
+{
+	for (size_t i = 0; i < sizeof(bundled) / sizeof(bundled[0]); i++) {
+		struct target_done w, t;
+		struct drv d;
+		json_t *rep;
+
+		drv_open(&d, bundled[i], 1);
+		w = drv_serial(&d, TS_OP_WRITE, 1 << 30, 1 << 20);
+		t = drv_serial(&d, TS_OP_DISCARD, 1 << 30, 1 << 20);
+		cr_assert_eq(w.error, 0, "%s", bundled[i]);
+		cr_assert_gt(w.done_ns, w.start_ns, "%s", bundled[i]);
+		cr_assert(t.error == 0 || (t.error == -EOPNOTSUPP && !strcmp(bundled[i], "hdd-nodiscard")),
+			  "%s: %d", bundled[i], t.error);
+		rep = drv_report(&d);
+		cr_assert_str_eq(json_string_value(json_object_get(rep, "profile")), bundled[i]);
+		cr_assert(json_is_string(json_object_get(rep, "source")));
+		cr_assert_eq(jnum(rep, "discard_bytes_freed"), t.error ? 0 : (double)t.freed);
+		json_decref(rep);
+		drv_close(&d);
+	}
 }
 
 Test(profiles, overrides_apply)
