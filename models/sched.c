@@ -199,8 +199,9 @@ static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct 
 }
 
 /*
- * The block layer splits a discard bio at max_discard_sectors
- * (block/blk-merge.c, bio_split_discard()) and merges up to
+ * The block layer splits a discard bio at max_discard_sectors rounded down
+ * to the granularity, ending each piece on a granule boundary so the next
+ * one starts aligned (block/blk-merge.c, bio_split_discard()), and merges up to
  * max_discard_segments bios into one request (blk-merge.c,
  * bio_attempt_discard_merge()); a request never exceeds
  * max_discard_sectors in total.
@@ -208,7 +209,8 @@ static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct 
 uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
 		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
 {
-	uint64_t max = p->discard_max_bytes, t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
+	uint64_t g = p->discard_granularity, max = p->discard_max_bytes / g * g;
+	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
 	struct dcmd c = { 0 };
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -221,6 +223,16 @@ uint64_t model_discard(const struct model_params *p, const struct target_seg *r,
 			if (c.segs == p->max_discard_segments || c.bytes == max)
 				t += close_dcmd(p, &c, st);
 			piece = left < max - c.bytes ? left : max - c.bytes;
+			if (piece < left) {	/* split: end on a granule boundary */
+				uint64_t end = (off + piece) / g * g;
+
+				if (end <= off && c.segs) {
+					t += close_dcmd(p, &c, st);
+					continue;
+				}
+				if (end > off)
+					piece = end - off;
+			}
 			c.freed += unmap(ctx, off, piece, &aligned);
 			c.aligned |= aligned;
 			c.segs++;

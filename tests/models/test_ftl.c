@@ -262,3 +262,91 @@ Test(ftl, idle_gc_hides_stalls)
 	json_decref(fg);
 	json_decref(bg);
 }
+
+/*
+ * Random writes and discards of any size and alignment, heavy GC: the FTL's
+ * valid page count must match a shadow map kept here, and every command must
+ * complete once, never before it was submitted.
+ */
+struct shadow_case {
+	char spec[128];
+};
+
+ParameterizedTestParameters(ftl, shadow_map)
+{
+	static struct shadow_case cases[] = {
+		{ .spec = "ftl-sata:capacity=32M,block_size=64K,jitter=0.1,gc_policy=greedy,prefill=0.95" },
+		{ .spec = "ftl-sata:capacity=32M,block_size=64K,gc_policy=cost-benefit,op=0.02,qd=4,channels=2" },
+		{ .spec = "nvme-ftl:capacity=32M,block_size=128K,discard_granularity=16K,discard_max_bytes=64K" },
+	};
+
+	return cr_make_param_array(struct shadow_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct shadow_case *c, ftl, shadow_map)
+{
+	const uint64_t size = 32 * MIB, pages = size / 4096;
+	struct target_env env = { .seed = 3 };
+	uint8_t *map = calloc(pages, 1), *seen = calloc(40001, 1);
+	uint64_t s = 5, t = 0, valid = 0, gran;
+	struct target_done done;
+	struct drv d;
+	json_t *rep;
+	char err[256];
+	struct model_profile *p = model_profile__load(c->spec, err, sizeof(err));
+	json_t *desc, *params;
+	double prefill;
+
+	cr_assert(map && seen && p, "%s", err);
+	desc = model_profile__describe(p);
+	params = json_object_get(desc, "params");
+	gran = (uint64_t)json_integer_value(json_object_get(params, "discard_granularity"));
+	gran = gran > 4096 ? gran : 4096;
+	prefill = json_number_value(json_object_get(params, "prefill"));
+	for (uint64_t i = 0; i < (uint64_t)(prefill * (double)pages); i++, valid++)
+		map[i] = 1;
+	json_decref(desc);
+	model_profile__free(p);
+	drv_open_env(&d, c->spec, &env);
+	for (unsigned i = 1; i <= 40000; i++) {
+		uint64_t r = xorshift(&s), off = r % size, len = 1 + (r >> 32) % (256 * KIB);
+		uint8_t op = (r >> 60) < 5 ? TS_OP_DISCARD : TS_OP_WRITE;
+
+		if (off + len > size)
+			len = size - off;
+		if (op == TS_OP_WRITE) {
+			for (uint64_t pg = off / 4096; pg < (off + len + 4095) / 4096; pg++)
+				valid += !map[pg], map[pg] = 1;
+		} else {
+			uint64_t a = (off + gran - 1) / gran * gran, b = (off + len) / gran * gran;
+
+			for (uint64_t pg = a / 4096; b > a && pg < b / 4096; pg++)
+				valid -= map[pg], map[pg] = 0;
+		}
+		while (d.ops->inflight(d.priv) >= d.ops->max_inflight(d.priv)) {
+			cr_assert_eq(d.ops->reap(d.priv, d.ops->next_done(d.priv), &done), 1);
+			cr_assert(done.start_ns >= done.submit_ns && done.done_ns >= done.start_ns);
+			cr_assert_leq(done.freed, done.bytes);
+			cr_assert_eq(seen[done.tag], 0, "tag %llu completed twice", (unsigned long long)done.tag);
+			seen[done.tag] = 1;
+			t = done.done_ns > t ? done.done_ns : t;
+		}
+		d.tag = i - 1;
+		drv_submit(&d, t, op, off, len, NULL, 0);
+		t += r % 3 ? 0 : 50000;
+	}
+	while (d.ops->reap(d.priv, UINT64_MAX, &done) == 1) {
+		cr_assert_eq(seen[done.tag], 0);
+		seen[done.tag] = 1;
+	}
+	for (unsigned i = 1; i <= 40000; i++)
+		cr_assert_eq(seen[i], 1, "tag %u never completed", i);
+	rep = drv_report(&d);
+	cr_assert_eq(jnum(rep, "valid_pages"), (double)valid, "%s: FTL %.0f valid pages, shadow %llu", c->spec,
+		     jnum(rep, "valid_pages"), (unsigned long long)valid);
+	cr_assert_gt(jnum(rep, "gc_pages_copied"), 0, "%s: GC never ran", c->spec);
+	json_decref(rep);
+	drv_close(&d);
+	free(map);
+	free(seen);
+}

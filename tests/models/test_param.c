@@ -246,3 +246,16 @@ Test(param, jitter_is_seeded)
 	}
 	drv_close(&d);
 }
+
+/* Splits end on granule boundaries (bio_split_discard()), so splitting loses nothing. */
+Test(param, split_keeps_granule_alignment)
+{
+	struct target_done done;
+	struct drv d;
+
+	drv_open(&d, "thin-cloud:discard_max_bytes=10M", 1);
+	done = drv_serial(&d, TS_OP_DISCARD, 1 * MIB, 29 * MIB);
+	cr_assert_eq(done.dev_cmds, 4);	/* [1M,8M) [8M,16M) [16M,24M) [24M,30M) */
+	cr_assert_eq(done.freed, 24 * MIB);
+	drv_close(&d);
+}
