@@ -21,11 +21,3 @@ $(BUILD)/san/obj/gen/model_profiles.o: $(MODEL_GEN_C) models/model_int.h
 
 $(BUILD)/libtrimsim.a: $(BUILD)/obj/gen/model_profiles.o
 $(BUILD)/san/libtrimsim.a: $(BUILD)/san/obj/gen/model_profiles.o
-
-# main.c holds weak "not built yet" stubs; a weak definition does not pull an
-# archive member, so the strong cmd_models object is linked directly, and the
-# library is searched once more after it for what it needs.
-$(BUILD)/trimsim: $(BUILD)/obj/models/cmd_models.o
-$(BUILD)/trimsim: PKG_LIBS := $(BUILD)/libtrimsim.a $(PKG_LIBS)
-$(BUILD)/san/trimsim: $(BUILD)/san/obj/models/cmd_models.o
-$(BUILD)/san/trimsim: PKG_LIBS := $(BUILD)/san/libtrimsim.a $(PKG_LIBS)
