@@ -122,8 +122,9 @@ int ts_fs_from_name(const char *s);
 
 /* Convert a record read from a file of the given byte order to host order, in place. */
 void ts_record_to_host(struct ts_record *r, bool file_is_big_endian);
-/* Streaming checksum over the file's bytes as written (little-endian). */
-struct ts_sum { uint64_t h; uint64_t n; };
+/* Streaming checksum over the file's bytes as written (little-endian); four independent lanes. */
+#define TS_SUM_LANES 4
+struct ts_sum { uint64_t lane[TS_SUM_LANES]; uint64_t n; };
 void ts_sum_init(struct ts_sum *s);
 void ts_sum_update(struct ts_sum *s, const void *buf, size_t len);	/* len must be a multiple of 8 except on the last call */
 uint64_t ts_sum_final(const struct ts_sum *s);
