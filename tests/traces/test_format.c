@@ -250,6 +250,46 @@ Test(format, checksum_detects_order_and_content)
 	cr_assert_eq(ts_sum_final(&s1), ts_sum_final(&s3));
 }
 
+static uint64_t sum_of(const void *buf, size_t len)
+{
+	struct ts_sum s;
+
+	ts_sum_init(&s);
+	ts_sum_update(&s, buf, len);
+	return ts_sum_final(&s);
+}
+
+/* Four lanes (FORMAT.md, "Checksum"): any split, any swap of two words, in or across lanes. */
+Test(format, checksum_lanes_split_and_swap)
+{
+	uint64_t w[23], v[23], whole;
+	size_t cuts[] = { 0, 8, 16, 24, 32, 40, 48, 56, 96, 176 };
+
+	for (size_t i = 0; i < 23; i++)
+		w[i] = 0x0101010101010101ull * (i + 1) ^ (i << 40);
+	whole = sum_of(w, sizeof(w));
+	for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++)
+		for (size_t d = c; d < sizeof(cuts) / sizeof(cuts[0]); d++) {
+			struct ts_sum s;
+
+			ts_sum_init(&s);
+			ts_sum_update(&s, w, cuts[c]);
+			ts_sum_update(&s, (char *)w + cuts[c], cuts[d] - cuts[c]);
+			ts_sum_update(&s, (char *)w + cuts[d], sizeof(w) - cuts[d]);
+			cr_assert_eq(ts_sum_final(&s), whole, "cuts at %zu and %zu", cuts[c], cuts[d]);
+		}
+	for (size_t i = 0; i < 23; i++)
+		for (size_t j = i + 1; j < 23; j++) {
+			memcpy(v, w, sizeof(w));
+			v[i] = w[j];
+			v[j] = w[i];
+			cr_assert_neq(sum_of(v, sizeof(v)), whole, "words %zu and %zu swapped", i, j);
+		}
+	cr_assert_neq(sum_of(w, sizeof(w) - 8), whole, "one word fewer");
+	memset(v, 0, sizeof(v));
+	cr_assert_neq(sum_of(v, 8), sum_of(v, 16), "zero words still count");
+}
+
 Test(format, atomic_abort_leaves_nothing)
 {
 	char path[512], err[512], *out = NULL, cmd[600];
