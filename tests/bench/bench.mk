@@ -1,5 +1,5 @@
 # make bench: optimized binaries, generated inputs, figures (tests/bench/bench.sh, BENCHMARKS.md).
-BENCH_BINS := $(BUILD)/bench/gen_trace $(BUILD)/bench/bench_read
+BENCH_BINS := $(BUILD)/bench/gen_trace $(BUILD)/bench/bench_read $(BUILD)/bench/runstat $(BUILD)/bench/mkfiles
 
 $(BUILD)/bench/%: tests/bench/%.c $(BUILD)/libtrimsim.a
 	@mkdir -p $(dir $@)

@@ -1,0 +1,309 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: every speed figure of issue 9, measured side by side in one run.
+# Each measurement runs BENCH_REPS times; medians and ratios of medians are printed.
+#   BUILD          build directory holding trimsim and bench/ (make bench sets it)
+#   BENCH_EVENTS   records in the big synthetic trace (default 10000000)
+#   BENCH_SMALL    records in the trace for the slower replays and fio (default 2000000)
+#   BENCH_REPS     repetitions per measurement (default 3)
+#   BENCH_FILES    files in the recorder's discard storm (default 100000)
+#   BENCH_DIR      where inputs go (default a fresh mktemp -d under /tmp, removed at the end)
+# Sections whose feature is not built print "not measured: <feature> not built";
+# root-only sections print "skipped: <reason>". BENCHMARKS.md records a run.
+set -u
+export LC_ALL=C
+
+BUILD=${BUILD:-$PWD/build}
+T=$BUILD/trimsim
+B=$BUILD/bench
+N=${BENCH_EVENTS:-10000000}
+NS=${BENCH_SMALL:-2000000}
+REPS=${BENCH_REPS:-3}
+FILES=${BENCH_FILES:-100000}
+PRESETS="as-recorded passthrough sort-merge-async none xfs ext4 ufs ufs-trimcons btrfs-async f2fs"
+
+if [ -n "${BENCH_DIR:-}" ]; then
+	W=$BENCH_DIR
+	mkdir -p "$W" || exit 1
+	keep_w=1
+else
+	W=$(mktemp -d /tmp/trimsim-bench.XXXXXX) || exit 1
+	keep_w=0
+fi
+LOOP= MNT=
+
+cleanup() {
+	if [ -n "$MNT" ] && mountpoint -q "$MNT"; then
+		umount "$MNT" || umount -l "$MNT"
+	fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	LOOP= MNT=
+	[ "$keep_w" = 1 ] || rm -rf "$W"
+}
+trap cleanup EXIT
+trap 'echo "bench: interrupted" >&2; exit 130' INT TERM
+
+for f in "$T" "$B/gen_trace" "$B/bench_read" "$B/runstat" "$B/mkfiles"; do
+	[ -x "$f" ] || { echo "bench: $f missing (run make bench)" >&2; exit 1; }
+done
+
+# ---- helpers ----
+
+# has CMD: the subcommand is built (the weak stub says "not built yet").
+has() { ! "$T" "$1" --help 2>&1 | grep -q "not built yet"; }
+
+# median V...: the middle value (the lower middle for an even count).
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# field FILE KEY: KEY=value from a runstat line.
+field() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" "$1"; }
+
+# calc EXPR: floating-point arithmetic.
+calc() { awk "BEGIN { printf \"%.6g\", $1 }"; }
+
+# eng X: 12345678 -> 12.3M
+eng() {
+	awk -v x="$1" 'BEGIN { if (x >= 1e9) printf "%.2fG", x/1e9; else if (x >= 1e6) printf "%.2fM", x/1e6;
+		else if (x >= 1e3) printf "%.1fk", x/1e3; else printf "%.0f", x }'
+}
+
+# verdict MEASURED OP TARGET: "met", or "MISSED" with how far off; OP is >= or <=.
+verdict() {
+	awk -v m="$1" -v op="$2" -v t="$3" 'BEGIN {
+		if (op == ">=") { if (m >= t) print "met"; else printf "MISSED: %.0f%% of target (%.1fx short)\n", 100*m/t, t/m }
+		else { if (m <= t) print "met"; else printf "MISSED: %.3g vs target <= %g\n", m, t } }'
+}
+
+# mib KIB: kibibytes as MiB with one decimal.
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+SUMMARY=
+# target NAME MEASURED_TEXT VERDICT: one line of the closing table.
+target() { SUMMARY+=$(printf '  %-44s %-28s %s' "$1" "$2" "$3")$'\n'; }
+
+# runs LABEL REPS CMD...: runs CMD REPS times under runstat; sets WALL CPU RSS (medians) and RC (worst).
+runs() {
+	local label=$1 reps=$2 i w=() c=() r=()
+	shift 2
+	RC=0
+	for ((i = 0; i < reps; i++)); do
+		"$B/runstat" "$W/stat" "$@" >"$W/out.$label" 2>"$W/err.$label"
+		local rc=$?
+		if [ "$rc" != 0 ]; then
+			RC=$rc
+			echo "  $label: exit $rc: $(head -c 300 "$W/err.$label")" | sed '/^ *$/d'
+
+			return 1
+		fi
+		w+=("$(field "$W/stat" wall_s)") c+=("$(field "$W/stat" cpu_s)") r+=("$(field "$W/stat" rss_kb)")
+	done
+	WALL=$(median "${w[@]}") CPU=$(median "${c[@]}") RSS=$(median "${r[@]}")
+}
+
+# report LABEL EVENTS: one line from WALL CPU RSS; sets EPS (events per wall second).
+report() {
+	EPS=$(calc "$2 / $WALL")
+	printf '  %-34s %9s events/s  (wall %6.2f s, cpu %6.2f s = %9s events/cpu-s, peak RSS %s MiB)\n' \
+		"$1" "$(eng "$EPS")" "$WALL" "$CPU" "$(eng "$(calc "$2 / $CPU")")" "$(mib "$RSS")"
+}
+
+# ---- the machine ----
+
+echo "trimsim bench: $(date -u '+%Y-%m-%d %H:%M UTC'), $REPS runs per figure, medians"
+echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)," \
+	"$(awk '/MemTotal/ { printf "%.1f GiB", $2/1048576 }' /proc/meminfo), kernel $(uname -r)"
+echo "load at start: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min)"
+echo "inputs: $W"
+
+# ---- inputs ----
+
+big=$W/big.tsim small=$W/small.tsim one=$W/one.tsim
+"$B/gen_trace" "$big" "$N" 1 && "$B/gen_trace" "$small" "$NS" 2 && "$B/gen_trace" "$one" 1000000 3 ||
+	{ echo "bench: gen_trace failed" >&2; exit 1; }
+echo "traces: $N records ($(mib $(($(stat -c %s "$big") / 1024))) MiB), $NS and 1000000 records (gen_trace: XFS on NVMe mix)"
+
+# ---- 1. trace reading ----
+
+echo
+echo "== 1. trace reading: trace_reader__batch vs a plain read() loop over the same bytes ($N records)"
+if out=$("$B/bench_read" "$big" $((REPS < 5 ? 5 : REPS))); then
+	rd=$(echo "$out" | sed -n 's/.*reader_eps=\([0-9.]*\).*/\1/p')
+	pl=$(echo "$out" | sed -n 's/.*plain_eps=\([0-9.]*\).*/\1/p')
+	ratio=$(calc "$rd / $pl")
+	printf '  reader %s events/s, plain read() %s events/s, ratio %.2f\n' "$(eng "$rd")" "$(eng "$pl")" "$ratio"
+	target "reading >= 0.5x plain read()" "$(printf '%.2fx' "$ratio")" "$(verdict "$ratio" ">=" 0.5)"
+else
+	echo "  bench_read failed"
+	target "reading >= 0.5x plain read()" "failed" "-"
+fi
+
+# ---- 2. replay throughput ----
+
+echo
+echo "== 2. replay throughput (trimsim replay -q; events = trace records; cpu = user + system)"
+if has replay; then
+	runs asrec "$REPS" "$T" replay "$big" -p as-recorded -M nvme -q &&
+		{ report "as-recorded, nvme ($N)" "$N"; asrec_eps=$EPS; asrec_cpu_eps=$(calc "$N / $CPU"); rss_big=$RSS; }
+	[ "${asrec_eps:-}" ] && target "parametric replay >= 10M events/s" \
+		"$(eng "$asrec_eps")/s ($(eng "$asrec_cpu_eps")/cpu-s)" "$(verdict "$asrec_cpu_eps" ">=" 1e7)"
+	runs xfs "$REPS" "$T" replay "$big" -p xfs -M nvme -q && report "xfs, nvme ($N)" "$N"
+	runs ftl "$REPS" "$T" replay "$small" -p xfs -M nvme-ftl -q &&
+		{ report "xfs, nvme-ftl 256 GiB FTL ($NS)" "$NS"; ftl_eps=$EPS; ftl_cpu_eps=$(calc "$NS / $CPU"); }
+	[ "${ftl_eps:-}" ] && target "FTL replay >= 2M events/s" \
+		"$(eng "$ftl_eps")/s ($(eng "$ftl_cpu_eps")/cpu-s)" "$(verdict "$ftl_cpu_eps" ">=" 2e6)"
+	if has compare; then
+		list=$(echo "$PRESETS" | tr ' ' ,)
+		if runs compare "$REPS" "$T" compare "$one" -p "$list" -M nvme --jobs 2 -o "$W/compare.json"; then
+			report "compare: 10 presets, nvme, --jobs 2 (10 x 1M)" 10000000
+		else
+			grep -E "failed|error" "$W/out.compare" | head -3 | sed 's/^ */    /'
+		fi
+	else
+		echo "  compare: not measured: trimsim compare not built"
+	fi
+else
+	echo "  not measured: trimsim replay not built"
+	target "parametric replay >= 10M events/s" "not built" "-"
+	target "FTL replay >= 2M events/s" "not built" "-"
+fi
+
+# ---- 3. against a peer: fio's null engine replaying the same trace as a blktrace file ----
+
+echo
+echo "== 3. against fio: the same $NS-record trace, fio --ioengine=null --replay_no_stall=1 on its blktrace export"
+if ! has replay || ! has export; then
+	echo "  not measured: $(has replay || echo "trimsim replay ")$(has export || echo "trimsim export ")not built"
+	target ">= 20x fio null-engine replay" "not built" "-"
+elif ! command -v fio >/dev/null; then
+	echo "  skipped: fio is not installed (.ci/deps bench installs it)"
+	target ">= 20x fio null-engine replay" "skipped" "-"
+else
+	"$T" export --to blktrace "$small" -o "$W/small.blktrace" || { echo "bench: export failed" >&2; exit 1; }
+	truncate -s 256G "$W/fio-target"
+	echo "  $(fio --version) on $(mib $(($(stat -c %s "$W/small.blktrace") / 1024))) MiB of blktrace"
+	runs fio "$REPS" fio --name=replay --ioengine=null --read_iolog="$W/small.blktrace" --replay_no_stall=1 \
+		--replay_redirect="$W/fio-target" --output-format=json --output="$W/fio.json"
+	fio_ok=$?
+	fio_wall=${WALL:-0}
+	fio_ios=$(grep -E '"total_ios"' "$W/fio.json" 2>/dev/null | sed 's/[^0-9]//g' | awk '{s += $1} END {print s + 0}')
+	[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$NS" && fio_eps=$EPS
+	runs tsasap "$REPS" "$T" replay "$small" -p as-recorded -M nvme --timing asap -q -o "$W/asap.json" &&
+		report "trimsim as-recorded --timing asap" "$NS" && ts_eps=$EPS
+	if [ -n "${fio_eps:-}" ] && [ -n "${ts_eps:-}" ]; then
+		r=$(calc "$ts_eps / $fio_eps")
+		printf '  I/Os fio replayed: %s (%s/s); ratio trimsim/fio on the same trace: %.2fx\n' \
+			"$fio_ios" "$(eng "$(calc "$fio_ios / $fio_wall")")" "$r"
+		target ">= 20x fio null-engine replay" "$(printf '%.2fx' "$r")" "$(verdict "$r" ">=" 20)"
+	else
+		target ">= 20x fio null-engine replay" "failed" "-"
+	fi
+fi
+
+# ---- 4. recorder: XFS rm -rf discard storm on a loop device ----
+
+# storm_setup: fresh FILES files on the mounted XFS, written back.
+storm_setup() {
+	rm -rf "$MNT/v" && mkdir "$MNT/v" && "$B/mkfiles" "$MNT/v" "$FILES" 4096 && sync
+}
+
+# storm RINGBUF: rm -rf under trimsim record (RINGBUF empty: not recorded); sets SW (workload s), SREC, SLOST.
+storm() {
+	local rb=$1
+	SREC= SLOST=
+	storm_setup || return 1
+	if [ -z "$rb" ]; then
+		"$B/runstat" "$W/stat.storm" sh -c "rm -rf '$MNT/v' && sync" || return 1
+	else
+		"$T" record -o "$W/storm.tsim" -m "$MNT" --ringbuf-size "$rb" -- \
+			"$B/runstat" "$W/stat.storm" sh -c "rm -rf '$MNT/v' && sync" >"$W/rec.out" 2>&1 ||
+			{ echo "  trimsim record failed: $(tail -3 "$W/rec.out")"; return 1; }
+		"$T" info "$W/storm.tsim" >"$W/info.out" 2>&1
+		SREC=$(sed -n 's/^records: *\([0-9]*\).*/\1/p' "$W/info.out")
+		SLOST=$(sed -n 's/^lost: *\([0-9]*\) events.*/\1/p' "$W/info.out")
+		[ -n "$SREC" ] && [ -n "$SLOST" ] || { echo "  trimsim info: $(head -2 "$W/info.out")"; return 1; }
+	fi
+	SW=$(field "$W/stat.storm" wall_s)
+}
+
+echo
+echo "== 4. recorder: XFS -o discard, rm -rf of $FILES 4 KiB files on a loop device, then sync"
+if ! has record; then
+	echo "  not measured: trimsim record not built"
+	target "recorder overhead < 5%, zero loss" "not built" "-"
+elif [ "$(id -u)" != 0 ]; then
+	echo "  skipped: needs root (loop device, mount, eBPF)"
+	target "recorder overhead < 5%, zero loss" "skipped (not root)" "-"
+elif ! command -v mkfs.xfs >/dev/null; then
+	echo "  skipped: mkfs.xfs not installed"
+	target "recorder overhead < 5%, zero loss" "skipped (no xfsprogs)" "-"
+else
+	truncate -s 4G "$W/disk.img"
+	if ! LOOP=$(losetup -f --show "$W/disk.img"); then
+		echo "  skipped: losetup failed"
+		LOOP=
+	elif ! mkfs.xfs -q -f "$LOOP" || ! mkdir -p "$W/mnt" || ! mount -o discard "$LOOP" "$W/mnt"; then
+		echo "  skipped: mkfs.xfs/mount of $LOOP failed"
+	else
+		MNT=$W/mnt
+		plain=() recd=() eps=() lost=0 recs=()
+		# Interleaved: without, with, without, with... so load drifts hit both alike.
+		for ((i = 0; i < REPS; i++)); do
+			storm "" && plain+=("$SW") || break
+			storm 4M && recd+=("$SW") recs+=("$SREC") eps+=("$(calc "$SREC / $SW")") lost=$((lost + SLOST)) || break
+		done
+		if [ "${#recd[@]}" = "$REPS" ] && [ "${#plain[@]}" = "$REPS" ]; then
+			p=$(median "${plain[@]}") q=$(median "${recd[@]}") e=$(median "${eps[@]}")
+			ov=$(calc "($q / $p - 1) * 100")
+			printf '  workload without recording %.2f s, with (default 4M ring buffer) %.2f s: overhead %+.1f%%\n' "$p" "$q" "$ov"
+			printf '  recorded %s records per run, sustained %s events/s, lost %d over %d runs\n' \
+				"$(median "${recs[@]}")" "$(eng "$e")" "$lost" "$REPS"
+			v=$(verdict "$ov" "<=" 5)
+			[ "$lost" = 0 ] || v="MISSED ($lost events lost)"
+			target "recorder overhead < 5%, zero loss" "$(printf '%+.1f%%, lost %d' "$ov" "$lost")" "$v"
+			# Smallest ring buffer with zero loss: bisect over powers of two, 4 KiB .. 4 MiB (one run each).
+			# Invariant: 2^hi lost nothing; 2^lo lost events (or, while lo_lost=0, is untried).
+			lo=12 hi=22 lo_lost=0 ok=1
+			[ "$lost" = 0 ] || { echo "  the default ring buffer lost events: no smaller one is sought"; ok=0; }
+			while ((ok && hi - lo > 1)); do
+				mid=$(((lo + hi) / 2))
+				storm $((1 << mid)) || { ok=0; break; }
+				printf '  --ringbuf-size %7d: %d records, lost %d\n' $((1 << mid)) "$SREC" "$SLOST"
+				if [ "$SLOST" = 0 ]; then hi=$mid; else lo=$mid lo_lost=1; fi
+			done
+			if ((ok && !lo_lost)); then
+				storm $((1 << lo)) && printf '  --ringbuf-size %7d: %d records, lost %d\n' $((1 << lo)) "$SREC" "$SLOST"
+				[ "${SLOST:-1}" = 0 ] && hi=$lo
+			fi
+			((ok)) && printf '  smallest ring buffer that lost nothing: %d KiB (%s)\n' $(((1 << hi) / 1024)) \
+				"$([ "$hi" = 12 ] && echo "the smallest tried" || echo "half of it lost events")"
+		else
+			target "recorder overhead < 5%, zero loss" "failed" "-"
+		fi
+	fi
+	if [ -n "$MNT" ]; then umount "$MNT" || umount -l "$MNT"; fi
+	[ -n "$LOOP" ] && losetup -d "$LOOP"
+	LOOP= MNT=
+	rm -f "$W/disk.img"
+fi
+
+# ---- 5. memory: 1M versus 10M events ----
+
+echo
+echo "== 5. memory: peak RSS of as-recorded on nvme, 1M versus $N records"
+if has replay && [ -n "${rss_big:-}" ]; then
+	runs mem1 "$REPS" "$T" replay "$one" -p as-recorded -M nvme -q && rss_one=$RSS &&
+		report "as-recorded, nvme (1000000)" 1000000
+	if [ -n "${rss_one:-}" ]; then
+		g=$(calc "$rss_big / $rss_one")
+		printf '  peak RSS 1M: %s MiB, %s: %s MiB (x%.2f for %sx the records)\n' "$(mib "$rss_one")" \
+			"$N" "$(mib "$rss_big")" "$g" "$(calc "$N / 1000000")"
+		target "flat memory (1M vs ${N} RSS)" "$(printf 'x%.2f' "$g")" "$(verdict "$g" "<=" 1.25)"
+	fi
+else
+	echo "  not measured: trimsim replay not built"
+	target "flat memory" "not built" "-"
+fi
+
+echo
+echo "== targets (load at end: $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%s' "$SUMMARY"
