@@ -5,7 +5,7 @@
  * fs-relative units are translated to whole-device bytes in user space
  * (record.c), where the superblock geometry is known.
  *
- * Only __u64/__u32, ordered so there is no padding (64 bytes).
+ * Only __u64/__u32, ordered so there is no padding (56 bytes).
  */
 #ifndef TRIMSIM_TRACER_RECORD_H
 #define TRIMSIM_TRACER_RECORD_H

@@ -49,6 +49,12 @@ struct {
 	__type(value, __u64);
 } inflight SEC(".maps");
 
+/*
+ * Reads a tracepoint field once into a register: without the barrier clang may
+ * re-derive ctx + offset later, and the verifier rejects a modified ctx pointer.
+ */
+#define FIELD(x) ({ typeof(x) __v = (x); asm volatile("" : "+r"(__v)); __v; })
+
 /* true if the event on dev at sector (~0: no sector) is traced; *out: dev to record */
 static __always_inline bool want(__u32 dev, __u64 sector, __u32 *out)
 {
@@ -99,8 +105,8 @@ int ext4_free_blocks(struct trace_event_raw_ext4_free_blocks *ctx)
 {
 	__u32 dev;
 
-	if (want(ctx->dev, ~0ull, &dev))
-		emit(TR_EXT4_FREE, dev, 0, ctx->block, ctx->count, ctx->ino, 0, 0);
+	if (want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_EXT4_FREE, dev, 0, FIELD(ctx->block), FIELD(ctx->count), FIELD(ctx->ino), 0, 0);
 	return 0;
 }
 
@@ -110,9 +116,9 @@ int ext4_mballoc_alloc(struct trace_event_raw_ext4_mballoc_alloc *ctx)
 {
 	__u32 dev;
 
-	if (ctx->result_len > 0 && want(ctx->dev, ~0ull, &dev))
-		emit(TR_EXT4_ALLOC, dev, ctx->result_group, ctx->result_start,
-		     ctx->result_len, ctx->ino, 0, 0);
+	if (FIELD(ctx->result_len) > 0 && want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_EXT4_ALLOC, dev, FIELD(ctx->result_group), FIELD(ctx->result_start),
+		     FIELD(ctx->result_len), FIELD(ctx->ino), 0, 0);
 	return 0;
 }
 
@@ -122,9 +128,9 @@ int ext4_mballoc_discard(struct trace_event_raw_ext4__mballoc *ctx)
 {
 	__u32 dev;
 
-	if (ctx->result_len > 0 && want(ctx->dev, ~0ull, &dev))
-		emit(TR_EXT4_PA_FREE, dev, ctx->result_group, ctx->result_start,
-		     ctx->result_len, ctx->ino, 0, 0);
+	if (FIELD(ctx->result_len) > 0 && want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_EXT4_PA_FREE, dev, FIELD(ctx->result_group), FIELD(ctx->result_start),
+		     FIELD(ctx->result_len), FIELD(ctx->ino), 0, 0);
 	return 0;
 }
 
@@ -134,8 +140,8 @@ int ext4_discard_blocks(struct trace_event_raw_ext4_discard_blocks *ctx)
 {
 	__u32 dev;
 
-	if (want(ctx->dev, ~0ull, &dev))
-		emit(TR_EXT4_DISCARD, dev, 0, ctx->blk, ctx->count, 0, 0, 0);
+	if (want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_EXT4_DISCARD, dev, 0, FIELD(ctx->blk), FIELD(ctx->count), 0, 0, 0);
 	return 0;
 }
 
@@ -145,8 +151,8 @@ int ext4_trim_extent(struct trace_event_raw_ext4__trim *ctx)
 {
 	__u32 dev;
 
-	if (want(kdev(ctx->dev_major, ctx->dev_minor), ~0ull, &dev))
-		emit(TR_EXT4_TRIM, dev, ctx->group, ctx->start, ctx->len, 0, 0, 0);
+	if (want(kdev(FIELD(ctx->dev_major), FIELD(ctx->dev_minor)), ~0ull, &dev))
+		emit(TR_EXT4_TRIM, dev, FIELD(ctx->group), FIELD(ctx->start), FIELD(ctx->len), 0, 0, 0);
 	return 0;
 }
 
@@ -156,8 +162,8 @@ int jbd2_end_commit(struct trace_event_raw_jbd2_end_commit *ctx)
 {
 	__u32 dev;
 
-	if (want(ctx->dev, ~0ull, &dev))
-		emit(TR_JBD2_COMMIT, dev, 0, 0, 0, ctx->transaction, 0, 0);
+	if (want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_JBD2_COMMIT, dev, 0, 0, 0, FIELD(ctx->transaction), 0, 0);
 	return 0;
 }
 
@@ -169,8 +175,8 @@ int xfs_free_extent(struct trace_event_raw_xfs_free_extent *ctx)
 {
 	__u32 dev;
 
-	if (want(ctx->dev, ~0ull, &dev))
-		emit(TR_XFS_FREE, dev, ctx->agno, ctx->agbno, ctx->len, 0, 0, 0);
+	if (want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_XFS_FREE, dev, FIELD(ctx->agno), FIELD(ctx->agbno), FIELD(ctx->len), 0, 0, 0);
 	return 0;
 }
 
@@ -182,8 +188,8 @@ static __always_inline int xfs_alloc(struct trace_event_raw_xfs_alloc_class *ctx
 {
 	__u32 dev;
 
-	if (ctx->len && !ctx->wasfromfl && want(ctx->dev, ~0ull, &dev))
-		emit(TR_XFS_ALLOC, dev, ctx->agno, ctx->agbno, ctx->len, 0, 0, 0);
+	if (FIELD(ctx->len) && !FIELD(ctx->wasfromfl) && want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_XFS_ALLOC, dev, FIELD(ctx->agno), FIELD(ctx->agbno), FIELD(ctx->len), 0, 0, 0);
 	return 0;
 }
 
@@ -218,8 +224,8 @@ int xfs_discard_extent(struct trace_event_raw_xfs_discard_class *ctx)
 {
 	__u32 dev;
 
-	if (!xfs_discard_is_rt(ctx) && want(ctx->dev, ~0ull, &dev))
-		emit(TR_XFS_DISCARD, dev, ctx->agno, ctx->agbno, ctx->len, 0, 0, 0);
+	if (!xfs_discard_is_rt(ctx) && want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_XFS_DISCARD, dev, FIELD(ctx->agno), FIELD(ctx->agbno), FIELD(ctx->len), 0, 0, 0);
 	return 0;
 }
 
@@ -229,8 +235,8 @@ int xlog_iclog_callbacks_start(struct trace_event_raw_xlog_iclog_class *ctx)
 {
 	__u32 dev;
 
-	if (want(ctx->dev, ~0ull, &dev))
-		emit(TR_XFS_LOG_DONE, dev, 0, 0, 0, ctx->lsn, 0, 0);
+	if (want(FIELD(ctx->dev), ~0ull, &dev))
+		emit(TR_XFS_LOG_DONE, dev, 0, 0, 0, FIELD(ctx->lsn), 0, 0);
 	return 0;
 }
 

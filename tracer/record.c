@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder: raw events (tr_event, from either backend) become trace
+ * records on the whole device, in bytes:
+ *   XFS   (agno * sb_agblocks + agbno) * blocksize   (XFS_AGB_TO_DADDR, fs/xfs/libxfs/xfs_format.h)
+ *   ext4  block * blocksize; group-relative clusters via ext4_group_first_block_no()
+ *         and EXT4_C2B() (fs/ext4/ext4.h)
+ *   block 512-byte sectors on the whole disk
+ * plus the partition start from sysfs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracer/recorder.h"
+#include "traces/opts.h"
+#include "traces/util.h"
+
+struct recorder {
+	struct trace_writer *w;
+	const struct rec_dev *devs;
+	size_t ndevs;
+	struct kind_stat stats[TS_KIND_MAX + 1];
+	struct kind_stat last[TS_KIND_MAX + 1];	/* at the previous progress line */
+	uint64_t last_ns;
+	uint64_t lost;
+	uint64_t dropped;	/* events of devices outside the table */
+};
+
+struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *devs, size_t ndevs)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->w = w;
+	r->devs = devs;
+	r->ndevs = ndevs;
+	return r;
+}
+
+void recorder__free(struct recorder *r)
+{
+	free(r);
+}
+
+static const struct rec_dev *find_dev(const struct recorder *r, uint32_t dev)
+{
+	for (size_t i = 0; i < r->ndevs; i++)
+		if (r->devs[i].d.dev == dev)
+			return &r->devs[i];
+	return NULL;
+}
+
+static int put(struct recorder *r, const struct ts_record *rec)
+{
+	struct kind_stat *k = &r->stats[rec->kind];
+
+	k->count++;
+	if (rec->kind != TS_META)
+		k->bytes += rec->length;
+	return trace_writer__write(r->w, rec);
+}
+
+static uint64_t xfs_bytes(const struct rec_dev *d, uint64_t agno, uint64_t agbno)
+{
+	return (agno * d->d.xfs_agblocks + agbno) * d->d.fs_block_size;
+}
+
+/* ext4 group-relative cluster -> bytes on the filesystem device. */
+static uint64_t ext4_group_bytes(const struct rec_dev *d, uint64_t group, uint64_t cluster)
+{
+	uint64_t block = group * d->ext4_blocks_per_group + d->ext4_first_data_block +
+			 (cluster << d->ext4_cluster_bits);
+
+	return block * d->d.fs_block_size;
+}
+
+static uint16_t blk_flags(uint32_t opfl)
+{
+	return (opfl & TR_FL_SYNC ? TS_F_SYNC : 0) | (opfl & TR_FL_FUA ? TS_F_FUA : 0) |
+	       (opfl & TR_FL_PREFLUSH ? TS_F_PREFLUSH : 0) | (opfl & TR_FL_META ? TS_F_METADATA : 0) |
+	       (opfl & TR_FL_ERROR ? TS_F_ERROR : 0);
+}
+
+int recorder__event(struct recorder *r, const struct tr_event *e)
+{
+	const struct rec_dev *d = find_dev(r, e->dev);
+	struct ts_record rec = { .time_ns = e->time_ns, .dev = e->dev, .ino = e->ino };
+	uint64_t bs, c;
+
+	if (!d) {
+		r->dropped++;
+		return 0;
+	}
+	bs = d->d.fs_block_size;
+	c = bs << d->ext4_cluster_bits;
+	switch (e->src) {
+	case TR_EXT4_FREE:
+	case TR_EXT4_DISCARD:
+		rec.kind = e->src == TR_EXT4_FREE ? TS_FREE : TS_INTENT;
+		rec.offset = e->a * bs;
+		rec.length = e->b * bs;
+		rec.flags = TS_FS_EXT4;
+		break;
+	case TR_EXT4_ALLOC:
+	case TR_EXT4_PA_FREE:
+	case TR_EXT4_TRIM:
+		rec.kind = e->src == TR_EXT4_ALLOC ? TS_ALLOC : e->src == TR_EXT4_TRIM ? TS_INTENT : TS_FREE;
+		rec.offset = ext4_group_bytes(d, e->agno, e->a);
+		rec.length = e->b * c;
+		rec.flags = TS_FS_EXT4 | (e->src == TR_EXT4_TRIM ? TS_F_FITRIM : 0);
+		break;
+	case TR_XFS_FREE:
+	case TR_XFS_ALLOC:
+	case TR_XFS_DISCARD:
+		rec.kind = e->src == TR_XFS_FREE ? TS_FREE : e->src == TR_XFS_ALLOC ? TS_ALLOC : TS_INTENT;
+		rec.offset = xfs_bytes(d, e->agno, e->a);
+		rec.length = e->b * bs;
+		rec.flags = TS_FS_XFS;
+		break;
+	case TR_BIO:
+	case TR_RQ_ISSUE:
+	case TR_RQ_DONE:
+		rec.kind = e->src == TR_BIO ? TS_BIO : e->src == TR_RQ_ISSUE ? TS_ISSUE : TS_DONE;
+		rec.op = e->opfl & TR_OP_MASK;
+		rec.offset = e->a * 512;	/* already on the whole disk */
+		rec.length = e->b;
+		rec.latency_ns = e->latency_ns;
+		rec.flags = blk_flags(e->opfl);
+		return put(r, &rec);
+	case TR_JBD2_COMMIT:
+	case TR_XFS_LOG_DONE:
+		rec.kind = TS_META;
+		rec.op = TS_META_COMMIT;
+		rec.flags = e->src == TR_JBD2_COMMIT ? TS_FS_EXT4 : TS_FS_XFS;
+		return put(r, &rec);
+	default:
+		r->dropped++;
+		return 0;
+	}
+	rec.offset += d->d.partition_start;
+	return put(r, &rec);
+}
+
+int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
+		   uint64_t ino, uint64_t lat, uint16_t flags)
+{
+	struct ts_record rec = {
+		.time_ns = ts_now_ns(), .offset = off, .length = len, .ino = ino,
+		.latency_ns = lat, .dev = dev, .kind = TS_META, .op = meta, .flags = flags,
+	};
+
+	return put(r, &rec);
+}
+
+int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n)
+{
+	int rc;
+
+	if (!n)
+		return 0;
+	r->lost += n;
+	rc = trace_writer__add_lost(r->w, n);
+	return rc ? rc : recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+}
+
+struct snap_arg {
+	struct recorder *r;
+	const struct rec_dev *d;
+	uint64_t now;
+	uint16_t flags;
+};
+
+static int snap_extent(void *arg, uint64_t offset, uint64_t length)
+{
+	struct snap_arg *a = arg;
+	struct ts_record rec = {
+		.time_ns = a->now, .offset = offset, .length = length, .dev = a->d->d.dev,
+		.kind = TS_META, .op = TS_META_FREESPACE, .flags = a->flags,
+	};
+
+	return put(a->r, &rec);
+}
+
+int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < r->ndevs; i++) {
+		struct snap_arg a = {
+			.r = r, .d = &r->devs[i], .now = ts_now_ns(),
+			.flags = (uint16_t)(r->devs[i].fs | (end ? TS_F_SNAP_END : 0)),
+		};
+		int rc = rec_dev__freespace(&r->devs[i], snap_extent, &a, err, errlen);
+
+		if (rc && rc != -EOPNOTSUPP)
+			return rc;
+	}
+	return 0;
+}
+
+const struct kind_stat *recorder__stats(const struct recorder *r)
+{
+	return r->stats;
+}
+
+uint64_t recorder__lost_total(const struct recorder *r)
+{
+	return r->lost;
+}
+
+uint64_t recorder__dropped(const struct recorder *r)
+{
+	return r->dropped;
+}
+
+void recorder__print_progress(struct recorder *r, FILE *f, uint64_t now_ns)
+{
+	double dt = r->last_ns ? (double)(now_ns - r->last_ns) / 1e9 : 0;
+
+	if (dt > 0) {
+		fprintf(f, "\r");
+		for (unsigned k = TS_FREE; k < TS_META; k++)
+			fprintf(f, "%s %.0f/s  ", ts_kind_name(k),
+				(double)(r->stats[k].count - r->last[k].count) / dt);
+		fprintf(f, "lost %llu   ", (unsigned long long)r->lost);
+		fflush(f);
+	}
+	memcpy(r->last, r->stats, sizeof(r->last));
+	r->last_ns = now_ns;
+}
+
+void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed_ns)
+{
+	char b[32], t[32];
+
+	fprintf(f, "recorded %s:", fmt_duration(elapsed_ns, t, sizeof(t)));
+	for (unsigned k = TS_FREE; k <= TS_KIND_MAX; k++) {
+		if (k == TS_META)
+			fprintf(f, " %s %llu", ts_kind_name(k), (unsigned long long)r->stats[k].count);
+		else
+			fprintf(f, " %s %llu (%s)", ts_kind_name(k),
+				(unsigned long long)r->stats[k].count,
+				fmt_bytes(r->stats[k].bytes, b, sizeof(b)));
+		fprintf(f, k < TS_KIND_MAX ? "," : "");
+	}
+	fprintf(f, "; lost %llu\n", (unsigned long long)r->lost);
+}
