@@ -298,7 +298,8 @@ static __always_inline int rq_issue(struct request *rq)
 		return 0;
 	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&inflight, &key, &now, BPF_ANY);
-	emit(TR_RQ_ISSUE, dev, 0, sector, BPF_CORE_READ(rq, __data_len),
+	/* blk_rq_trace_sector(): no position (flush) is reported as sector 0 */
+	emit(TR_RQ_ISSUE, dev, 0, sector == ~0ull ? 0 : sector, BPF_CORE_READ(rq, __data_len),
 	     bpf_get_current_pid_tgid() >> 32, 0, opfl);
 	return 0;
 }
@@ -329,7 +330,8 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
 		bpf_map_delete_elem(&inflight, &key);
 	if (want(rq_dev(rq), sector, &dev))
-		emit(TR_RQ_DONE, dev, 0, sector, nr_bytes, bpf_get_current_pid_tgid() >> 32,
+		emit(TR_RQ_DONE, dev, 0, sector == ~0ull ? 0 : sector, nr_bytes,
+		     bpf_get_current_pid_tgid() >> 32,
 		     lat, opfl);
 	return 0;
 }
