@@ -117,7 +117,7 @@ static const struct tp_prog fs_tps[] = {
 	TP(ext4, ext4_discard_blocks), TP(ext4, ext4_trim_extent), TP(jbd2, jbd2_end_commit),
 	TP(xfs, xfs_free_extent), TP(xfs, xfs_alloc_vextent_finish), TP(xfs, xfs_alloc_exact_done),
 	TP(xfs, xfs_alloc_near_first), TP(xfs, xfs_alloc_size_done), TP(xfs, xfs_discard_extent),
-	TP(xfs, xlog_iclog_callbacks_start),
+	TP(xfs, xlog_iclog_callbacks_start), TP(syscalls, sys_enter_ioctl), TP(syscalls, sys_exit_ioctl),
 };
 
 static struct bpf_program *prog_at(struct trimsim_bpf *s, size_t off)

@@ -253,13 +253,23 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		waitpid(pid, &status, 0);
 		*cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
-	/* Drain what the kernel queued before we stopped. */
-	for (int i = 0; !rc && i < 100; i++) {
-		int n = ops->poll(st, r, i < 3 ? 50 : 0);
+	/*
+	 * Drain, then settle: filesystems finish their work after the command
+	 * returns (ext4_discard_work(), XFS log completion discards), and the end
+	 * free-space snapshot must see it done. Record until 300 ms pass without an
+	 * event (at most 5 s; a signal skips the wait).
+	 */
+	for (uint64_t quiet = ts_now_ns(), end = quiet + 5000000000ull; !rc;) {
+		int n = ops->poll(st, r, 50);
+		uint64_t now = ts_now_ns();
 
 		if (n < 0)
 			rc = n;
-		else if (!n && i >= 3)
+		else if (n > 0)
+			quiet = now;
+		else if (now - quiet >= 300000000ull || trimsim_stop)
+			break;
+		if (now >= end)
 			break;
 	}
 	if (tty)

@@ -26,6 +26,9 @@ struct recorder {
 	uint64_t last_ns;
 	uint64_t lost;
 	uint64_t dropped;	/* events of devices outside the table */
+	uint64_t dups;		/* ext4_discard_blocks repeating an ext4_trim_extent */
+	struct { uint32_t dev; uint64_t off, len; } trims[8];	/* recent ext4 trim extents */
+	unsigned ntrim;
 };
 
 struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *devs, size_t ndevs)
@@ -84,6 +87,31 @@ static uint16_t blk_flags(uint32_t opfl)
 	       (opfl & TR_FL_ERROR ? TS_F_ERROR : 0);
 }
 
+/*
+ * ext4_trim_extent() calls ext4_issue_discard(), which fires ext4_discard_blocks
+ * for the same range (fs/ext4/mballoc.c): one INTENT, not two. A discard that
+ * follows no trim (no-journal frees in ext4_mb_clear_bb()) stays.
+ */
+static bool ext4_dup(struct recorder *r, const struct ts_record *rec, bool is_trim)
+{
+	size_t n = sizeof(r->trims) / sizeof(r->trims[0]);
+
+	if (is_trim) {
+		r->trims[r->ntrim++ % n].dev = rec->dev;
+		r->trims[(r->ntrim - 1) % n].off = rec->offset;
+		r->trims[(r->ntrim - 1) % n].len = rec->length;
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (r->trims[i].dev == rec->dev && r->trims[i].off == rec->offset &&
+		    r->trims[i].len == rec->length) {
+			r->trims[i].dev = 0;
+			r->dups++;
+			return true;
+		}
+	return false;
+}
+
 int recorder__event(struct recorder *r, const struct tr_event *e)
 {
 	const struct rec_dev *d = find_dev(r, e->dev);
@@ -110,7 +138,7 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		rec.kind = e->src == TR_EXT4_ALLOC ? TS_ALLOC : e->src == TR_EXT4_TRIM ? TS_INTENT : TS_FREE;
 		rec.offset = ext4_group_bytes(d, e->agno, e->a);
 		rec.length = e->b * c;
-		rec.flags = TS_FS_EXT4 | (e->src == TR_EXT4_TRIM ? TS_F_FITRIM : 0);
+		rec.flags = TS_FS_EXT4;
 		break;
 	case TR_XFS_FREE:
 	case TR_XFS_ALLOC:
@@ -141,6 +169,11 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		return 0;
 	}
 	rec.offset += d->d.partition_start;
+	if (rec.kind == TS_INTENT && (e->opfl & TR_FL_FITRIM))
+		rec.flags |= TS_F_FITRIM;
+	if ((e->src == TR_EXT4_TRIM || e->src == TR_EXT4_DISCARD) &&
+	    ext4_dup(r, &rec, e->src == TR_EXT4_TRIM))
+		return 0;
 	return put(r, &rec);
 }
 

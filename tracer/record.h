@@ -18,8 +18,8 @@
 enum tr_src {
 	TR_EXT4_FREE = 1,	/* a = fs block, b = count (blocks), ino */
 	TR_EXT4_ALLOC = 2,	/* agno = group, a = cluster in group, b = clusters, ino */
-	TR_EXT4_DISCARD = 3,	/* a = fs block, b = count (blocks) */
-	TR_EXT4_TRIM = 4,	/* agno = group, a = cluster in group, b = clusters (FITRIM) */
+	TR_EXT4_DISCARD = 3,	/* a = fs block, b = count (blocks); also follows every TR_EXT4_TRIM */
+	TR_EXT4_TRIM = 4,	/* agno = group, a = cluster in group, b = clusters (discard work or FITRIM) */
 	TR_EXT4_PA_FREE = 5,	/* agno = group, a = cluster in group, b = clusters: unused preallocation released */
 	TR_XFS_FREE = 6,	/* agno, a = agbno, b = fs blocks */
 	TR_XFS_ALLOC = 7,	/* agno, a = agbno, b = fs blocks */
@@ -39,6 +39,7 @@ enum tr_src {
 #define TR_FL_PREFLUSH	0x40u
 #define TR_FL_META	0x80u
 #define TR_FL_ERROR	0x100u
+#define TR_FL_FITRIM	0x200u	/* INTENT raised inside an FITRIM ioctl (fstrim) */
 
 struct tr_event {
 	__u64 time_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

@@ -34,6 +34,10 @@ const char *rec_tracefs_dir(void)
 }
 
 #define NFIELDS 6
+#define TR_SYSCALL_IOCTL	100	/* local: FITRIM tracking (trimsim.bpf.c sys_enter_ioctl) */
+#define TR_SYSCALL_IOCTL_EXIT	101
+#define FITRIM_CMD		0xc0185879u
+#define MAX_FITRIM		16
 #define PAIR_SLOTS 16384
 
 /* One event: where it lives, which fields (by name) fill vals[], the filter's device fields. */
@@ -61,6 +65,8 @@ static const struct tfs_event tfs_events[] = {
 	{ "xfs", "xfs_discard_extent", TR_XFS_DISCARD,
 	  { "dev", "agbno", "len", NULL, "agno", "type" } },
 	{ "xfs", "xlog_iclog_callbacks_start", TR_XFS_LOG_DONE, { "dev", NULL, NULL, "lsn" } },
+	{ "syscalls", "sys_enter_ioctl", TR_SYSCALL_IOCTL, { "cmd" }, true },
+	{ "syscalls", "sys_exit_ioctl", TR_SYSCALL_IOCTL_EXIT, { "ret" }, true },
 	{ "block", "block_bio_queue", TR_BIO, { "dev", "sector", "nr_sector" } },
 	{ "block", "block_rq_issue", TR_RQ_ISSUE, { "dev", "sector", "bytes" } },
 	{ "block", "block_rq_complete", TR_RQ_DONE, { "dev", "sector", "nr_sector", NULL, "error" } },
@@ -84,6 +90,7 @@ struct tfs_state {
 	int err, count, ncpus;
 	uint64_t *lost_seen;
 	struct pair_slot pairs[PAIR_SLOTS];
+	int fitrim_tids[MAX_FITRIM];	/* threads inside an FITRIM ioctl, 0 = free */
 	char notes[256];
 };
 
@@ -210,6 +217,26 @@ static int block_event(struct tfs_state *st, struct tr_event *e, uint64_t *v, co
 	}
 }
 
+static bool in_fitrim(const struct tfs_state *st, int tid)
+{
+	for (int i = 0; i < MAX_FITRIM; i++)
+		if (st->fitrim_tids[i] == tid)
+			return true;
+	return false;
+}
+
+static void fitrim_track(struct tfs_state *st, int tid, bool enter, uint32_t cmd)
+{
+	for (int i = 0; i < MAX_FITRIM; i++) {
+		if (enter && cmd == FITRIM_CMD && !st->fitrim_tids[i]) {
+			st->fitrim_tids[i] = tid;
+			return;
+		}
+		if (!enter && st->fitrim_tids[i] == tid)
+			st->fitrim_tids[i] = 0;
+	}
+}
+
 static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, void *ctx)
 {
 	struct tfs_state *st = ctx;
@@ -235,6 +262,12 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, v
 				      rf->size, rec->ts);
 		return 0;
 	}
+	if (e.src == TR_SYSCALL_IOCTL || e.src == TR_SYSCALL_IOCTL_EXIT) {
+		fitrim_track(st, tep_data_pid(st->tep, rec), e.src == TR_SYSCALL_IOCTL, (uint32_t)v[0]);
+		return 0;
+	}
+	if (e.src == TR_EXT4_TRIM || e.src == TR_EXT4_DISCARD || e.src == TR_XFS_DISCARD)
+		e.opfl = in_fitrim(st, tep_data_pid(st->tep, rec)) ? TR_FL_FITRIM : 0;
 	if (e.src == TR_EXT4_TRIM)
 		v[0] = TS_DEV_MK(v[0], v[3]), e.ino = 0;
 	if ((e.src == TR_XFS_ALLOC && v[5]) || (e.src == TR_XFS_DISCARD && v[5]))
@@ -305,7 +338,12 @@ static int setup_events(struct tfs_state *st, char *err, size_t errlen)
 		if (!st->f[i][0] || (t->src >= TR_BIO && t->src <= TR_RQ_DONE && !st->rwbs[i]))
 			return ts_errf(err, errlen, -EINVAL, "tracefs: %s:%s lacks the fields we read",
 				       t->sys, t->name);
-		filter_for(st, t->src, filt, sizeof(filt));
+		if (t->src == TR_SYSCALL_IOCTL)
+			snprintf(filt, sizeof(filt), "cmd == %u", FITRIM_CMD);
+		else if (t->src == TR_SYSCALL_IOCTL_EXIT)
+			snprintf(filt, sizeof(filt), "common_pid != 0");
+		else
+			filter_for(st, t->src, filt, sizeof(filt));
 		if (tracefs_event_file_write(st->inst, t->sys, t->name, "filter", filt) < 0 ||
 		    tracefs_event_enable(st->inst, t->sys, t->name))
 			return ts_errf(err, errlen, -EIO, "tracefs: cannot enable %s:%s", t->sys, t->name);
@@ -318,7 +356,7 @@ static int setup_events(struct tfs_state *st, char *err, size_t errlen)
 
 static void *tfs_open(const struct rec_config *cfg, char *err, size_t errlen)
 {
-	static const char *const systems[] = { "ext4", "xfs", "jbd2", "block", NULL };
+	static const char *const systems[] = { "ext4", "xfs", "jbd2", "block", "syscalls", NULL };
 	struct tfs_state *st = calloc(1, sizeof(*st));
 	char name[64];
 

@@ -55,6 +55,23 @@ struct {
  */
 #define FIELD(x) ({ typeof(x) __v = (x); asm volatile("" : "+r"(__v)); __v; })
 
+/* Threads inside an FITRIM ioctl (fstrim): their discards are flagged TR_FL_FITRIM. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} in_fitrim SEC(".maps");
+
+#define FITRIM_CMD 0xc0185879u	/* _IOWR('X', 121, struct fstrim_range), include/uapi/linux/fs.h */
+
+static __always_inline __u32 fitrim_flag(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&in_fitrim, &tid) ? TR_FL_FITRIM : 0;
+}
+
 /* true if the event on dev at sector (~0: no sector) is traced; *out: dev to record */
 static __always_inline bool want(__u32 dev, __u64 sector, __u32 *out)
 {
@@ -141,18 +158,22 @@ int ext4_discard_blocks(struct trace_event_raw_ext4_discard_blocks *ctx)
 	__u32 dev;
 
 	if (want(FIELD(ctx->dev), ~0ull, &dev))
-		emit(TR_EXT4_DISCARD, dev, 0, FIELD(ctx->blk), FIELD(ctx->count), 0, 0, 0);
+		emit(TR_EXT4_DISCARD, dev, 0, FIELD(ctx->blk), FIELD(ctx->count), 0, 0, fitrim_flag());
 	return 0;
 }
 
-/* ext4_trim_extent(): FITRIM discarding a free range of a group. */
+/*
+ * ext4_trim_extent(): a free range of a group is discarded, by FITRIM or, with
+ * -o discard, by ext4_discard_work() -> ext4_try_to_trim_range() after the commit.
+ */
 SEC("tp/ext4/ext4_trim_extent")
 int ext4_trim_extent(struct trace_event_raw_ext4__trim *ctx)
 {
 	__u32 dev;
 
 	if (want(kdev(FIELD(ctx->dev_major), FIELD(ctx->dev_minor)), ~0ull, &dev))
-		emit(TR_EXT4_TRIM, dev, FIELD(ctx->group), FIELD(ctx->start), FIELD(ctx->len), 0, 0, 0);
+		emit(TR_EXT4_TRIM, dev, FIELD(ctx->group), FIELD(ctx->start), FIELD(ctx->len), 0, 0,
+		     fitrim_flag());
 	return 0;
 }
 
@@ -225,7 +246,8 @@ int xfs_discard_extent(struct trace_event_raw_xfs_discard_class *ctx)
 	__u32 dev;
 
 	if (!xfs_discard_is_rt(ctx) && want(FIELD(ctx->dev), ~0ull, &dev))
-		emit(TR_XFS_DISCARD, dev, FIELD(ctx->agno), FIELD(ctx->agbno), FIELD(ctx->len), 0, 0, 0);
+		emit(TR_XFS_DISCARD, dev, FIELD(ctx->agno), FIELD(ctx->agbno), FIELD(ctx->len), 0, 0,
+		     fitrim_flag());
 	return 0;
 }
 
@@ -237,6 +259,37 @@ int xlog_iclog_callbacks_start(struct trace_event_raw_xlog_iclog_class *ctx)
 
 	if (want(FIELD(ctx->dev), ~0ull, &dev))
 		emit(TR_XFS_LOG_DONE, dev, 0, 0, 0, FIELD(ctx->lsn), 0, 0);
+	return 0;
+}
+
+/* ---- FITRIM (fs/ioctl.c -> the fs's FITRIM handler, run in the caller's thread) ---- */
+
+struct ioctl_enter {
+	__u64 common;
+	__s32 nr;
+	__u32 pad;
+	__u64 fd;
+	__u64 cmd;
+	__u64 arg;
+};
+
+SEC("tp/syscalls/sys_enter_ioctl")
+int sys_enter_ioctl(struct ioctl_enter *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u8 one = 1;
+
+	if ((__u32)FIELD(ctx->cmd) == FITRIM_CMD)
+		bpf_map_update_elem(&in_fitrim, &tid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_ioctl")
+int sys_exit_ioctl(void *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&in_fitrim, &tid);
 	return 0;
 }
 
