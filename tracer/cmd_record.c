@@ -230,7 +230,7 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		rc = ops->poll(st, r, 100);
 		if (rc < 0)
 			break;
-		rc = 0;
+		rc = recorder__flush(r);	/* TW_STREAM: whole records reach the file now */
 		now = ts_now_ns();
 		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
 			*cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -298,6 +298,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (parse_args(argc, argv, &a))
 		return 2;
+	if (geteuid() != 0) {
+		fprintf(stderr, "trimsim record: needs root (eBPF needs CAP_BPF and CAP_PERFMON, "
+			"tracefs needs /sys/kernel/tracing)\n");
+		return 1;
+	}
 	for (size_t i = 0; i < a.ndevs; i++) {
 		rc = a.is_mount[i] ? rec_dev__from_mount(a.devs[i], &devs[i], err, sizeof(err))
 				   : rec_dev__from_path(a.devs[i], &devs[i], err, sizeof(err));

@@ -188,15 +188,17 @@ int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off
 	return put(r, &rec);
 }
 
+/*
+ * Losses seen while recording become META lost records, in time, per CPU. The
+ * format counts the footer's lost and the META lost lengths together
+ * (traces/FORMAT.md, "Footer"), so they are not added to the footer again.
+ */
 int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n)
 {
-	int rc;
-
 	if (!n)
 		return 0;
 	r->lost += n;
-	rc = trace_writer__add_lost(r->w, n);
-	return rc ? rc : recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+	return recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
 }
 
 struct snap_arg {
@@ -230,6 +232,11 @@ int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 			return rc;
 	}
 	return 0;
+}
+
+int recorder__flush(struct recorder *r)
+{
+	return trace_writer__flush(r->w);
 }
 
 const struct kind_stat *recorder__stats(const struct recorder *r)

@@ -57,6 +57,8 @@ int recorder__event(struct recorder *r, const struct tr_event *e);
 int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n);
 int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
 		   uint64_t ino, uint64_t lat, uint16_t flags);
+/* Pushes buffered whole records to the file (a SIGKILL then loses none of them). */
+int recorder__flush(struct recorder *r);
 /* Free-space snapshot of every traced filesystem (start or end). */
 int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen);
 const struct kind_stat *recorder__stats(const struct recorder *r);	/* indexed by kind */

@@ -12,7 +12,10 @@
  *    the discard op is 'D' wherever flags follow ("DS" for ext4), never compared whole.
  *  - ISSUE/DONE are paired in user space by (device, sector).
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,9 +357,67 @@ static int setup_events(struct tfs_state *st, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A tep with only our events' formats (tracefs_local_events() would parse every
+ * event and /proc/kallsyms, seconds of work we do not need).
+ */
+static struct tep_handle *load_formats(void)
+{
+	struct tep_handle *tep = tep_alloc();
+	enum tep_endian host = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
+	char *buf;
+	int size;
+
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, host);
+	tep_set_local_bigendian(tep, host);
+	tep_set_long_size(tep, (int)sizeof(long));
+	tep_set_page_size(tep, getpagesize());
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	if (!buf || tep_parse_header_page(tep, buf, (unsigned long)size, (int)sizeof(long))) {
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	for (size_t i = 0; i < NEVENTS; i++) {
+		buf = tracefs_event_file_read(NULL, tfs_events[i].sys, tfs_events[i].name, "format", &size);
+		if (buf)	/* absent events are reported by setup_events() */
+			tep_parse_event(tep, buf, (unsigned long)size, tfs_events[i].sys);
+		free(buf);
+	}
+	return tep;
+}
+
+/* Instances "trimsim-PID" left by a recorder that was killed: remove them (ours by name, owner gone). */
+static void remove_stale_instances(void)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/instances", rec_tracefs_dir());
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, "trimsim-", 8))
+			continue;
+		pid = strtol(de->d_name + 8, &end, 10);
+		if (*end || pid <= 0 || !kill((pid_t)pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/instances/%s", rec_tracefs_dir(), de->d_name);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 static void *tfs_open(const struct rec_config *cfg, char *err, size_t errlen)
 {
-	static const char *const systems[] = { "ext4", "xfs", "jbd2", "block", "syscalls", NULL };
 	struct tfs_state *st = calloc(1, sizeof(*st));
 	char name[64];
 
@@ -373,9 +434,10 @@ static void *tfs_open(const struct rec_config *cfg, char *err, size_t errlen)
 		ts_errf(err, errlen, -ENOENT, "tracefs: not mounted at /sys/kernel/tracing");
 		goto fail;
 	}
+	remove_stale_instances();
 	snprintf(name, sizeof(name), "trimsim-%d", (int)getpid());
 	st->inst = tracefs_instance_create(name);
-	st->tep = tracefs_local_events_system(NULL, systems);
+	st->tep = load_formats();
 	st->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	st->lost_seen = calloc(st->ncpus > 0 ? st->ncpus : 1, sizeof(uint64_t));
 	if (!st->inst || !st->tep || !st->lost_seen) {

@@ -23,3 +23,7 @@ $(BUILD)/tracer/trimsim.bpf.o: tracer/trimsim.bpf.c tracer/record.h tracer/core_
 $(TRACER_SKEL): $(BUILD)/tracer/trimsim.bpf.o
 	$(BPFTOOL) gen skeleton $< name trimsim_bpf > $@.tmp
 	@mv $@.tmp $@
+
+# Test binaries link the library before the tracer objects; the tracer objects
+# need the trace writer from it, so name the library once more after them.
+$(BUILD)/san/tests/%: PKG_LIBS += $(BUILD)/san/libtrimsim.a
