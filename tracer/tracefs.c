@@ -98,7 +98,7 @@ struct tfs_state {
 };
 
 /* enum ts_op and TR_FL_* from an rwbs string (blk_fill_rwbs grammar). */
-static uint32_t rwbs_decode(const char *s, size_t n)
+uint32_t tr_rwbs_decode(const char *s, size_t n)
 {
 	uint32_t r = 0;
 	size_t i = 0;
@@ -186,7 +186,7 @@ static int block_event(struct tfs_state *st, struct tr_event *e, uint64_t *v, co
 	uint64_t key;
 	struct pair_slot *p;
 
-	e->opfl = rwbs_decode(rwbs, rwlen);
+	e->opfl = tr_rwbs_decode(rwbs, rwlen);
 	if (!want(st, (uint32_t)v[0], v[1], &e->dev))
 		return 0;
 	/* block_rq_complete prints blk_rq_pos() where block_rq_issue prints blk_rq_trace_sector(): 0 for no position */
