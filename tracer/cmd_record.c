@@ -292,10 +292,11 @@ int cmd_record(int argc, char **argv)
 	uint64_t t0;
 	void *st = NULL;
 
-	if (cli_wants_help(argc, argv) && (argc < 2 || strcmp(argv[1], "--"))) {
-		usage(stdout);
-		return 0;
-	}
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)	/* the command's own --help is its own */
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
 	if (parse_args(argc, argv, &a))
 		return 2;
 	if (geteuid() != 0) {

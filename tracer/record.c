@@ -29,6 +29,11 @@ struct recorder {
 	uint64_t dups;		/* ext4_discard_blocks repeating an ext4_trim_extent */
 	struct { uint32_t dev; uint64_t off, len; } trims[8];	/* recent ext4 trim extents */
 	unsigned ntrim;
+	struct dev_balance {	/* free-space bookkeeping per traced device */
+		uint64_t snap[2];	/* free bytes at start, end (GETFSMAP) */
+		bool has_snap[2];
+		uint64_t freed, allocated;
+	} bal[REC_MAX_DEVS];
 };
 
 struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *devs, size_t ndevs)
@@ -59,6 +64,11 @@ static const struct rec_dev *find_dev(const struct recorder *r, uint32_t dev)
 static int put(struct recorder *r, const struct ts_record *rec)
 {
 	struct kind_stat *k = &r->stats[rec->kind];
+	const struct rec_dev *d = find_dev(r, rec->dev);
+
+	if (d && (rec->kind == TS_FREE || rec->kind == TS_ALLOC))
+		*(rec->kind == TS_FREE ? &r->bal[d - r->devs].freed
+				       : &r->bal[d - r->devs].allocated) += rec->length;
 
 	k->count++;
 	if (rec->kind != TS_META)
@@ -215,7 +225,11 @@ static int snap_extent(void *arg, uint64_t offset, uint64_t length)
 		.time_ns = a->now, .offset = offset, .length = length, .dev = a->d->d.dev,
 		.kind = TS_META, .op = TS_META_FREESPACE, .flags = a->flags,
 	};
+	struct dev_balance *b = &a->r->bal[a->d - a->r->devs];
+	int end = !!(a->flags & TS_F_SNAP_END);
 
+	b->snap[end] += length;
+	b->has_snap[end] = true;
 	return put(a->r, &rec);
 }
 
@@ -285,4 +299,20 @@ void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed
 		fprintf(f, k < TS_KIND_MAX ? "," : "");
 	}
 	fprintf(f, "; lost %llu\n", (unsigned long long)r->lost);
+	for (size_t i = 0; i < r->ndevs; i++) {
+		const struct dev_balance *bl = &r->bal[i];
+		int64_t expect, rem;
+
+		if (!bl->has_snap[0] || !bl->has_snap[1])
+			continue;
+		expect = (int64_t)bl->snap[0] + (int64_t)bl->freed - (int64_t)bl->allocated;
+		rem = (int64_t)bl->snap[1] - expect;
+		fprintf(f, "%s (%s): free space %llu + FREE %llu - ALLOC %llu = %lld, end snapshot %llu: "
+			"remainder %lld B (%.3f%% of %s; metadata the events do not show)\n",
+			r->devs[i].d.name, r->devs[i].d.fs, (unsigned long long)bl->snap[0],
+			(unsigned long long)bl->freed, (unsigned long long)bl->allocated, (long long)expect,
+			(unsigned long long)bl->snap[1], (long long)rem,
+			r->devs[i].d.size ? 100.0 * (double)rem / (double)r->devs[i].d.size : 0.0,
+			fmt_bytes(r->devs[i].d.size, b, sizeof(b)));
+	}
 }
