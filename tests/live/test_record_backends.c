@@ -91,25 +91,38 @@ Test(record_backends, bpf_and_tracefs_agree, .init = setup_ext4, .fini = fix_dow
 	sum_free(&t);
 }
 
-/* A tiny ring buffer overflows: losses reach the footer and META_LOST records. */
-Test(record_backends, tiny_ringbuf_counts_lost, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+/* A tiny ring buffer overflows: losses reach META lost records (per CPU, in time). */
+static void tiny_buffer(const char *backend)
 {
-	char out[256], script[1024], *err = NULL;
+	char out[256], script[1024], extra[128], what[64], *err = NULL;
 	struct trace_sum s;
 	int rc;
 
 	snprintf(out, sizeof(out), "%s/lost.tsim", fx.dir);
 	snprintf(script, sizeof(script), WL_CREATE "; " WL_REMOVE, fx.mnt);
-	rc = record(out, "--backend bpf --ringbuf-size 4096", script, &err);
+	snprintf(extra, sizeof(extra), "--backend %s --ringbuf-size 4096", backend);
+	rc = record(out, extra, script, &err);
 	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
 	free(err);
 	summarize(out, fx.dev, &s);
-	print_sum("xfs 4 KiB ring buffer", &s);
+	snprintf(what, sizeof(what), "xfs %s 4 KiB buffer", backend);
+	print_sum(what, &s);
 	/* FORMAT.md: total lost = footer lost + the lengths of META lost records */
-	cr_expect(s.lost_meta > 0, "no META lost records with a 4 KiB ring buffer");
+	cr_expect(s.lost_meta > 0, "no META lost records with a 4 KiB buffer");
 	cr_expect(s.kind[TS_FREE].count < 3000, "nothing was lost, yet %" PRIu64 " lost reported",
 		  s.lost_meta + s.st.lost);
 	sum_free(&s);
+}
+
+Test(record_backends, tiny_ringbuf_counts_lost, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+{
+	tiny_buffer("bpf");
+}
+
+/* tracefs: per-CPU buffers of 4 KiB, "dropped events" from per_cpu/cpuN/stats. */
+Test(record_backends, tiny_tracefs_buffer_counts_lost, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+{
+	tiny_buffer("tracefs");
 }
 
 /* SIGINT finishes the file; SIGKILL leaves every whole record readable. */
