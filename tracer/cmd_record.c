@@ -272,6 +272,11 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		if (now >= end)
 			break;
 	}
+	if (!rc && ops->drain) {
+		int n = ops->drain(st, r);
+
+		rc = n < 0 ? n : 0;
+	}
 	if (tty)
 		fprintf(stderr, "\n");
 	return rc;

@@ -34,6 +34,8 @@ struct recorder {
 		bool has_snap[2];
 		uint64_t freed, allocated;
 	} bal[REC_MAX_DEVS];
+	struct ts_record pending[32];	/* recorder META records waiting for the events before them */
+	unsigned npending;
 };
 
 struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *devs, size_t ndevs)
@@ -74,6 +76,35 @@ static int put(struct recorder *r, const struct ts_record *rec)
 	if (rec->kind != TS_META)
 		k->bytes += rec->length;
 	return trace_writer__write(r->w, rec);
+}
+
+/*
+ * META records the recorder makes (command start/stop, lost) carry the time they
+ * happen, but events before that time may still sit in kernel buffers. They wait
+ * here and go out just before the first later event, so the file stays in time order.
+ */
+static int put_pending(struct recorder *r, uint64_t upto)
+{
+	unsigned i = 0;
+	int rc = 0;
+
+	while (!rc && i < r->npending && r->pending[i].time_ns <= upto)
+		rc = put(r, &r->pending[i++]);
+	memmove(r->pending, r->pending + i, (r->npending - i) * sizeof(r->pending[0]));
+	r->npending -= i;
+	return rc;
+}
+
+static int put_event(struct recorder *r, const struct ts_record *rec)
+{
+	int rc = r->npending ? put_pending(r, rec->time_ns) : 0;
+
+	return rc ? rc : put(r, rec);
+}
+
+int recorder__flush_meta(struct recorder *r)
+{
+	return put_pending(r, UINT64_MAX);
 }
 
 static uint64_t xfs_bytes(const struct rec_dev *d, uint64_t agno, uint64_t agbno)
@@ -167,13 +198,13 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		rec.length = e->b;
 		rec.latency_ns = e->latency_ns;
 		rec.flags = blk_flags(e->opfl);
-		return put(r, &rec);
+		return put_event(r, &rec);
 	case TR_JBD2_COMMIT:
 	case TR_XFS_LOG_DONE:
 		rec.kind = TS_META;
 		rec.op = TS_META_COMMIT;
 		rec.flags = e->src == TR_JBD2_COMMIT ? TS_FS_EXT4 : TS_FS_XFS;
-		return put(r, &rec);
+		return put_event(r, &rec);
 	default:
 		r->dropped++;
 		return 0;
@@ -184,7 +215,7 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	if ((e->src == TR_EXT4_TRIM || e->src == TR_EXT4_DISCARD) &&
 	    ext4_dup(r, &rec, e->src == TR_EXT4_TRIM))
 		return 0;
-	return put(r, &rec);
+	return put_event(r, &rec);
 }
 
 int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
@@ -194,8 +225,19 @@ int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off
 		.time_ns = ts_now_ns(), .offset = off, .length = len, .ino = ino,
 		.latency_ns = lat, .dev = dev, .kind = TS_META, .op = meta, .flags = flags,
 	};
+	unsigned i;
 
-	return put(r, &rec);
+	if (r->npending == sizeof(r->pending) / sizeof(r->pending[0])) {
+		int rc = put_pending(r, r->pending[0].time_ns);	/* full: the oldest goes out */
+
+		if (rc)
+			return rc;
+	}
+	for (i = r->npending; i > 0 && r->pending[i - 1].time_ns > rec.time_ns; i--)
+		r->pending[i] = r->pending[i - 1];
+	r->pending[i] = rec;
+	r->npending++;
+	return 0;
 }
 
 /*
@@ -235,6 +277,12 @@ static int snap_extent(void *arg, uint64_t offset, uint64_t length)
 
 int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 {
+	if (end) {
+		int rc = recorder__flush_meta(r);
+
+		if (rc)
+			return ts_errf(err, errlen, rc, "writing the trace: %s", strerror(-rc));
+	}
 	for (size_t i = 0; i < r->ndevs; i++) {
 		struct snap_arg a = {
 			.r = r, .d = &r->devs[i], .now = ts_now_ns(),

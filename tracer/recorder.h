@@ -55,8 +55,11 @@ void recorder__free(struct recorder *r);
 int recorder__event(struct recorder *r, const struct tr_event *e);
 /* n events lost on cpu (META_LOST record and the footer's lost count). */
 int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n);
+/* A META record stamped now; written once the events before it are (time order). */
 int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
 		   uint64_t ino, uint64_t lat, uint16_t flags);
+/* Writes the META records still waiting for earlier events (the end snapshot does it too). */
+int recorder__flush_meta(struct recorder *r);
 /* Pushes buffered whole records to the file (a SIGKILL then loses none of them). */
 int recorder__flush(struct recorder *r);
 /* Free-space snapshot of every traced filesystem (start or end). */
@@ -81,6 +84,8 @@ struct rec_backend_ops {
 	void *(*open)(const struct rec_config *cfg, char *err, size_t errlen);
 	/* Deliver pending events to r, waiting up to timeout_ms; count or -errno. */
 	int (*poll)(void *st, struct recorder *r, int timeout_ms);
+	/* Optional: deliver everything still held back (end of recording); count or -errno. */
+	int (*drain)(void *st, struct recorder *r);
 	/* Attach/variant notes for the header ("bio: block_bio_queue (fentry: EPERM)"). */
 	const char *(*notes)(void *st);
 	void (*close)(void *st);

@@ -94,6 +94,9 @@ struct tfs_state {
 	uint64_t *lost_seen;
 	struct pair_slot pairs[PAIR_SLOTS];
 	int fitrim_tids[MAX_FITRIM];	/* threads inside an FITRIM ioctl, 0 = free */
+	struct tr_event *batch;		/* events held back, sorted by time before emitting */
+	size_t nbatch, capbatch;
+	uint64_t seq;
 	char notes[256];
 };
 
@@ -173,53 +176,6 @@ static struct pair_slot *pair_find(struct tfs_state *st, uint64_t key, bool inse
 	return insert ? &st->pairs[(h >> 50) & (PAIR_SLOTS - 1)] : NULL;	/* evict */
 }
 
-static int emit(struct tfs_state *st, struct tr_event *e)
-{
-	st->count++;
-	return recorder__event(st->r, e);
-}
-
-/* Block events: filter, classify, pair. */
-static int block_event(struct tfs_state *st, struct tr_event *e, uint64_t *v, const char *rwbs,
-		       size_t rwlen, uint64_t ts)
-{
-	uint64_t key;
-	struct pair_slot *p;
-
-	e->opfl = tr_rwbs_decode(rwbs, rwlen);
-	if (!want(st, (uint32_t)v[0], v[1], &e->dev))
-		return 0;
-	/* block_rq_complete prints blk_rq_pos() where block_rq_issue prints blk_rq_trace_sector(): 0 for no position */
-	e->a = v[1] = v[1] == ~0ull ? 0 : v[1];
-	key = ((uint64_t)v[0] << 40 ^ v[1]) | 1ull << 63;
-	switch (e->src) {
-	case TR_BIO:
-		if ((e->opfl & TR_OP_MASK) != 4 && (e->opfl & TR_OP_MASK) != 5)
-			return 0;
-		e->b = v[2] * 512;
-		return emit(st, e);
-	case TR_RQ_ISSUE:
-		if (!op_wanted(st, e->opfl))
-			return 0;
-		e->b = v[2];
-		p = pair_find(st, key, true);
-		*p = (struct pair_slot){ key, ts, v[2] };
-		return emit(st, e);
-	default:	/* TR_RQ_DONE: only requests whose issue we recorded */
-		p = pair_find(st, key, false);
-		if (!p)
-			return 0;
-		e->b = v[2] * 512;
-		e->latency_ns = ts - p->ts;
-		e->opfl |= v[4] ? TR_FL_ERROR : 0;
-		if (e->b >= p->bytes)
-			p->key = 0;
-		else
-			p->bytes -= e->b;
-		return emit(st, e);
-	}
-}
-
 static bool in_fitrim(const struct tfs_state *st, int tid)
 {
 	for (int i = 0; i < MAX_FITRIM; i++)
@@ -238,6 +194,52 @@ static void fitrim_track(struct tfs_state *st, int tid, bool enter, uint32_t cmd
 		if (!enter && st->fitrim_tids[i] == tid)
 			st->fitrim_tids[i] = 0;
 	}
+}
+
+/* Phase 1 keeps decoded events here; they are sorted by time before pairing and emitting. */
+static int batch_add(struct tfs_state *st, const struct tr_event *e)
+{
+	if (st->nbatch == st->capbatch) {
+		size_t cap = st->capbatch ? st->capbatch * 2 : 4096;
+		struct tr_event *nb = realloc(st->batch, cap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		st->batch = nb;
+		st->capbatch = cap;
+	}
+	st->batch[st->nbatch] = *e;
+	st->batch[st->nbatch].latency_ns = st->seq++;	/* arrival order, for a stable sort */
+	st->nbatch++;
+	return 0;
+}
+
+/* Block events: filter and classify (pairing waits for the time order). */
+static int block_event(struct tfs_state *st, struct tr_event *e, uint64_t *v, const char *rwbs,
+		       size_t rwlen)
+{
+	e->opfl = tr_rwbs_decode(rwbs, rwlen);
+	if (!want(st, (uint32_t)v[0], v[1], &e->dev))
+		return 0;
+	/* block_rq_complete prints blk_rq_pos() where block_rq_issue prints blk_rq_trace_sector(): 0 for no position */
+	e->a = v[1] == ~0ull ? 0 : v[1];
+	switch (e->src) {
+	case TR_BIO:
+		if ((e->opfl & TR_OP_MASK) != 4 && (e->opfl & TR_OP_MASK) != 5)
+			return 0;
+		e->b = v[2] * 512;
+		break;
+	case TR_RQ_ISSUE:
+		if (!op_wanted(st, e->opfl))
+			return 0;
+		e->b = v[2];
+		break;
+	default:	/* TR_RQ_DONE */
+		e->b = v[2] * 512;
+		e->opfl |= v[4] ? TR_FL_ERROR : 0;
+		break;
+	}
+	return batch_add(st, e);
 }
 
 static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, void *ctx)
@@ -262,17 +264,20 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, v
 
 		e.ino = (uint64_t)tep_data_pid(st->tep, rec);
 		st->err = block_event(st, &e, (uint64_t *)v, (const char *)rec->data + rf->offset,
-				      rf->size, rec->ts);
+				      rf->size);
 		return 0;
 	}
+	/* ioctl enter/exit and discard intents carry the thread in ino until phase 2 */
 	if (e.src == TR_SYSCALL_IOCTL || e.src == TR_SYSCALL_IOCTL_EXIT) {
-		fitrim_track(st, tep_data_pid(st->tep, rec), e.src == TR_SYSCALL_IOCTL, (uint32_t)v[0]);
+		e.ino = (uint64_t)tep_data_pid(st->tep, rec);
+		e.a = v[0];
+		st->err = batch_add(st, &e);
 		return 0;
 	}
 	if (e.src == TR_EXT4_TRIM || e.src == TR_EXT4_DISCARD || e.src == TR_XFS_DISCARD)
-		e.opfl = in_fitrim(st, tep_data_pid(st->tep, rec)) ? TR_FL_FITRIM : 0;
+		e.ino = (uint64_t)tep_data_pid(st->tep, rec);
 	if (e.src == TR_EXT4_TRIM)
-		v[0] = TS_DEV_MK(v[0], v[3]), e.ino = 0;
+		v[0] = TS_DEV_MK(v[0], v[3]);
 	if ((e.src == TR_XFS_ALLOC && v[5]) || (e.src == TR_XFS_DISCARD && v[5]))
 		return 0;	/* AGFL allocations; realtime-group discards (see trimsim.bpf.c) */
 	if ((e.src == TR_EXT4_ALLOC || e.src == TR_EXT4_PA_FREE) && (int)v[2] <= 0)
@@ -282,8 +287,74 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, v
 	e.a = v[1];
 	e.b = v[2];
 	e.agno = (uint32_t)v[4];
-	st->err = emit(st, &e);
+	st->err = batch_add(st, &e);
 	return 0;
+}
+
+static int by_time(const void *x, const void *y)
+{
+	const struct tr_event *a = x, *b = y;
+
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns ? -1 : 1;
+	return a->latency_ns < b->latency_ns ? -1 : a->latency_ns > b->latency_ns;
+}
+
+/*
+ * Phase 2: the per-CPU buffers merged in time order; FITRIM threads and
+ * ISSUE/DONE pairs followed in that order. A CPU's page can reach us a poll
+ * later than another CPU's newer events, so events younger than HOLD_NS wait
+ * for the next poll (all of them at the end: tfs_drain).
+ */
+#define HOLD_NS 300000000ull
+
+static int emit_batch(struct tfs_state *st, bool all)
+{
+	uint64_t cut = all ? UINT64_MAX : ts_now_ns() - HOLD_NS;
+	size_t i;
+	int rc = 0;
+
+	qsort(st->batch, st->nbatch, sizeof(*st->batch), by_time);
+	for (i = 0; !rc && i < st->nbatch && st->batch[i].time_ns <= cut; i++) {
+		struct tr_event *e = &st->batch[i];
+		uint64_t key = ((uint64_t)e->dev << 40 ^ e->a) | 1ull << 63;
+		struct pair_slot *p;
+
+		e->latency_ns = 0;
+		switch (e->src) {
+		case TR_SYSCALL_IOCTL:
+		case TR_SYSCALL_IOCTL_EXIT:
+			fitrim_track(st, (int)e->ino, e->src == TR_SYSCALL_IOCTL, (uint32_t)e->a);
+			continue;
+		case TR_EXT4_TRIM:
+		case TR_EXT4_DISCARD:
+		case TR_XFS_DISCARD:
+			e->opfl = in_fitrim(st, (int)e->ino) ? TR_FL_FITRIM : 0;
+			e->ino = 0;
+			break;
+		case TR_RQ_ISSUE:
+			p = pair_find(st, key, true);
+			*p = (struct pair_slot){ key, e->time_ns, e->b };
+			break;
+		case TR_RQ_DONE:	/* only requests whose issue we recorded */
+			p = pair_find(st, key, false);
+			if (!p)
+				continue;
+			e->latency_ns = e->time_ns - p->ts;
+			if (e->b >= p->bytes)
+				p->key = 0;
+			else
+				p->bytes -= e->b;
+			break;
+		default:
+			break;
+		}
+		st->count++;
+		rc = recorder__event(st->r, e);
+	}
+	memmove(st->batch, st->batch + i, (st->nbatch - i) * sizeof(*st->batch));
+	st->nbatch -= i;
+	return rc;
 }
 
 /* "dev == 7340032 || dev == ..." over every traced device (and the disks carrying them). */
@@ -318,6 +389,7 @@ static void tfs_close(void *p)
 	}
 	tep_free(st->tep);
 	free(st->lost_seen);
+	free(st->batch);
 	free(st);
 }
 
@@ -493,11 +565,22 @@ static int tfs_poll(void *p, struct recorder *r, int timeout_ms)
 	st->err = 0;
 	if (tracefs_iterate_raw_events(st->tep, st->inst, NULL, 0, on_record, st) < 0 && !st->err)
 		return -EIO;
+	if (!st->err)
+		st->err = emit_batch(st, false);
 	if (st->err)
 		return st->err;
 	if (!st->count && timeout_ms > 0)
 		usleep((useconds_t)timeout_ms * 1000);
 	return report_lost(st) ?: st->count;
+}
+
+static int tfs_drain(void *p, struct recorder *r)
+{
+	struct tfs_state *st = p;
+
+	st->r = r;
+	st->count = 0;
+	return emit_batch(st, true) ?: st->count;
 }
 
 static const char *tfs_notes(void *p)
@@ -509,6 +592,7 @@ const struct rec_backend_ops rec_tracefs_ops = {
 	.name = "tracefs",
 	.open = tfs_open,
 	.poll = tfs_poll,
+	.drain = tfs_drain,
 	.notes = tfs_notes,
 	.close = tfs_close,
 };

@@ -117,6 +117,7 @@ struct trace_sum {
 	uint64_t foreign;		/* records naming another device */
 	uint64_t unpaired, no_latency;	/* DONE without an outstanding ISSUE / latency */
 	uint64_t fitrim;		/* INTENTs flagged FITRIM */
+	uint64_t max_back;		/* largest step back in time between records, ns */
 	struct trace_status st;
 	uint64_t fs_size;
 	struct ts_record *intent, *bio;	/* for one-to-one matching */
@@ -162,7 +163,9 @@ static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
 	for (size_t i = 0; i < ndev; i++)
 		if (devs[i].dev == dev)
 			s->fs_size = devs[i].size;
-	while ((rc = trace_reader__next(r, &rec)) == 1) {
+	for (uint64_t last = 0; (rc = trace_reader__next(r, &rec)) == 1; last = rec.time_ns > last ? rec.time_ns : last) {
+		if (rec.time_ns < last && last - rec.time_ns > s->max_back)
+			s->max_back = last - rec.time_ns;
 		if (rec.dev != dev && !(rec.kind == TS_META && rec.dev == 0)) {
 			s->foreign++;
 			continue;
@@ -258,6 +261,8 @@ static void assert_common(const struct trace_sum *s)
 	cr_expect_eq(s->unpaired, 0, "%" PRIu64 " DONE records pair with no ISSUE", s->unpaired);
 	cr_expect_eq(s->no_latency, 0, "%" PRIu64 " DONE records without a latency", s->no_latency);
 	cr_expect(s->kind[TS_DONE].count > 0, "no DONE records");
+	/* records in time order (CPUs may race by a hair in the ring buffer) */
+	cr_expect(s->max_back <= 1000000, "a record steps back %" PRIu64 " ns in time", s->max_back);
 }
 
 #endif
