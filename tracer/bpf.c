@@ -243,6 +243,10 @@ static void *bpf_open(const struct rec_config *cfg, char *err, size_t errlen)
 		ts_errf(err, errlen, -EPERM, "eBPF: needs root (CAP_BPF and CAP_PERFMON)");
 		goto fail;
 	}
+	if (getenv("TRIMSIM_NO_BPF")) {
+		ts_errf(err, errlen, -ENOTSUP, "eBPF: disabled by TRIMSIM_NO_BPF");
+		goto fail;
+	}
 	setrlimit(RLIMIT_MEMLOCK, &rl);	/* pre-5.11 kernels charge maps to it; failure is not fatal */
 	if (!getenv("TRIMSIM_BPF_DEBUG"))
 		libbpf_set_print(silent);

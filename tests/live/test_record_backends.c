@@ -186,3 +186,56 @@ Test(record_backends, without_root, .timeout = 60)
 	th_rmtree(dir);
 	free(dir);
 }
+
+/* Reads and writes are recorded with --io only; flushes always. */
+Test(record_backends, io_option, .init = setup_xfs, .fini = fix_down, .timeout = 60)
+{
+	static const char *const backends[] = { "bpf", "tracefs" };
+	char out[256], script[512], extra[64], *err = NULL;
+	struct trace_sum s;
+
+	snprintf(script, sizeof(script), "dd if=/dev/zero of=%s/f bs=64k count=16 oflag=direct,sync "
+		 "status=none && dd if=%s/f of=/dev/null bs=64k iflag=direct status=none", fx.mnt, fx.mnt);
+	for (unsigned b = 0; b < 2; b++)
+		for (int io = 0; io < 2; io++) {
+			snprintf(out, sizeof(out), "%s/io%u%d.tsim", fx.dir, b, io);
+			snprintf(extra, sizeof(extra), "--backend %s%s", backends[b], io ? " --io" : "");
+			cr_assert_eq(record(out, extra, script, &err), 0, "%s: %s", extra, err ? err : "");
+			free(err);
+			err = NULL;
+			summarize(out, fx.dev, &s);
+			if (io) {
+				cr_expect(s.issue[TS_OP_WRITE].count >= 16, "%s: %" PRIu64 " writes", extra,
+					  s.issue[TS_OP_WRITE].count);
+				cr_expect(s.issue[TS_OP_READ].count >= 16, "%s: %" PRIu64 " reads", extra,
+					  s.issue[TS_OP_READ].count);
+				cr_expect_eq(s.unpaired, 0);
+			} else {
+				cr_expect_eq(s.issue[TS_OP_WRITE].count + s.issue[TS_OP_READ].count, 0,
+					     "%s: reads/writes recorded without --io", extra);
+			}
+			sum_free(&s);
+		}
+}
+
+/* auto falls back to tracefs with a one-line reason; --backend bpf does not fall back. */
+Test(record_backends, auto_falls_back, .init = setup_xfs, .fini = fix_down, .timeout = 60)
+{
+	char cmd[1024], *err = NULL;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "TRIMSIM_NO_BPF=1 %s record -o %s/a.tsim -m %s -- fstrim %s",
+		 th_trimsim(), fx.dir, fx.mnt, fx.mnt);
+	rc = th_run(cmd, NULL, &err);
+	cr_expect_eq(rc, 0, "auto: %s", err ? err : "");
+	cr_expect(err && strstr(err, "TRIMSIM_NO_BPF; using tracefs\n"), "no fallback line: %s", err ? err : "");
+	free(err);
+	snprintf(cmd, sizeof(cmd), "TRIMSIM_NO_BPF=1 %s record --backend bpf -o %s/b.tsim -m %s -- true",
+		 th_trimsim(), fx.dir, fx.mnt);
+	rc = th_run(cmd, NULL, &err);
+	cr_expect_neq(rc, 0);
+	cr_expect(err && th_lines(err) == 1 && strstr(err, "eBPF"), "%s", err ? err : "");
+	snprintf(cmd, sizeof(cmd), "%s/b.tsim", fx.dir);
+	cr_expect_neq(access(cmd, F_OK), 0, "a trace file was left behind");
+	free(err);
+}
