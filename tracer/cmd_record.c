@@ -254,6 +254,9 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		kill(pid, SIGTERM);
 		waitpid(pid, &status, 0);
 		*cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (!rc)
+			rc = recorder__meta(r, TS_META_CMD_STOP, 0, 0, 0, (uint64_t)pid,
+					    (uint64_t)*cmd_status, 0);
 	}
 	/*
 	 * Drain, then settle: filesystems finish their work after the command
