@@ -46,7 +46,7 @@ static void usage(FILE *f)
 		"      --io                also record reads and writes\n"
 		"      --duration S        stop after S (e.g. 30s, 5m)\n"
 		"      --backend B         auto (eBPF, else tracefs), bpf or tracefs\n"
-		"      --ringbuf-size N    eBPF ring buffer size (default 4M; rounded to a power of two),\n"
+		"      --ringbuf-size N    eBPF ring buffer size (default 16M; rounded to a power of two),\n"
 		"                          tracefs per-CPU buffer size\n"
 		"Environment: TRIMSIM_NO_BPF=1 treats eBPF as unavailable; TRIMSIM_BPF_DEBUG=1 shows libbpf's log.\n"
 		"\n"
@@ -262,9 +262,9 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	 * Drain, then settle: filesystems finish their work after the command
 	 * returns (ext4_discard_work(), XFS log completion discards), and the end
 	 * free-space snapshot must see it done. Record until 300 ms pass without an
-	 * event (at most 5 s; a signal skips the wait).
+	 * event (at most 2 s: a busy root filesystem is never quiet; a signal skips the wait).
 	 */
-	for (uint64_t quiet = ts_now_ns(), end = quiet + 5000000000ull; !rc;) {
+	for (uint64_t quiet = ts_now_ns(), end = quiet + 2000000000ull; !rc;) {
 		int n = ops->poll(st, r, 50);
 		uint64_t now = ts_now_ns();
 

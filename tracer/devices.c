@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include <endian.h>
@@ -78,6 +79,51 @@ static int find_mount(dev_t rdev, const char *path, struct mnt *m)
 	return found;
 }
 
+/* XFS_IOC_FSGEOMETRY_V1 (fs/xfs/libxfs/xfs_fs.h, struct xfs_fsop_geom_v1): works on the mount point. */
+struct xfs_geom_v1 {
+	uint32_t blocksize, rtextsize, agblocks, agcount, logblocks, sectsize, inodesize, imaxpct;
+	uint64_t datablocks, rtblocks, rtextents, logstart;
+	unsigned char uuid[16];
+	uint32_t sunit, swidth;
+	int32_t version;
+	uint32_t flags, logsectsize, rtsectsize, dirblocksize;
+};
+#define XFS_IOC_FSGEOMETRY_V1 _IOR('X', 100, struct xfs_geom_v1)
+
+/*
+ * When the block device cannot be opened (a locked-down root device), take
+ * the geometry from the mounted filesystem: XFS answers an ioctl; ext4 has
+ * none, so mke2fs's defaults are assumed (a block bitmap's bits per group,
+ * first data block 1 only with 1 KiB blocks) and the user is told.
+ */
+static int geometry_from_mount(const char *devpath, const char *mnt, struct rec_dev *rd, int why,
+			       char *err, size_t errlen)
+{
+	struct xfs_geom_v1 g;
+	struct statfs sf;
+	int fd = open(mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return ts_errf(err, errlen, -errno, "%s: %s", mnt, strerror(errno));
+	if (rd->fs == TS_FS_XFS) {
+		if (ioctl(fd, XFS_IOC_FSGEOMETRY_V1, &g))
+			rc = ts_errf(err, errlen, -errno, "%s: XFS geometry: %s", mnt, strerror(errno));
+		rd->d.fs_block_size = g.blocksize;
+		rd->d.xfs_agblocks = g.agblocks;
+	} else if (fstatfs(fd, &sf)) {
+		rc = ts_errf(err, errlen, -errno, "%s: statfs: %s", mnt, strerror(errno));
+	} else {
+		rd->d.fs_block_size = (uint32_t)sf.f_bsize;
+		rd->ext4_blocks_per_group = 8ull * (uint64_t)sf.f_bsize;
+		rd->ext4_first_data_block = sf.f_bsize == 1024;
+		fprintf(stderr, "trimsim record: %s: cannot read the ext4 superblock (%s); assuming %llu "
+			"blocks per group for ALLOC offsets\n", devpath, strerror(why),
+			(unsigned long long)rd->ext4_blocks_per_group);
+	}
+	close(fd);
+	return rc;
+}
+
 /* Superblock geometry: XFS (fs/xfs/libxfs/xfs_format.h xfs_dsb, big-endian) and ext4 (struct ext4_super_block). */
 static int read_superblock(const char *devpath, struct rec_dev *rd, char *err, size_t errlen)
 {
@@ -85,6 +131,8 @@ static int read_superblock(const char *devpath, struct rec_dev *rd, char *err, s
 	int fd = open(devpath, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
+	if (fd < 0 && (errno == EPERM || errno == EACCES) && rd->d.mount[0])
+		return geometry_from_mount(devpath, rd->d.mount, rd, errno, err, errlen);
 	if (fd < 0)
 		return ts_errf(err, errlen, -errno, "%s: %s", devpath, strerror(errno));
 	n = pread(fd, sb, sizeof(sb), 0);
@@ -246,13 +294,18 @@ int rec_dev__freespace(const struct rec_dev *rd, rec_extent_fn fn, void *arg,
 		       char *err, size_t errlen)
 {
 	struct fsmap_head *h;
+	struct stat st;
 	int fd, rc = 0;
 
 	if (!rd->d.mount[0] || (rd->fs != TS_FS_XFS && rd->fs != TS_FS_EXT4))
 		return -EOPNOTSUPP;
 	fd = open(rd->d.mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return ts_errf(err, errlen, -errno, "%s: %s", rd->d.mount, strerror(errno));
+		return -ENODEV;		/* unmounted meanwhile: no snapshot */
+	if (fstat(fd, &st) || TS_DEV_MK(major(st.st_dev), minor(st.st_dev)) != rd->d.dev) {
+		close(fd);		/* the directory is there, the filesystem is not */
+		return -ENODEV;
+	}
 	h = calloc(1, fsmap_sizeof(FSMAP_BATCH));
 	if (!h) {
 		rc = ts_errf(err, errlen, -ENOMEM, "GETFSMAP: out of memory");

@@ -290,7 +290,7 @@ int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 		};
 		int rc = rec_dev__freespace(&r->devs[i], snap_extent, &a, err, errlen);
 
-		if (rc && rc != -EOPNOTSUPP)
+		if (rc && rc != -EOPNOTSUPP && rc != -ENODEV)
 			return rc;
 	}
 	return 0;

@@ -36,7 +36,10 @@ struct rec_dev {
 int rec_dev__from_path(const char *path, struct rec_dev *rd, char *err, size_t errlen);
 int rec_dev__from_mount(const char *mnt, struct rec_dev *rd, char *err, size_t errlen);
 int rec_dev__all_mounted(struct rec_dev *rds, size_t max, size_t *n, char *err, size_t errlen);
-/* GETFSMAP free extents of rd's filesystem, whole-device byte offsets. -EOPNOTSUPP if unsupported. */
+/*
+ * GETFSMAP free extents of rd's filesystem, whole-device byte offsets.
+ * -EOPNOTSUPP if the fs has no GETFSMAP, -ENODEV if it is no longer mounted there.
+ */
 typedef int (*rec_extent_fn)(void *arg, uint64_t offset, uint64_t length);
 int rec_dev__freespace(const struct rec_dev *rd, rec_extent_fn fn, void *arg,
 		       char *err, size_t errlen);

@@ -24,7 +24,7 @@ const volatile bool blk_tp_has_q = false;	/* core_fixes.bpf.h: pre-5.11 block tr
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);	/* resized by the loader (--ringbuf-size) */
+	__uint(max_entries, 16 << 20);	/* resized by the loader (--ringbuf-size) */
 } events SEC(".maps");
 
 struct {
