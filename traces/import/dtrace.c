@@ -103,9 +103,19 @@ static size_t split(char *line, char **f, size_t max)
 	return n;
 }
 
+/* Decimal only, as the format says (parse_u64 would take 0x and octal too). */
 static int num(const char *s, uint64_t *v)
 {
-	return parse_u64(s, v) == 0 && s[0] >= '0' && s[0] <= '9' ? 0 : -EINVAL;
+	unsigned long long x;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return -EINVAL;
+	errno = 0;
+	x = strtoull(s, NULL, 10);
+	if (errno)
+		return -EINVAL;
+	*v = x;
+	return 0;
 }
 
 static int dt_op(const char *s)
