@@ -22,7 +22,8 @@
  * The block tracepoints carry only the rwbs text, not the request flags. It is
  * decoded positionally as block/blktrace.c:blk_fill_rwbs() writes it (F for
  * REQ_PREFLUSH, then the op letter, then F/A/S/M modifiers): "DS" is a
- * discard, never compared as a whole string.
+ * discard, never compared as a whole string. "N" with sectors is taken as
+ * write-zeroes (the only such op on a device that is not zoned).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -112,6 +113,7 @@ static unsigned rwbs_op(const char *s, size_t n, uint16_t *flags)
 			i++;
 		}
 		break;
+	case 'N': op = TS_OP_WRITE_ZEROES; break;	/* see block_event(): data-carrying N only */
 	default: return TS_OP_NONE;
 	}
 	for (; i < n && s[i]; i++) {
@@ -172,12 +174,17 @@ static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e
 	    (ret = need(s, e, rec, "nr_sector", &nr, err, errlen)))
 		return ret;
 	op = rwbs_op((const char *)rec->data + rf->offset, (size_t)rf->size, &r->flags);
-	if (op == TS_OP_NONE)
+	/*
+	 * 'N' is every op blk_fill_rwbs() has no letter for. On a device that is not
+	 * zoned, the only one that carries sectors is REQ_OP_WRITE_ZEROES (mkfs zeroing
+	 * the XFS log shows as "NS"); zone management and driver-private ops carry none.
+	 */
+	if (op == TS_OP_NONE || (op == TS_OP_WRITE_ZEROES && nr == 0))
 		return 0;
 	r->op = (uint8_t)op;
 	r->dev = (uint32_t)dev;
-	r->offset = sector * 512;
-	r->length = nr * 512;
+	r->offset = op == TS_OP_FLUSH ? 0 : sector * 512;	/* a flush request has no position */
+	r->length = op == TS_OP_FLUSH ? 0 : nr * 512;
 	r->ino = (uint64_t)tep_data_pid(s->tep, rec);
 	switch (which) {
 	case EV_BIO_QUEUE:
