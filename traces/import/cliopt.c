@@ -49,7 +49,7 @@ void cliopt__print(const struct opt_spec *t, FILE *f)
 			flag[k] = o->key[k] == '_' ? '-' : o->key[k];
 		flag[k] = 0;
 		fprintf(f, "    --%-20s %s", flag, o->help);
-		if (o->def)
+		if (o->def && o->def[0])
 			fprintf(f, " (default %s)", o->def);
 		if (o->choices) {
 			fprintf(f, " [");

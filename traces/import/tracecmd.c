@@ -351,6 +351,9 @@ static int tc_callback(struct tracecmd_input *h, struct tep_record *rec, int cpu
 
 	(void)h;
 	(void)cpu;
+	/* libtracecmd 1.3 does not stop every iteration on a non-zero return: keep the first error. */
+	if (it->ret < 0)
+		return 1;
 	it->s->nrec++;
 	it->ret = tc_record(it->s, rec, it->err, it->errlen);
 	if (it->ret == -ENOMEM)
