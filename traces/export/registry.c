@@ -52,7 +52,7 @@ unsigned export_layer_kind(unsigned records, const struct export_ctx *c)
 					  [EXPORT_INTENT] = TS_INTENT, [EXPORT_FREE] = TS_FREE };
 
 	if (records != EXPORT_AUTO)
-		return records < sizeof(kinds) / sizeof(kinds[0]) ? kinds[records] : 0;
+		return records < sizeof(kinds) / sizeof(kinds[0]) && c->kinds[kinds[records]] ? kinds[records] : 0;
 	for (unsigned l = EXPORT_ISSUE; l <= EXPORT_FREE; l++)
 		if (c->kinds[kinds[l]])
 			return kinds[l];

@@ -102,6 +102,13 @@ static json_t *import_header(int argc, char **argv, const struct importer_ops *i
 	json_decref(devs);
 	json_decref(src);
 	json_decref(fl);
+	/* Record times are the source's clock: start_ns is the first record's, not ours. */
+	if (!bad && import_sink__count(sink)) {
+		struct ts_record first;
+
+		if (import_sink__read(sink, 0, &first, 1) == 1)
+			bad |= json_object_set_new(h, "start_ns", json_integer((json_int_t)first.time_ns));
+	}
 	if (bad) {
 		json_decref(h);
 		return NULL;
