@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Shared by the workload scripts: set up a loop device, mkfs and mount it with the given
 # options, run a workload under `trimsim record`, and always tear down (trap on EXIT).
 #
@@ -41,7 +41,7 @@ ws_parse() {
 		k) WS_MKFS_OPTS=$OPTARG ;;
 		m) WS_MOUNT_OPTS=$OPTARG ;;
 		s) WS_SIZE=$OPTARG ;;
-		n) WS_SCALE=$OPTARG ;; # shellcheck disable=SC2034
+		n) WS_SCALE=$OPTARG ;;
 		t) WS_FSTRIM=1 ;;
 		o) WS_OUT=$OPTARG ;;
 		h) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//; /^set -euo/d'; exit 0 ;;
@@ -136,6 +136,7 @@ ws_record_tracefs() {
 	echo 1 > "$WS_INST/tracing_on"
 	(cd "$WS_MNT" && "$@")
 	sync
+	sleep 2		# XFS discards after the log commit, from a workqueue: let them complete
 	echo 0 > "$WS_INST/tracing_on"
 	(cd "$WS_DIR" && trace-cmd extract -B "$name" -o "$WS_DIR/trace.dat" >/dev/null 2>&1)
 	[ -d "$WS_INST" ] && rmdir "$WS_INST"
@@ -146,6 +147,7 @@ ws_record_tracefs() {
 # Deterministic synthetic source tree under $1: $2 files in nested directories, sizes drawn
 # to resemble a kernel tree (most files a few KiB, a long tail to 1 MiB); seed $3.
 ws_make_tree() {
+	mkdir -p "$1"
 	perl -e '
 		use strict; my ($root, $n, $seed) = @ARGV; srand($seed);
 		my @dirs = ($root); my $buf = "x" x 1048576;
