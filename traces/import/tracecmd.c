@@ -11,8 +11,9 @@
  *   xfs:xfs_free_extent              -> FREE   (agno, agbno, len in fs blocks)
  *   xfs:xfs_discard_extent           -> INTENT (agno, agbno, len; type rtg skipped)
  *   ext4:ext4_free_blocks            -> FREE   (block, count in blocks; ino)
- *   ext4:ext4_discard_blocks         -> INTENT (blk, count in blocks)
- *   ext4:ext4_trim_extent            -> INTENT, FITRIM (group, start, len in clusters)
+ *   ext4:ext4_discard_blocks         -> INTENT (blk, count in blocks); FITRIM flag when an
+ *                                       ext4_trim_extent of a non-kworker task announced it
+ *   ext4:ext4_trim_extent            -> (group, start, len in clusters) see struct trim_note
  *   ext4:ext4_mballoc_alloc          -> ALLOC  (result_group/start/len in clusters; ino)
  * XFS byte offset: XFS_AGB_TO_DADDR() (fs/xfs/libxfs/xfs_format.h) = (agno * sb_agblocks + agbno)
  * blocks. ext4: ext4_group_first_block_no() (fs/ext4/ext4.h) = group * blocks_per_group +
@@ -78,8 +79,24 @@ struct tc_geom {
 	uint64_t bs, agblocks, bpg, first, cratio, part;
 };
 
+/*
+ * ext4 discards every extent through ext4_issue_discard() (fs/ext4/mballoc.c), which traces
+ * ext4_discard_blocks; on the trim path (FITRIM, and on 6.x kernels online discard too) the
+ * same extent was announced by ext4_trim_extent just before, in the same task. One INTENT per
+ * extent: ext4_discard_blocks makes it, ext4_trim_extent only says whether it was FITRIM: the
+ * trim ran in the fstrim task rather than in a kernel worker (kworker/...), by the task's name.
+ */
+#define TC_NOTES 16
+struct trim_note {
+	int pid;
+	uint64_t offset, length;
+	bool fitrim;
+};
+
 struct tc_state {
 	const char *path;
+	struct trim_note notes[TC_NOTES];
+	unsigned next_note;
 	struct tep_handle *tep;
 	struct tep_event *ev[EV_N];
 	struct inflight *fl;
@@ -213,6 +230,32 @@ static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e
 	return 1;
 }
 
+static void trim_note(struct tc_state *s, struct tep_record *rec, uint64_t offset, uint64_t length)
+{
+	int pid = tep_data_pid(s->tep, rec);
+	const char *comm = tep_data_comm_from_pid(s->tep, pid);
+	struct trim_note *n = &s->notes[s->next_note++ % TC_NOTES];
+
+	n->pid = pid;
+	n->offset = offset;
+	n->length = length;
+	n->fitrim = !comm || strncmp(comm, "kworker/", 8);
+}
+
+/* True if pid's last trim_extent announced exactly this extent from a FITRIM task; forgets it. */
+static bool trim_noted(struct tc_state *s, int pid, uint64_t offset, uint64_t length)
+{
+	for (unsigned i = 0; i < TC_NOTES; i++) {
+		struct trim_note *n = &s->notes[i];
+
+		if (n->pid == pid && n->offset == offset && n->length == length && n->length) {
+			n->length = 0;
+			return n->fitrim;
+		}
+	}
+	return false;
+}
+
 static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, struct tep_record *rec,
 		    struct ts_record *r, char *err, size_t errlen)
 {
@@ -259,9 +302,11 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 			return ret;
 		r->kind = TS_INTENT;
 		r->flags = TS_FS_EXT4;
-		r->offset = a * s->g.bs;
+		r->offset = a * s->g.bs + s->g.part;
 		r->length = c * s->g.bs;
-		break;
+		if (trim_noted(s, tep_data_pid(s->tep, rec), r->offset, r->length))
+			r->flags |= TS_F_FITRIM;
+		return 1;
 	default: {	/* ext4_trim_extent, ext4_mballoc_alloc: group-relative clusters */
 		bool trim = which == EV_EXT4_TRIM;
 
@@ -272,10 +317,14 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 		if (!trim)
 			fnum(e, rec, "ino", &ino);
 		r->kind = trim ? TS_INTENT : TS_ALLOC;
-		r->flags = TS_FS_EXT4 | (trim ? TS_F_FITRIM : 0);
+		r->flags = TS_FS_EXT4;
 		r->ino = ino;
 		r->offset = (a * s->g.bpg + s->g.first + (uint64_t)(uint32_t)b * s->g.cratio) * s->g.bs;
 		r->length = (uint64_t)(uint32_t)c * s->g.cratio * s->g.bs;
+		if (trim) {
+			trim_note(s, rec, r->offset + s->g.part, r->length);
+			return 0;	/* its ext4_discard_blocks makes the INTENT */
+		}
 		break;
 	}
 	}
