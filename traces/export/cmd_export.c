@@ -39,7 +39,7 @@ static void export_usage(FILE *f)
 		"\n"
 		"examples:\n"
 		"  trimsim export --to blktrace rm.tsim -o rm.blktrace\n"
-		"  blkparse -i rm.blktrace\n"
+		"  blkparse -i - < rm.blktrace\n"
 		"  fio --name=replay --ioengine=libaio --direct=1 --read_iolog=rm.blktrace --replay_redirect=/dev/sdX\n"
 		"  trimsim export --to fio rm.tsim -o rm.iolog --ops discard --file /dev/sdX   (fio >= 3.34 for trims)\n"
 		"  trimsim export --to blktrace rm.tsim --records free -o frees.blktrace  (every free as a discard)\n");
