@@ -123,8 +123,10 @@ ws_record_tracefs() {
 	echo mono > "$WS_INST/trace_clock"
 	echo 16384 > "$WS_INST/buffer_size_kb"
 	for e in block/block_bio_queue block/block_rq_issue block/block_rq_complete \
-		 xfs/xfs_free_extent xfs/xfs_discard_extent ext4/ext4_free_blocks \
-		 ext4/ext4_discard_blocks ext4/ext4_trim_extent ext4/ext4_mballoc_alloc; do
+		 xfs/xfs_free_extent xfs/xfs_discard_extent xfs/xfs_alloc_vextent_finish \
+		 xfs/xlog_iclog_callbacks_start ext4/ext4_free_blocks ext4/ext4_discard_blocks \
+		 ext4/ext4_trim_extent ext4/ext4_mballoc_alloc ext4/ext4_mballoc_discard \
+		 jbd2/jbd2_end_commit; do
 		[ -d "$WS_INST/events/$e" ] || continue
 		if [ "$e" = ext4/ext4_trim_extent ]; then
 			echo "dev_major == $ma && dev_minor == $mi" > "$WS_INST/events/$e/filter"

@@ -15,6 +15,11 @@
  *                                       ext4_trim_extent of a non-kworker task announced it
  *   ext4:ext4_trim_extent            -> (group, start, len in clusters) see struct trim_note
  *   ext4:ext4_mballoc_alloc          -> ALLOC  (result_group/start/len in clusters; ino)
+ *   ext4:ext4_mballoc_discard        -> FREE   (an unused preallocation given back; same fields)
+ *   xfs:xfs_alloc_vextent_finish     -> ALLOC  (agno, agbno, len; AGFL refills, wasfromfl, skipped)
+ *   jbd2:jbd2_end_commit             -> META commit, ino = transaction id
+ *   xfs:xlog_iclog_callbacks_start   -> META commit, ino = LSN (the log write is on disk: XFS
+ *                                       discards the extents that transaction freed from here)
  * XFS byte offset: XFS_AGB_TO_DADDR() (fs/xfs/libxfs/xfs_format.h) = (agno * sb_agblocks + agbno)
  * blocks. ext4: ext4_group_first_block_no() (fs/ext4/ext4.h) = group * blocks_per_group +
  * first_data_block, clusters via EXT4_C2B(). The geometry comes from --device (superblock)
@@ -60,8 +65,9 @@ static const struct opt_spec tc_opt_table[] = {
 	{ 0 },
 };
 
-enum tc_ev { EV_BIO_QUEUE, EV_RQ_ISSUE, EV_RQ_COMPLETE, EV_XFS_FREE, EV_XFS_DISCARD,
-	     EV_EXT4_FREE, EV_EXT4_DISCARD, EV_EXT4_TRIM, EV_EXT4_ALLOC, EV_N };
+enum tc_ev { EV_BIO_QUEUE, EV_RQ_ISSUE, EV_RQ_COMPLETE, EV_XFS_FREE, EV_XFS_DISCARD, EV_XFS_ALLOC,
+	     EV_EXT4_FREE, EV_EXT4_DISCARD, EV_EXT4_TRIM, EV_EXT4_ALLOC, EV_EXT4_PA_FREE,
+	     EV_JBD2_COMMIT, EV_XLOG_DONE, EV_N };
 
 static const struct { const char *sys, *name; } tc_events[EV_N] = {
 	[EV_BIO_QUEUE] = { "block", "block_bio_queue" },
@@ -69,10 +75,14 @@ static const struct { const char *sys, *name; } tc_events[EV_N] = {
 	[EV_RQ_COMPLETE] = { "block", "block_rq_complete" },
 	[EV_XFS_FREE] = { "xfs", "xfs_free_extent" },
 	[EV_XFS_DISCARD] = { "xfs", "xfs_discard_extent" },
+	[EV_XFS_ALLOC] = { "xfs", "xfs_alloc_vextent_finish" },
 	[EV_EXT4_FREE] = { "ext4", "ext4_free_blocks" },
 	[EV_EXT4_DISCARD] = { "ext4", "ext4_discard_blocks" },
 	[EV_EXT4_TRIM] = { "ext4", "ext4_trim_extent" },
 	[EV_EXT4_ALLOC] = { "ext4", "ext4_mballoc_alloc" },
+	[EV_EXT4_PA_FREE] = { "ext4", "ext4_mballoc_discard" },
+	[EV_JBD2_COMMIT] = { "jbd2", "jbd2_end_commit" },
+	[EV_XLOG_DONE] = { "xfs", "xlog_iclog_callbacks_start" },
 };
 
 struct tc_geom {
@@ -262,6 +272,16 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 	uint64_t dev = 0, a = 0, b = 0, c = 0, ino = 0, flags = 0, ma, mi, type;
 	int ret;
 
+	if (which == EV_JBD2_COMMIT || which == EV_XLOG_DONE) {
+		if ((ret = need(s, e, rec, "dev", &dev, err, errlen)) ||
+		    (ret = need(s, e, rec, which == EV_JBD2_COMMIT ? "transaction" : "lsn", &a, err, errlen)))
+			return ret;
+		r->dev = (uint32_t)dev;
+		r->kind = TS_META;
+		r->op = TS_META_COMMIT;
+		r->ino = a;
+		return 1;
+	}
 	if (which == EV_EXT4_TRIM) {
 		if ((ret = need(s, e, rec, "dev_major", &ma, err, errlen)) ||
 		    (ret = need(s, e, rec, "dev_minor", &mi, err, errlen)))
@@ -270,18 +290,24 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 	} else if ((ret = need(s, e, rec, "dev", &dev, err, errlen))) {
 		return ret;
 	}
-	if ((ret = need_geom(s, e, which == EV_XFS_FREE || which == EV_XFS_DISCARD, err, errlen)))
+	if ((ret = need_geom(s, e, which == EV_XFS_FREE || which == EV_XFS_DISCARD || which == EV_XFS_ALLOC,
+			     err, errlen)))
 		return ret;
 	r->dev = (uint32_t)dev;
 	switch (which) {
 	case EV_XFS_FREE:
 	case EV_XFS_DISCARD:
+	case EV_XFS_ALLOC:
 		if (which == EV_XFS_DISCARD && !fnum(e, rec, "type", &type) && type != 0)
 			return 0;	/* realtime group: not on the data device */
+		if (which == EV_XFS_ALLOC && !fnum(e, rec, "wasfromfl", &type) && type != 0)
+			return 0;	/* a block from the AG free list, not a new extent */
 		if ((ret = need(s, e, rec, "agno", &a, err, errlen)) || (ret = need(s, e, rec, "agbno", &b, err, errlen)) ||
 		    (ret = need(s, e, rec, "len", &c, err, errlen)))
 			return ret;
-		r->kind = which == EV_XFS_FREE ? TS_FREE : TS_INTENT;
+		if (which == EV_XFS_ALLOC && c == 0)
+			return 0;	/* the allocation failed */
+		r->kind = which == EV_XFS_FREE ? TS_FREE : which == EV_XFS_ALLOC ? TS_ALLOC : TS_INTENT;
 		r->flags = TS_FS_XFS;
 		r->offset = (a * s->g.agblocks + b) * s->g.bs;
 		r->length = c * s->g.bs;
@@ -316,7 +342,7 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 			return ret;
 		if (!trim)
 			fnum(e, rec, "ino", &ino);
-		r->kind = trim ? TS_INTENT : TS_ALLOC;
+		r->kind = trim ? TS_INTENT : which == EV_EXT4_PA_FREE ? TS_FREE : TS_ALLOC;
 		r->flags = TS_FS_EXT4;
 		r->ino = ino;
 		r->offset = (a * s->g.bpg + s->g.first + (uint64_t)(uint32_t)b * s->g.cratio) * s->g.bs;
