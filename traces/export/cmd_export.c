@@ -140,9 +140,6 @@ out:
 	return ret;
 }
 
-/* Pulls this object out of libtrimsim.a (traces/impexp.mk). */
-int ts_cmd_export_anchor;
-
 int cmd_export(int argc, char **argv)
 {
 	const struct exporter_ops *ex = NULL;

@@ -116,9 +116,6 @@ static json_t *import_header(int argc, char **argv, const struct importer_ops *i
 	return h;
 }
 
-/* Pulls this object out of libtrimsim.a (traces/impexp.mk). */
-int ts_cmd_import_anchor;
-
 int cmd_import(int argc, char **argv)
 {
 	const struct importer_ops *im = NULL;
