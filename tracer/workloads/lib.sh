@@ -99,6 +99,11 @@ ws_record() {
 		# shellcheck disable=SC2016 # expanded by that sh
 		cmd=(sh -c '"$@" && fstrim -v "$WS_MNT"' sh "${cmd[@]}")
 	fi
+	# Online discard follows the log/journal commit, from a workqueue (XFS: after the CIL
+	# checkpoint, fs/xfs/xfs_discard.c; ext4: after the jbd2 commit): syncfs forces the commit
+	# and two seconds (and another syncfs) let the discards complete inside the recording.
+	# shellcheck disable=SC2016 # expanded by that sh
+	cmd=(sh -c '"$@" && sync -f "$WS_MNT" && sleep 2 && sync -f "$WS_MNT"' sh "${cmd[@]}")
 	export WS_MNT
 	sync
 	if "$ts" record --help >/dev/null 2>&1; then
@@ -137,8 +142,6 @@ ws_record_tracefs() {
 	done
 	echo 1 > "$WS_INST/tracing_on"
 	(cd "$WS_MNT" && "$@")
-	sync
-	sleep 2		# XFS discards after the log commit, from a workqueue: let them complete
 	echo 0 > "$WS_INST/tracing_on"
 	(cd "$WS_DIR" && trace-cmd extract -B "$name" -o "$WS_DIR/trace.dat" >/dev/null 2>&1)
 	[ -d "$WS_INST" ] && rmdir "$WS_INST"
