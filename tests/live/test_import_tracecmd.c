@@ -22,17 +22,6 @@
 
 extern const struct importer_ops importer_tracecmd;
 
-/*
- * libtraceevent 1.7.1 (Debian 12) leaks a 2-byte strdup while parsing event
- * formats, inside tracecmd_open(); nothing of ours. LeakSanitizer asks this
- * hook for suppressions.
- */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libtraceevent.so\n";
-}
-
 #define TRACEFS "/sys/kernel/tracing"
 
 static char *dir;

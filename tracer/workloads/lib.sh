@@ -15,8 +15,9 @@
 #
 # Environment: TRIMSIM (the binary; default trimsim from PATH or build/trimsim),
 # WORKDIR (where the backing file lives; default a fresh directory under /tmp).
-# The recorder runs with --io (reads and writes too). If `trimsim record` is not built, the
-# tracefs instance + `trace-cmd extract` + `trimsim import --from trace-cmd` path is used.
+# The recorder runs with --io (reads and writes too). If `trimsim record` is not built (or
+# TRIMSIM_RECORD_FALLBACK=1), the tracefs instance + `trace-cmd extract` + `trimsim import
+# --from trace-cmd` path is used.
 set -euo pipefail
 
 ws_die() { echo "${0##*/}: $*" >&2; exit 1; }
@@ -106,7 +107,7 @@ ws_record() {
 	cmd=(sh -c '"$@" && sync -f "$WS_MNT" && sleep 2 && sync -f "$WS_MNT"' sh "${cmd[@]}")
 	export WS_MNT
 	sync
-	if "$ts" record --help >/dev/null 2>&1; then
+	if [ "${TRIMSIM_RECORD_FALLBACK:-0}" != 1 ] && "$ts" record --help >/dev/null 2>&1; then
 		(cd "$WS_MNT" && "$ts" record -o "$WS_OUT" -m "$WS_MNT" --io -- "${cmd[@]}")
 	else
 		echo "${0##*/}: trimsim record not built: recording through a tracefs instance + trace-cmd" >&2
