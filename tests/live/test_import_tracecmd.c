@@ -193,6 +193,15 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_report, .time
 	snprintf(cmd, sizeof(cmd), "trace-cmd report -i '%s' 2>/dev/null", dat);
 	cr_assert_eq(th_run(cmd, &report, NULL), 0, "trace-cmd report");
 
+	/* Without the geometry, fs events stop the import with the record and the options to give. */
+	snprintf(cmd, sizeof(cmd), "'%s' import --from trace-cmd '%s' -o '%s/nogeom.tsim'", th_trimsim(), dat, dir);
+	cr_assert_eq(th_run(cmd, NULL, &out), 1);
+	cr_assert(strstr(out, dat) && strstr(out, ": record ") && strstr(out, "--device"), "%s", out);
+	free(out);
+	out = NULL;
+	snprintf(path, sizeof(path), "%s/nogeom.tsim", dir);
+	cr_assert_neq(access(path, F_OK), 0, "nothing written");
+
 	/* Import, geometry from the device's superblock. */
 	cr_assert_eq(opts__defaults(importer_tracecmd.opts, opts, err, sizeof(err)), 0);
 	cr_assert_eq(opts__set(importer_tracecmd.opts, opts, "device", loopdev, err, sizeof(err)), 0, "%s", err);

@@ -134,6 +134,31 @@ static char *fio_replay(const char *log, const char *redirect)
 	return out;
 }
 
+/* blkparse -d writes the merged binary dump the importer also reads: a real-tool round trip. */
+Test(export, blkparse_dump_imported)
+{
+	char path[512], dump[512], cmd[1200], err[256] = "", opts[64] = { 0 };
+	char *files[1] = { dump };
+	struct import_sink *sink = import_sink__new();
+	uint64_t want, bytes;
+
+	if (!have("blkparse"))
+		cr_skip("blkparse not installed");
+	cr_assert_not_null(sink);
+	snprintf(path, sizeof(path), "%s/out.blktrace", dir);
+	snprintf(dump, sizeof(dump), "%s/dump.bin", dir);
+	cr_assert_eq(tu_export(exporter__find("blktrace"), "", recs, nrecs, path, err, sizeof(err)), 0, "%s", err);
+	snprintf(cmd, sizeof(cmd), "blkparse -i - -d '%s' < '%s' > /dev/null", dump, path);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "blkparse -d");
+	cr_assert_eq(opts__defaults(importer_blktrace.opts, opts, err, sizeof(err)), 0);
+	cr_assert_eq(importer_blktrace.run(opts, files, 1, sink, err, sizeof(err)), 0, "%s", err);
+	expected(TS_OP_DISCARD, &want, &bytes);
+	cr_assert_eq(import_sink__kind_count(sink, TS_BIO), want, "one Q per discard");
+	cr_assert_eq(import_sink__kind_count(sink, TS_ISSUE), NCMD);
+	cr_assert_eq(import_sink__kind_count(sink, TS_DONE), NCMD);
+	import_sink__free(sink);
+}
+
 Test(export, blktrace_replayed_by_fio)
 {
 	char path[512], target[512], err[256] = "", *json;

@@ -141,6 +141,11 @@ Test(impexp_cli, dtrace_import_info_and_atomic_failure)
 	cr_assert_eq(json_integer_value(json_object_get(h, "start_ns")), 1000, "start_ns is the source's");
 	cr_assert_eq(json_array_size(json_object_get(h, "devices")), 2);
 	json_decref(j);
+	cr_assert_eq(run(NULL, NULL, "import --from dtrace ufs.txt -o ufs.jsonl --jsonl"), 0);
+	j = info("ufs.jsonl");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "format")), "jsonl");
+	cr_assert_eq(kind_records(j, "FREE"), 1);
+	json_decref(j);
 
 	/* A bad line late in the file: error with the line, no output, no temporary. */
 	snprintf(path, sizeof(path), "%s/bad.txt", dir);
@@ -152,7 +157,7 @@ Test(impexp_cli, dtrace_import_info_and_atomic_failure)
 	}
 	cr_assert_eq(run(NULL, &err, "import --from dtrace bad.txt -o bad.tsim"), 1);
 	cr_assert(strstr(err, "bad.txt:6: expected 'done"), "%s", err);
-	cr_assert_eq(nfiles(), 3, "ufs.txt, ufs.tsim, bad.txt only");
+	cr_assert_eq(nfiles(), 4, "ufs.txt, ufs.tsim, ufs.jsonl, bad.txt only");
 	free(err);
 }
 
