@@ -160,7 +160,8 @@ const struct exporter_ops exporter_blktrace = {
 	.name = "blktrace",
 	.help = "blktrace binary (version 7), one file: `blkparse -i - < OUT` lists it, fio replays it with\n"
 		"--read_iolog=OUT --replay_redirect=DEV (discards replay as trims, also on fio 3.33).\n"
-		"ISSUE records become Q,G,I,D and their DONE a C; bio/intent/free records a Q each.",
+		"ISSUE records become Q,G,I,D and their DONE a C; bio/intent/free records a Q each.\n"
+		"Replayed writes overwrite DEV: --ops discard replays the discards only.",
 	.opts = bt_opt_table,
 	.opts_size = sizeof(struct bt_opts),
 	.begin = bt_begin,
