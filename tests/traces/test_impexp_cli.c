@@ -139,6 +139,8 @@ Test(impexp_cli, dtrace_import_info_and_atomic_failure)
 	h = json_object_get(j, "header");
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(h, "import"), "importer")), "dtrace");
 	cr_assert_eq(json_integer_value(json_object_get(h, "start_ns")), 1000, "start_ns is the source's");
+	cr_assert_str_eq(json_string_value(json_object_get(h, "kernel")), "unknown", "not the importing machine's");
+	cr_assert_not_null(json_object_get(json_object_get(h, "import"), "imported_on_kernel"));
 	cr_assert_eq(json_array_size(json_object_get(h, "devices")), 2);
 	json_decref(j);
 	cr_assert_eq(run(NULL, NULL, "import --from dtrace ufs.txt -o ufs.jsonl --jsonl"), 0);

@@ -90,6 +90,11 @@ static json_t *import_header(int argc, char **argv, const struct importer_ops *i
 	for (size_t i = 0; !bad && i < nfiles; i++)
 		bad |= json_array_append_new(fl, json_string(files[i]));
 	if (!bad) {
+		/* host and kernel are the recording machine's, which the input does not tell. */
+		bad |= json_object_set(src, "imported_on_host", json_object_get(h, "host"));
+		bad |= json_object_set(src, "imported_on_kernel", json_object_get(h, "kernel"));
+		bad |= json_object_set_new(h, "host", json_string("unknown"));
+		bad |= json_object_set_new(h, "kernel", json_string("unknown"));
 		bad |= json_object_set_new(src, "importer", json_string(im->name));
 		bad |= json_object_set_new(src, "files", fl);
 		fl = NULL;
