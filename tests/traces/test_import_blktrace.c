@@ -253,3 +253,42 @@ ParameterizedTest(struct bad *p, blktrace_import, bad_input)
 	th_rmtree(dir);
 	free(dir);
 }
+
+/* Damaged files: any byte may be wrong; the import either succeeds or names file and offset. */
+Test(blktrace_import, corrupted_bytes_never_crash)
+{
+	static struct cmd c[16];
+	char *dir = th_tmpdir(), paths[2][256], err[512];
+	size_t len;
+	char *good;
+	uint64_t x = 12345;
+
+	gen(c, 16);
+	snprintf(paths[0], sizeof(paths[0]), "%s/good.bin", dir);
+	write_files(c, 16, true, 1, paths);
+	good = th_slurp(paths[0], &len);
+	cr_assert_not_null(good);
+	snprintf(paths[0], sizeof(paths[0]), "%s/bad.bin", dir);
+	for (int round = 0; round < 300; round++) {
+		char *bad = malloc(len);
+		struct import_sink *sink;
+		int ret;
+
+		cr_assert_not_null(bad);
+		memcpy(bad, good, len);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			bad[x % len] = (char)(x >> 32);
+		}
+		cr_assert_eq(th_write(paths[0], bad, round % 7 ? len : len - (size_t)(x % 48)), 0);
+		err[0] = 0;
+		ret = import(paths, 1, "", &sink, err, sizeof(err));
+		if (ret)
+			cr_assert(strstr(err, paths[0]) && strstr(err, "offset"), "round %d: %s", round, err);
+		import_sink__free(sink);
+		free(bad);
+	}
+	free(good);
+	th_rmtree(dir);
+	free(dir);
+}
