@@ -19,6 +19,7 @@
 
 #include "common/helpers.h"
 #include "traces/import/importer.h"
+#include "traces/trace.h"
 
 extern const struct importer_ops importer_tracecmd;
 
@@ -266,4 +267,153 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_report, .time
 	}
 	import_sink__free(sink);
 	free(report);
+}
+
+/*
+ * One workload seen both ways at once: `trimsim record` (eBPF) and a tracefs instance of ours
+ * on the same loop device. The trace.dat import must give exactly the recorder's FREE records
+ * (offset, length, inode, flags) and INTENT records (offset, length, flags): the importer's
+ * geometry and mapping agree with the recorder's.
+ */
+struct key4 { uint64_t a, b, c, d; };
+
+static int cmp_key4(const void *x, const void *y)
+{
+	return memcmp(x, y, sizeof(struct key4));
+}
+
+static struct key4 *collect(struct ts_record *v, size_t n, unsigned kind, size_t *out)
+{
+	struct key4 *k = calloc(n ? n : 1, sizeof(*k));
+
+	cr_assert_not_null(k);
+	*out = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == kind)
+			k[(*out)++] = (struct key4){ v[i].offset, v[i].length, kind == TS_FREE ? v[i].ino : 0, v[i].flags };
+	qsort(k, *out, sizeof(*k), cmp_key4);
+	return k;
+}
+
+static struct ts_record *read_all(const char *path, size_t *n)
+{
+	char err[512];
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	struct ts_record *v = NULL, rec;
+	size_t cap = 0;
+	int ret;
+
+	cr_assert_not_null(r, "%s", err);
+	*n = 0;
+	while ((ret = trace_reader__next(r, &rec)) == 1) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4096;
+			v = realloc(v, cap * sizeof(*v));
+			cr_assert_not_null(v);
+		}
+		v[(*n)++] = rec;
+	}
+	cr_assert_eq(ret, 0);
+	trace_reader__close(r);
+	return v;
+}
+
+ParameterizedTestParameters(tracecmd_live, import_matches_recorder)
+{
+	static struct fs_case p[] = {
+		{ "ext4", "mkfs.ext4 -q -F -E nodiscard", "", "", "", "" },
+		{ "xfs", "mkfs.xfs -q -f -K", "", "", "", "" },
+	};
+	return cr_make_param_array(struct fs_case, p, sizeof(p) / sizeof(p[0]));
+}
+
+ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_recorder, .timeout = 120)
+{
+	static const char *const events[] = {
+		"block/block_bio_queue", "block/block_rq_issue", "block/block_rq_complete",
+		"xfs/xfs_free_extent", "xfs/xfs_discard_extent", "ext4/ext4_free_blocks",
+		"ext4/ext4_discard_blocks", "ext4/ext4_trim_extent",
+	};
+	const char *skip = th_live_skip_reason();
+	char path[512], dat[512], rec[512], cmd[2048], opts[512] = { 0 }, err[512] = "", *out = NULL, *files[1];
+	struct import_sink *sink;
+	struct ts_record *va, *vb;
+	size_t na, nb = 0;
+	struct stat st;
+	unsigned devt;
+
+	if (skip)
+		cr_skip("%s", skip);
+	snprintf(cmd, sizeof(cmd), "'%s' record --help >/dev/null 2>&1", th_trimsim());
+	if (access(TRACEFS "/instances", F_OK) || th_run(cmd, NULL, NULL) ||
+	    th_run("command -v trace-cmd && command -v mkfs.xfs", NULL, NULL))
+		cr_skip("needs tracefs, trimsim record, trace-cmd and mkfs.xfs");
+	dir = th_tmpdir();
+	cr_assert_not_null(dir);
+	cr_assert_eq(sh("truncate -s 512M '%s/img' && mkdir '%s/mnt'%s", dir, dir, ""), 0);
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s/img'", dir);
+	cr_assert_eq(th_run(cmd, &out, NULL), 0, "losetup");
+	snprintf(loopdev, sizeof(loopdev), "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+	cr_assert_eq(stat(loopdev, &st), 0);
+	devt = major(st.st_rdev) << 20 | minor(st.st_rdev);
+	snprintf(cmd, sizeof(cmd),
+		 "%s '%s' && mount -o discard '%s' '%s/mnt' && cd '%s/mnt' && mkdir t && for d in 1 2 3 4 5 6; do "
+		 "mkdir t/$d; for f in $(seq 1 50); do head -c $((f * 3000 + d * 700)) /dev/zero > t/$d/$f; done; done "
+		 "&& sync -f .", p->mkfs, loopdev, loopdev, dir, dir);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	mounted = true;
+
+	snprintf(inst, sizeof(inst), TRACEFS "/instances/trimsim_impexp2_%d", (int)getpid());
+	cr_assert_eq(mkdir(inst, 0755), 0, "instance %s", inst);
+	snprintf(path, sizeof(path), "%s/trace_clock", inst);
+	write_file(path, "mono");
+	snprintf(path, sizeof(path), "%s/buffer_size_kb", inst);
+	write_file(path, "8192");
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		enable(events[i], devt);
+	snprintf(path, sizeof(path), "%s/tracing_on", inst);
+	write_file(path, "1");
+	snprintf(rec, sizeof(rec), "%s/rec.tsim", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "'%s' record -d '%s' -o '%s' -- sh -c 'rm -rf %s/mnt/t && sync -f %s/mnt && sleep 2 && sync -f %s/mnt'",
+		 th_trimsim(), loopdev, rec, dir, dir, dir);
+	cr_assert_eq(th_run(cmd, NULL, &out), 0, "record: %s", out);
+	free(out);
+	write_file(path, "0");
+	cr_assert_eq(sh("umount '%s/mnt'%s%s", dir, "", ""), 0);
+	mounted = false;
+	snprintf(dat, sizeof(dat), "%s/t.dat", dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", dir,
+		 strrchr(inst, '/') + 1, dat);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
+
+	cr_assert_eq(opts__defaults(importer_tracecmd.opts, opts, err, sizeof(err)), 0);
+	cr_assert_eq(opts__set(importer_tracecmd.opts, opts, "device", loopdev, err, sizeof(err)), 0, "%s", err);
+	sink = import_sink__new();
+	cr_assert_not_null(sink);
+	files[0] = dat;
+	cr_assert_eq(importer_tracecmd.run(opts, files, 1, sink, err, sizeof(err)), 0, "%s", err);
+	vb = calloc(import_sink__count(sink) + 1, sizeof(*vb));
+	cr_assert_not_null(vb);
+	nb = (size_t)import_sink__read(sink, 0, vb, import_sink__count(sink));
+	va = read_all(rec, &na);
+	for (unsigned kind = TS_FREE; kind <= TS_INTENT; kind += TS_INTENT - TS_FREE) {
+		size_t ka, kb;
+		struct key4 *a = collect(va, na, kind, &ka), *b = collect(vb, nb, kind, &kb);
+
+		cr_assert_gt(ka, 0, "%s: recorder saw kind %u", p->fs, kind);
+		cr_assert_eq(kb, ka, "%s: kind %u: import %zu, recorder %zu", p->fs, kind, kb, ka);
+		for (size_t i = 0; i < ka; i++)
+			cr_assert(!memcmp(&a[i], &b[i], sizeof(a[i])),
+				  "%s kind %u #%zu: recorder %llu+%llu ino %llu flags %#llx, import %llu+%llu ino %llu flags %#llx",
+				  p->fs, kind, i, (unsigned long long)a[i].a, (unsigned long long)a[i].b,
+				  (unsigned long long)a[i].c, (unsigned long long)a[i].d, (unsigned long long)b[i].a,
+				  (unsigned long long)b[i].b, (unsigned long long)b[i].c, (unsigned long long)b[i].d);
+		free(a);
+		free(b);
+	}
+	free(va);
+	free(vb);
+	import_sink__free(sink);
 }
