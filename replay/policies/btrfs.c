@@ -60,7 +60,7 @@ static const struct opt_spec btrfs_opts[] = {
 	  "sysfs discard/kbps_limit: KiB/s (0 = no limit)" },
 	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 0, "64M",
 	  "sysfs discard/max_discard_size: largest single discard (0 = no limit)" },
-	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 0, "1G",
+	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 1e15, "1G",
 	  "data block group size" },
 	{ NULL },
 };
@@ -228,7 +228,7 @@ static void schedule(struct btrfs_state *s, uint64_t now, bool force)
 {
 	size_t i;
 	struct bg *g;
-	uint64_t delay = s->base_delay;
+	uint64_t delay = s->base_delay ? s->base_delay : 1;	/* no limit: back to back */
 
 	if (!force && s->work_at != UINT64_MAX)
 		return;
@@ -453,7 +453,7 @@ static int btrfs_report(void *priv, json_t *obj)
 }
 
 const struct policy_stage_ops stage_btrfs_async = {
-	.name = "btrfs-async",
+	.name = "btrfs-discard",
 	.help = "btrfs discard=async: block groups wait 120 s, then one discard per run, size-filtered lists, rate limits",
 	.follows = "fs/btrfs/discard.c: btrfs_discard_workfn(), __add_to_discard_list(), "
 		   "btrfs_discard_check_filter(), __btrfs_discard_schedule_work(); "

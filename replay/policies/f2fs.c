@@ -46,11 +46,11 @@ static const struct opt_spec f2fs_opts[] = {
 	{ "block", OPT_BYTES, offsetof(struct f2fs_cfg, block), 512, 1 << 20, "4K", "f2fs block size" },
 	{ "max_requests", OPT_U32, offsetof(struct f2fs_cfg, max_requests), 1, F2FS_MAX_REQ, "8",
 	  "max_discard_request: discards per round" },
-	{ "min_interval", OPT_DURATION, offsetof(struct f2fs_cfg, min_interval), 0, 3600e9, "50ms",
+	{ "min_interval", OPT_DURATION, offsetof(struct f2fs_cfg, min_interval), 1e6, 3600e9, "50ms",
 	  "min_discard_issue_time: sleep after a round that issued" },
-	{ "mid_interval", OPT_DURATION, offsetof(struct f2fs_cfg, mid_interval), 0, 3600e9, "500ms",
+	{ "mid_interval", OPT_DURATION, offsetof(struct f2fs_cfg, mid_interval), 1e6, 3600e9, "500ms",
 	  "mid_discard_issue_time: sleep after a round that backed off for I/O" },
-	{ "max_interval", OPT_DURATION, offsetof(struct f2fs_cfg, max_interval), 0, 86400e9, "60s",
+	{ "max_interval", OPT_DURATION, offsetof(struct f2fs_cfg, max_interval), 1e6, 86400e9, "60s",
 	  "max_discard_issue_time: sleep when nothing was eligible" },
 	{ "idle", OPT_DURATION, offsetof(struct f2fs_cfg, idle), 0, 3600e9, "5s",
 	  "discard_idle_interval: the fs counts as idle this long after its last operation" },
@@ -136,9 +136,12 @@ static uint32_t select_cmds(struct f2fs_state *s)
 
 	while (ivset__next(s->pend, pos, &v)) {
 		pos = v.end;
-		for (uint64_t a = v.start; a < v.end; a += s->max_cmd) {
-			struct iv c = { a, v.end - a > s->max_cmd ? a + s->max_cmd : v.end, v.val, 0 };
+		for (uint64_t a = v.start, b; a < v.end; a = b) {
+			struct iv c;
 			uint32_t k;
+
+			b = v.end - a > s->max_cmd ? a + s->max_cmd : v.end;
+			c = (struct iv){ a, b, v.val, 0 };
 
 			if (!eligible(s, c.end - c.start))
 				continue;

@@ -243,7 +243,7 @@ static int fstrim_report(void *priv, json_t *obj)
 }
 
 const struct policy_stage_ops stage_fstrim = {
-	.name = "fstrim",
+	.name = "fitrim",
 	.help = "periodic FITRIM: free space not yet trimmed (tracked from FREE, ALLOC and the start snapshot)",
 	.follows = "fs/ext4/mballoc.c: ext4_trim_fs(), ext4_trim_all_free(); "
 		   "fs/xfs/xfs_discard.c: xfs_trim_extents() (Linux 6.12)",

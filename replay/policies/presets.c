@@ -147,7 +147,7 @@ const struct policy_preset policy_presets[] = {
 	{
 		.name = "ufs",
 		.help = "FreeBSD UFS without consolidation: one BIO_DELETE per freed block",
-		.pipeline = "source(free) | ufs(trimcons=0,bsize=${bsize},order=${order},release_gap=${release_gap}) | "
+		.pipeline = "source(free) | ffs-blkfree(trimcons=0,bsize=${bsize},order=${order},release_gap=${release_gap}) | "
 			    "dispatch(qd=${qd})",
 		.follows = "sys/ufs/ffs/ffs_alloc.c: ffs_blkfree() (vfs.ffs.dotrimcons=0)",
 		.tunables = ufs_tunables,
@@ -156,7 +156,7 @@ const struct policy_preset policy_presets[] = {
 		.name = "ufs-trimcons",
 		.help = "FreeBSD UFS TRIM consolidation (2018): a run grows only by an adjacent block, "
 			"sent on a non-adjacent block and at the end of the file's release",
-		.pipeline = "source(free) | ufs(trimcons=1,bsize=${bsize},order=${order},release_gap=${release_gap}) | "
+		.pipeline = "source(free) | ffs-blkfree(trimcons=1,bsize=${bsize},order=${order},release_gap=${release_gap}) | "
 			    "dispatch(qd=${qd})",
 		.follows = "sys/ufs/ffs/ffs_alloc.c: ffs_blkfree(), trim_lookup(), ffs_blkfree_sendtrim(), "
 			   "ffs_blkrelease_finish() (FreeBSD 12, r338517)",
@@ -166,7 +166,7 @@ const struct policy_preset policy_presets[] = {
 		.name = "btrfs-async",
 		.help = "btrfs discard=async: 120 s delay, size-filtered lists, one discard per run, iops/kbps limits, "
 			"64 MiB max",
-		.pipeline = "source(free) | btrfs-async(delay=${delay},unused_delay=${unused_delay},"
+		.pipeline = "source(free) | btrfs-discard(delay=${delay},unused_delay=${unused_delay},"
 			    "iops_limit=${iops_limit},kbps_limit=${kbps_limit},max_discard_size=${max_discard_size},"
 			    "bgsize=${bgsize}) | dispatch(qd=1)",
 		.follows = "fs/btrfs/discard.c: btrfs_discard_workfn(); fs/btrfs/free-space-cache.c: "
@@ -186,7 +186,7 @@ const struct policy_preset policy_presets[] = {
 	{
 		.name = "fstrim",
 		.help = "periodic FITRIM: free space not trimmed since it was freed, extents >= minlen",
-		.pipeline = "source(free) | fstrim(interval=${interval},minlen=${minlen},first=${first},"
+		.pipeline = "source(free) | fitrim(interval=${interval},minlen=${minlen},first=${first},"
 			    "final=${final},mode=${mode}) | dispatch(qd=1)",
 		.follows = "fs/ext4/mballoc.c: ext4_trim_fs(); fs/xfs/xfs_discard.c: xfs_trim_extents() (Linux 6.12)",
 		.tunables = fstrim_tunables,

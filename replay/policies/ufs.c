@@ -199,7 +199,7 @@ static void ufs_destroy(void *priv)
 }
 
 const struct policy_stage_ops stage_ufs = {
-	.name = "ufs",
+	.name = "ffs-blkfree",
 	.help = "FreeBSD FFS: one BIO_DELETE per freed block, or (trimcons=1) runs grown by adjacent blocks",
 	.follows = "sys/ufs/ffs/ffs_alloc.c: ffs_blkfree(), trim_lookup(), ffs_blkfree_sendtrim(), "
 		   "ffs_blkrelease_start()/ffs_blkrelease_finish() (FreeBSD 12, r338517)",
