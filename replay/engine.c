@@ -623,6 +623,7 @@ out:
 const struct metrics *engine__metrics(const struct engine *e) { return e->m; }
 const char *engine__error(const struct engine *e) { return e->err[0] ? e->err : "replay: unknown error"; }
 size_t engine__peak_queued(const struct engine *e) { return e->peak_q; }
+uint32_t engine__devno(const struct engine *e) { return e->cfg.devno; }
 
 void engine__free(struct engine *e)
 {

@@ -48,6 +48,7 @@ const struct metrics *engine__metrics(const struct engine *e);
 const char *engine__error(const struct engine *e);
 /* Peak entries held in the dispatch queues and in-flight table (memory-bound tests). */
 size_t engine__peak_queued(const struct engine *e);
+uint32_t engine__devno(const struct engine *e);
 void engine__free(struct engine *e);
 
 #endif
