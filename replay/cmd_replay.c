@@ -196,6 +196,23 @@ static int feed_all(struct engine *e, struct trace_reader *r, char *err, size_t 
 	return 0;
 }
 
+static int null_sink(void *arg, const struct policy_event *ev)
+{
+	(void)arg, (void)ev;
+	return 0;
+}
+
+/* Policy string errors first, before any file is opened. */
+static int check_policy(const char *spec, char *err, size_t errlen)
+{
+	struct policy *p = policy__new(spec, NULL, null_sink, NULL, err, errlen);
+
+	if (!p)
+		return -EINVAL;
+	policy__destroy(p);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -209,6 +226,10 @@ int cmd_replay(int argc, char **argv)
 		return 2;
 	a.cfg.policy = a.policy;
 	a.cfg.target_arg = a.target_arg;
+	if ((ret = check_policy(a.policy, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		return 2;
+	}
 	a.cfg.target = target_find(a.target_name);
 	if (!a.cfg.target) {
 		size_t n;
