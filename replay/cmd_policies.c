@@ -7,9 +7,6 @@
 #include "policy.h"
 #include "../traces/util.h"
 
-/* Pulled in by replay/replay.mk so this strong cmd_policies replaces main.c's weak stub. */
-int trimsim_cmd_policies_anchor;
-
 static void usage(FILE *f)
 {
 	fprintf(f,

@@ -16,9 +16,6 @@
 #include "result.h"
 #include "../traces/util.h"
 
-/* Pulled in by replay/replay.mk so this strong cmd_replay replaces main.c's weak stub. */
-int trimsim_cmd_replay_anchor;
-
 #define BATCH 4096
 
 static void usage(FILE *f)
