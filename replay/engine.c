@@ -511,7 +511,7 @@ static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, s
 {
 	struct target_env env = {
 		.seed = e->cfg.seed, .device_size = e->cfg.dev ? e->cfg.dev->size : 0,
-		.qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
+		.trace_extent = e->cfg.trace_extent, .qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
 	};
 	int ret;
 

@@ -30,6 +30,7 @@ struct engine_cfg {
 	uint32_t devno;			/* only this device's records; 0: all */
 	const struct ts_device *dev;	/* its header entry, NULL if unknown */
 	unsigned qd;			/* target queue depth override (0: target default) */
+	uint64_t trace_extent;		/* highest offset+length the replayed records touch (0: unknown) */
 	bool destructive;
 	bool baseline;			/* model targets: measure foreground on a discard-free twin */
 };
