@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "replay/hist.h"
-#include "replay/ivset.h"
+#include "replay/rangeset.h"
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -130,15 +130,15 @@ static struct iv_case ivs[] = {
 	{ "mostly-remove", 5000, 128, 70 },
 };
 
-ParameterizedTestParameters(ivset, bitmap)
+ParameterizedTestParameters(rangeset, bitmap)
 {
 	return cr_make_param_array(struct iv_case, ivs, sizeof(ivs) / sizeof(ivs[0]));
 }
 
-ParameterizedTest(struct iv_case *c, ivset, bitmap)
+ParameterizedTest(struct iv_case *c, rangeset, bitmap)
 {
 	static bool bm[NBLK];
-	struct ivset *s = ivset__new();
+	struct rangeset *s = rangeset__new();
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 
 	memset(bm, 0, sizeof(bm));
@@ -154,18 +154,18 @@ ParameterizedTest(struct iv_case *c, ivset, bitmap)
 			ref += rm ? bm[b] : !bm[b];
 			bm[b] = !rm;
 		}
-		got = rm ? ivset__remove(s, a * 4096, len * 4096) : ivset__add(s, a * 4096, len * 4096);
+		got = rm ? rangeset__remove(s, a * 4096, len * 4096) : rangeset__add(s, a * 4096, len * 4096);
 		cr_assert_eq(got, (int64_t)(ref * 4096), "%s op %u (%s %lu+%lu): %ld vs %lu", c->name, i,
 			     rm ? "remove" : "add", a, len, got, ref * 4096);
 		for (uint64_t b = 0; b < NBLK; b++)
 			blocks += bm[b];
-		cr_assert_eq(ivset__bytes(s), blocks * 4096);
+		cr_assert_eq(rangeset__bytes(s), blocks * 4096);
 	}
 	/* Walk the intervals: they are disjoint, non-adjacent, and match the bitmap. */
 	{
 		uint64_t from = 0, off, len, runs = 0;
 
-		while (ivset__next(s, from, &off, &len)) {
+		while (rangeset__next(s, from, &off, &len)) {
 			cr_assert(off % 4096 == 0 && len % 4096 == 0);
 			for (uint64_t b = off / 4096; b < (off + len) / 4096; b++)
 				cr_assert(bm[b]);
@@ -176,28 +176,28 @@ ParameterizedTest(struct iv_case *c, ivset, bitmap)
 			runs++;
 			from = off + len;
 		}
-		cr_assert_eq(runs, ivset__count(s));
+		cr_assert_eq(runs, rangeset__count(s));
 	}
 	{
 		uint64_t a = 100, len = 1000, ref = 0;
 
 		for (uint64_t b = a; b < a + len; b++)
 			ref += bm[b];
-		cr_assert_eq(ivset__overlap(s, a * 4096, len * 4096), ref * 4096);
+		cr_assert_eq(rangeset__overlap(s, a * 4096, len * 4096), ref * 4096);
 	}
-	ivset__free(s);
+	rangeset__free(s);
 }
 
-Test(ivset, memory_is_intervals_not_inserts)
+Test(rangeset, memory_is_intervals_not_inserts)
 {
-	struct ivset *s = ivset__new();
+	struct rangeset *s = rangeset__new();
 
 	for (uint64_t i = 0; i < 200000; i++)
-		cr_assert_geq(ivset__add(s, (i % 1000) * 8192, 8192), 0);
-	cr_assert_eq(ivset__count(s), 1);
-	cr_assert_eq(ivset__bytes(s), 1000 * 8192);
-	ivset__clear(s);
-	cr_assert_eq(ivset__count(s), 0);
-	ivset__free(s);
-	ivset__free(NULL);
+		cr_assert_geq(rangeset__add(s, (i % 1000) * 8192, 8192), 0);
+	cr_assert_eq(rangeset__count(s), 1);
+	cr_assert_eq(rangeset__bytes(s), 1000 * 8192);
+	rangeset__clear(s);
+	cr_assert_eq(rangeset__count(s), 0);
+	rangeset__free(s);
+	rangeset__free(NULL);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Interval set as a treap of disjoint [start, end) ranges (ivset.h). */
+/* Interval set as a treap of disjoint [start, end) ranges (rangeset.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ivset.h"
+#include "rangeset.h"
 
 #define CHUNK 4096
 
@@ -14,7 +14,7 @@ struct node {
 	struct node *l, *r;
 };
 
-struct ivset {
+struct rangeset {
 	struct node *root;
 	struct node *free;		/* free list through ->r */
 	struct node **chunks;
@@ -23,16 +23,16 @@ struct ivset {
 	uint32_t rng;
 };
 
-struct ivset *ivset__new(void)
+struct rangeset *rangeset__new(void)
 {
-	struct ivset *s = calloc(1, sizeof(*s));
+	struct rangeset *s = calloc(1, sizeof(*s));
 
 	if (s)
 		s->rng = 2463534242u;
 	return s;
 }
 
-void ivset__free(struct ivset *s)
+void rangeset__free(struct rangeset *s)
 {
 	if (!s)
 		return;
@@ -42,7 +42,7 @@ void ivset__free(struct ivset *s)
 	free(s);
 }
 
-void ivset__clear(struct ivset *s)
+void rangeset__clear(struct rangeset *s)
 {
 	s->root = NULL;
 	s->free = NULL;
@@ -54,7 +54,7 @@ void ivset__clear(struct ivset *s)
 	s->bytes = s->count = 0;
 }
 
-static struct node *node_new(struct ivset *s, uint64_t start, uint64_t end)
+static struct node *node_new(struct rangeset *s, uint64_t start, uint64_t end)
 {
 	struct node *n;
 
@@ -89,7 +89,7 @@ static struct node *node_new(struct ivset *s, uint64_t start, uint64_t end)
 	return n;
 }
 
-static void node_del(struct ivset *s, struct node *n)
+static void node_del(struct rangeset *s, struct node *n)
 {
 	s->count--;
 	s->bytes -= n->end - n->start;
@@ -143,7 +143,7 @@ static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* Frees a subtree, adding its overlap with [a, b) to *ov and widening [*lo, *hi). */
-static void absorb(struct ivset *s, struct node *t, uint64_t a, uint64_t b, uint64_t *ov,
+static void absorb(struct rangeset *s, struct node *t, uint64_t a, uint64_t b, uint64_t *ov,
 		   uint64_t *lo, uint64_t *hi)
 {
 	if (!t)
@@ -157,7 +157,7 @@ static void absorb(struct ivset *s, struct node *t, uint64_t a, uint64_t b, uint
 	node_del(s, t);
 }
 
-int64_t ivset__add(struct ivset *s, uint64_t off, uint64_t len)
+int64_t rangeset__add(struct rangeset *s, uint64_t off, uint64_t len)
 {
 	uint64_t a = off, b = off + len, lo = a, hi = b, ov = 0;
 	struct node *l, *m, *r, *last, *n;
@@ -181,7 +181,7 @@ int64_t ivset__add(struct ivset *s, uint64_t off, uint64_t len)
 	return (int64_t)(len - ov);
 }
 
-int64_t ivset__remove(struct ivset *s, uint64_t off, uint64_t len)
+int64_t rangeset__remove(struct rangeset *s, uint64_t off, uint64_t len)
 {
 	uint64_t a = off, b = off + len, ov = 0, lo = UINT64_MAX, hi = 0;
 	struct node *l, *m, *r, *last, *keep_l = NULL, *keep_r = NULL;
@@ -225,12 +225,12 @@ static uint64_t overlap(const struct node *t, uint64_t a, uint64_t b)
 	return ov;
 }
 
-uint64_t ivset__overlap(const struct ivset *s, uint64_t off, uint64_t len)
+uint64_t rangeset__overlap(const struct rangeset *s, uint64_t off, uint64_t len)
 {
 	return len ? overlap(s->root, off, off + len) : 0;
 }
 
-bool ivset__next(const struct ivset *s, uint64_t from, uint64_t *off, uint64_t *len)
+bool rangeset__next(const struct rangeset *s, uint64_t from, uint64_t *off, uint64_t *len)
 {
 	const struct node *t = s->root, *best = NULL;
 
@@ -249,5 +249,5 @@ bool ivset__next(const struct ivset *s, uint64_t from, uint64_t *off, uint64_t *
 	return true;
 }
 
-uint64_t ivset__bytes(const struct ivset *s) { return s->bytes; }
-uint64_t ivset__count(const struct ivset *s) { return s->count; }
+uint64_t rangeset__bytes(const struct rangeset *s) { return s->bytes; }
+uint64_t rangeset__count(const struct rangeset *s) { return s->count; }

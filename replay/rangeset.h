@@ -5,26 +5,26 @@
  * number of insertions. Used for unique discarded bytes (metrics) and for
  * free-space tracking (fstrim emulation).
  */
-#ifndef TRIMSIM_IVSET_H
-#define TRIMSIM_IVSET_H
+#ifndef TRIMSIM_RANGESET_H
+#define TRIMSIM_RANGESET_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-struct ivset;
+struct rangeset;
 
-struct ivset *ivset__new(void);
-void ivset__free(struct ivset *s);
+struct rangeset *rangeset__new(void);
+void rangeset__free(struct rangeset *s);
 /* Adds [off, off+len); returns the bytes that were not covered before, or -ENOMEM. */
-int64_t ivset__add(struct ivset *s, uint64_t off, uint64_t len);
+int64_t rangeset__add(struct rangeset *s, uint64_t off, uint64_t len);
 /* Removes [off, off+len); returns the bytes that were covered, or -ENOMEM. */
-int64_t ivset__remove(struct ivset *s, uint64_t off, uint64_t len);
+int64_t rangeset__remove(struct rangeset *s, uint64_t off, uint64_t len);
 /* Bytes of [off, off+len) the set covers. */
-uint64_t ivset__overlap(const struct ivset *s, uint64_t off, uint64_t len);
+uint64_t rangeset__overlap(const struct rangeset *s, uint64_t off, uint64_t len);
 /* The first interval that ends after `from` (clipped to start at >= from); false if none. */
-bool ivset__next(const struct ivset *s, uint64_t from, uint64_t *off, uint64_t *len);
-uint64_t ivset__bytes(const struct ivset *s);
-uint64_t ivset__count(const struct ivset *s);
-void ivset__clear(struct ivset *s);
+bool rangeset__next(const struct rangeset *s, uint64_t from, uint64_t *off, uint64_t *len);
+uint64_t rangeset__bytes(const struct rangeset *s);
+uint64_t rangeset__count(const struct rangeset *s);
+void rangeset__clear(struct rangeset *s);
 
 #endif
