@@ -187,3 +187,64 @@ Test(engine, memory_does_not_grow_with_trace_length)
 	cr_expect_eq(metrics__discard_cmds(engine__metrics(e)) > 0, 1);
 	engine__free(e);
 }
+
+struct speed_case {
+	double speed;
+	uint64_t makespan;
+};
+
+static struct speed_case speeds[] = {
+	{ 1.0, 100 * MS + MS },
+	{ 2.0, 50 * MS + MS },
+	{ 0.5, 200 * MS + MS },
+	{ 1000.0, 100 * 1000 + MS },
+};
+
+ParameterizedTestParameters(engine, speed)
+{
+	return cr_make_param_array(struct speed_case, speeds, sizeof(speeds) / sizeof(speeds[0]));
+}
+
+/* Trace time / speed: a discard 100 ms after the first record goes at 100 ms / speed. */
+ParameterizedTest(struct speed_case *c, engine, speed)
+{
+	struct ts_record r[] = {
+		rec(5 * S, TS_ISSUE, TS_OP_WRITE, 0, 4 * K),
+		rec(5 * S + 100 * MS, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+	};
+	struct engine_cfg cfg = {
+		.policy = "passthrough", .target = &fixed_target_ops, .target_arg = "discard=1ms,write=10us,per_mib=0",
+		.speed = c->speed, .seed = 1,
+	};
+	char err[512];
+	struct engine *e = engine__new(&cfg, err, sizeof(err));
+
+	cr_assert_not_null(e, "%s", err);
+	run(e, r, 2);
+	cr_expect_eq(metrics__makespan(engine__metrics(e)), c->makespan, "speed %g: %lu", c->speed,
+		     metrics__makespan(engine__metrics(e)));
+	engine__free(e);
+}
+
+Test(engine, other_devices_are_ignored)
+{
+	struct ts_record r[] = {
+		rec(0, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+		rec(1, TS_INTENT, TS_OP_DISCARD, 8 * K, 4 * K),
+		rec(2, TS_ISSUE, TS_OP_WRITE, 0, 4 * K),
+	};
+	struct engine_cfg cfg = {
+		.policy = "passthrough", .target = &fixed_target_ops, .target_arg = "", .speed = 1, .devno = 1,
+	};
+	char err[512];
+	struct engine *e;
+
+	r[1].dev = 2;
+	r[2].dev = 2;
+	e = engine__new(&cfg, err, sizeof(err));
+	cr_assert_not_null(e, "%s", err);
+	run(e, r, 3);
+	cr_assert_eq(metrics__discard_cmds(engine__metrics(e)), 1);
+	cr_assert_eq(metrics__latency(engine__metrics(e), TS_OP_WRITE)->n, 0);
+	engine__free(e);
+}
