@@ -350,8 +350,16 @@ static int run_until(struct engine *e, uint64_t T)
 			return ret;
 		if (e->realtime && next != UINT64_MAX)
 			wait_clock(&e->lane[0], next);
-		if (next == UINT64_MAX)
-			return 0;
+		if (next == UINT64_MAX) {
+			/* Everything in flight completed; what is queued for later can go now. */
+			bool queued = false;
+
+			for (unsigned i = 0; i < e->nlanes; i++)
+				queued |= e->lane[i].fg_n || evq__len(&e->lane[i].dq);
+			if (!queued)
+				return 0;
+			continue;
+		}
 		for (unsigned i = 0; i < e->nlanes; i++)
 			lane_sync(&e->lane[i], next);
 		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp))))

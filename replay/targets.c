@@ -3,11 +3,13 @@
 #include <string.h>
 
 #include "target.h"
+#include "../models/model.h"
 
 extern const struct target_ops fixed_target_ops;
 
 static const struct target_ops *const targets[] = {
-	&fixed_target_ops,
+	&model_target_ops,	/* models/model.c: parametric and FTL device models (-M PROFILE) */
+	&fixed_target_ops,	/* replay/target_fixed.c: ideal fixed-latency device */
 };
 
 const struct target_ops *const *target_registry(size_t *n)

@@ -81,4 +81,33 @@ static inline int rgen_trace(const char *path, uint64_t n)
 	return trace_writer__close(w, 1000000 + n * 20000, err, sizeof(err));
 }
 
+/*
+ * An rm -rf of files allocated one after another (seed 001): n FREE + INTENT
+ * pairs for contiguous 12 KiB extents, 50 us apart, in deletion order.
+ */
+static inline int rgen_rm(const char *path, uint64_t n)
+{
+	char err[512];
+	json_t *h = rgen_header();
+	struct trace_writer *w = h ? trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err)) : NULL;
+	int ret = 0;
+
+	json_decref(h);
+	if (!w)
+		return -EIO;
+	for (uint64_t i = 0; i < 2 * n && !ret; i++) {
+		struct ts_record r = { .time_ns = 1000000 + (i / 2) * 50000 + i % 2, .offset = (1ull << 30) + (i / 2) * 12288,
+				       .length = 12288, .ino = 1000 + i / 2, .dev = RGEN_DEV,
+				       .kind = i % 2 ? TS_INTENT : TS_FREE, .op = i % 2 ? TS_OP_DISCARD : 0,
+				       .flags = TS_FS_XFS };
+
+		ret = trace_writer__write(w, &r);
+	}
+	if (ret) {
+		trace_writer__abort(w);
+		return ret;
+	}
+	return trace_writer__close(w, 1000000 + n * 50000, err, sizeof(err));
+}
+
 #endif

@@ -88,7 +88,23 @@ Test(cli, passthrough_is_serial_and_slow)
 	json_decref(sm);
 }
 
-Test(cli, same_inputs_same_bytes)
+struct det_case {
+	char args[256];
+};
+
+static struct det_case dets[] = {
+	{ "-p 'source(free) | batch(5ms) | sort | merge(segments=8) | min(8K)' -t fixed:discard=3ms,qd=8 --seed 7" },
+	{ "-p passthrough -M sata-sf2281 --seed 3" },
+	{ "-p 'sort-merge-async(qd=4)' -M ftl-sata --seed 11" },
+	{ "-p as-recorded -M nvme --timing asap" },
+};
+
+ParameterizedTestParameters(cli, same_inputs_same_bytes)
+{
+	return cr_make_param_array(struct det_case, dets, sizeof(dets) / sizeof(dets[0]));
+}
+
+ParameterizedTest(struct det_case *c, cli, same_inputs_same_bytes)
 {
 	char cmd[2048], a[600], b[600];
 	size_t la, lb;
@@ -97,17 +113,38 @@ Test(cli, same_inputs_same_bytes)
 	snprintf(a, sizeof(a), "%s/a.json", dir);
 	snprintf(b, sizeof(b), "%s/b.json", dir);
 	for (int i = 0; i < 2; i++) {
-		snprintf(cmd, sizeof(cmd), "%s replay %s -p 'source(free) | batch(5ms) | sort | merge(segments=8) | min(8K)' "
-			 "-t fixed:discard=3ms,qd=8 --seed 7 -q -o %s", th_trimsim(), trace, i ? b : a);
+		snprintf(cmd, sizeof(cmd), "%s replay %s %s -q -o %s", th_trimsim(), trace, c->args, i ? b : a);
 		cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
 	}
 	x = th_slurp(a, &la);
 	y = th_slurp(b, &lb);
 	cr_assert(x && y);
-	cr_assert_eq(la, lb);
-	cr_assert(!memcmp(x, y, la), "result JSON differs between identical runs");
+	cr_assert_eq(la, lb, "%s: %zu vs %zu bytes", c->args, la, lb);
+	cr_assert(!memcmp(x, y, la), "%s: result JSON differs between identical runs", c->args);
 	free(x);
 	free(y);
+}
+
+Test(cli, seed_001_serial_small_trims_on_sf2281)
+{
+	/* Seed 001: XFS sent 12-13 KiB discards one at a time; on a SandForce SF-2281 each costs ~9 ms. */
+	json_t *pt, *sm;
+	int64_t span;
+
+	snprintf(trace, sizeof(trace), "%s/rm.tsim", dir);
+	cr_assert_eq(rgen_rm(trace, 1000), 0);
+	pt = run_json("-p passthrough -M sata-sf2281", 0);
+	sm = run_json("-p 'sort-merge-async(qd=32)' -M sata-sf2281", 0);
+	span = json_integer_value(json_object_get(pt, "makespan_ns"));
+	cr_assert_eq(jget(pt, "discard", "commands"), 1000);
+	/* 1000 serial non-queued TRIMs: at least ~8 ms each, where the rm itself took 50 ms. */
+	cr_assert_geq(span, 8000000000ll, "makespan %ld ns", span);
+	/* Batched, sorted and merged, the contiguous extents become one command within the 1 s window. */
+	cr_assert_eq(jget(sm, "discard", "commands"), 1);
+	cr_assert_eq(jget(sm, "discard", "bytes"), 1000 * 12288);
+	cr_assert_lt(json_integer_value(json_object_get(sm, "makespan_ns")), 1200000000ll);
+	json_decref(pt);
+	json_decref(sm);
 }
 
 struct bad_case {
@@ -120,7 +157,7 @@ static struct bad_case bads[] = {
 	{ "-p 'batch(1s) | merge(maxx=4M)' -t fixed", 2, "has no option 'maxx' (options: max, segments, gap)" },
 	{ "-p 'batch(1s) | merge(maxx=4M)' -t nosuch", 2, "\n                    ^" },
 	{ "-p nosuch", 2, "unknown stage or preset 'nosuch'" },
-	{ "-t nosuch", 2, "target 'nosuch' is not built in (targets: fixed" },
+	{ "-t nosuch", 2, "target 'nosuch' is not built in (targets: model" },
 	{ "-t fixed:discard=fast", 1, "target fixed: option 'discard'" },
 	{ "--timing later", 2, "--timing 'later': expected trace or asap" },
 	{ "--speed 0", 2, "--speed '0'" },

@@ -248,3 +248,21 @@ Test(engine, other_devices_are_ignored)
 	cr_assert_eq(metrics__latency(engine__metrics(e), TS_OP_WRITE)->n, 0);
 	engine__free(e);
 }
+
+Test(engine, discards_held_past_the_end_go_after_a_busy_device_drains)
+{
+	/* The batch closes at 1 s, after the trace ends while the device is full of writes. */
+	struct ts_record r[] = {
+		rec(0, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+		rec(MS, TS_ISSUE, TS_OP_WRITE, 64 * K, 4 * K),
+		rec(MS, TS_ISSUE, TS_OP_WRITE, 128 * K, 4 * K),
+		rec(MS, TS_ISSUE, TS_OP_WRITE, 192 * K, 4 * K),
+	};
+	struct engine *e = mk("batch(1s) | dispatch(qd=4)", "write=10ms,discard=1ms,per_mib=0,qd=2", TIMING_TRACE,
+			      true);
+
+	run(e, r, 4);
+	cr_assert_eq(metrics__discard_cmds(engine__metrics(e)), 1);
+	cr_assert_eq(metrics__makespan(engine__metrics(e)), S + MS);
+	engine__free(e);
+}
