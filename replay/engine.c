@@ -12,48 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
-#include "policies/evq.h"
+#include "engine_int.h"
 #include "../traces/util.h"
-
-struct fg_item {
-	uint64_t tag, ready, offset, length;
-	uint8_t op;
-	uint16_t flags;
-};
-
-struct lane {
-	const struct target_ops *ops;
-	void *priv;
-	bool shadow;
-	uint64_t now;			/* this lane's clock (engine time) */
-	struct fg_item *fg;		/* ring of foreground commands waiting to go */
-	size_t fg_cap, fg_head, fg_n;
-	struct evq dq;			/* discards waiting to go (real lane); ev.time_ns = ready */
-	unsigned inflight, d_inflight, max, qd;
-};
-
-struct slot {
-	struct metrics_cmd mc;
-	uint64_t lat, base;		/* foreground: done - ready (what the application waited) */
-	uint64_t ready[2];		/* per lane: when the command was ready */
-	uint8_t pending;		/* bit 0: real lane, bit 1: shadow lane */
-	size_t next_free;
-};
-
-struct engine {
-	struct engine_cfg cfg;
-	struct policy *pol;
-	struct metrics *m;
-	struct lane lane[2];
-	unsigned nlanes;
-	struct slot *slots;
-	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
-	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
-	bool started, flushed, realtime;
-	size_t peak_q;
-	char err[600];
-};
 
 static int efail(struct engine *e, int ret, const char *fmt, const char *detail)
 {
@@ -404,7 +364,7 @@ static int asap_drain(struct engine *e)
 }
 
 /* ---- policy output and trace input ---- */
-static int sink(void *arg, const struct policy_event *ev)
+int engine_sink(void *arg, const struct policy_event *ev)
 {
 	struct engine *e = arg;
 	struct policy_event q = *ev;
@@ -513,140 +473,4 @@ int engine__finish(struct engine *e)
 			return efail(e, -EPROTO, "%s", "engine: commands left undone at the end");
 	metrics__finish(e->m, e->started ? to_engine(e, e->last_trace) : 0, e->base);
 	return 0;
-}
-
-static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, size_t errlen)
-{
-	struct target_env env = {
-		.seed = e->cfg.seed, .device_size = e->cfg.dev ? e->cfg.dev->size : 0,
-		.trace_extent = e->cfg.trace_extent, .qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
-	};
-	int ret;
-
-	l->ops = e->cfg.target;
-	l->shadow = shadow;
-	evq_init(&l->dq);
-	ret = l->ops->open(e->cfg.target_arg ? e->cfg.target_arg : "", &env, &l->priv, err, errlen);
-	if (ret) {
-		l->priv = NULL;
-		if (!err[0])
-			snprintf(err, errlen, "target %s: open failed: %s", l->ops->name, strerror(-ret));
-		return ret;
-	}
-	l->max = l->ops->max_inflight(l->priv);
-	l->max = l->max ? l->max : 1;
-	l->qd = policy__props(e->pol)->qd;
-	return 0;
-}
-
-struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errlen)
-{
-	struct policy_env penv = { .dev = cfg->dev, .devno = cfg->devno, .seed = cfg->seed };
-	struct engine *e = calloc(1, sizeof(*e));
-	int ret = -ENOMEM;
-
-	err[0] = 0;
-	if (!e)
-		goto out;
-	e->cfg = *cfg;
-	if (!(e->cfg.speed > 0))
-		e->cfg.speed = 1.0;
-	e->free_slot = SIZE_MAX;
-	e->realtime = cfg->target->realtime;
-	if (e->realtime && !cfg->target->clock) {
-		ret = -EINVAL;
-		snprintf(err, errlen, "target %s: real-time target without a clock", cfg->target->name);
-		goto out;
-	}
-	if (!(e->m = metrics__new()))
-		goto out;
-	if (!(e->pol = policy__new(cfg->policy, &penv, sink, e, err, errlen))) {
-		ret = -errno;
-		goto out;
-	}
-	e->nlanes = 1;
-	if ((ret = open_lane(e, &e->lane[0], false, err, errlen)))
-		goto out;
-	if (cfg->baseline && !e->realtime && policy__props(e->pol)->source != PS_NONE) {
-		if ((ret = open_lane(e, &e->lane[1], true, err, errlen)))
-			goto out;
-		e->nlanes = 2;
-	}
-	ret = 0;
-out:
-	if (ret) {
-		if (!err[0])
-			snprintf(err, errlen, "replay: %s", strerror(-ret));
-		engine__free(e);
-		errno = -ret;
-		return NULL;
-	}
-	return e;
-}
-
-json_t *engine__result(const struct engine *e)
-{
-	json_t *o = json_object(), *t = json_object(), *tr = json_object(), *rec = json_object();
-	json_t *pol = policy__report(e->pol);
-	int ret = 0;
-
-	if (!o || !t || !tr || !rec || !pol) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	json_object_set_new(t, "name", json_string(e->cfg.target->name));
-	json_object_set_new(t, "spec", json_string(e->cfg.target_arg ? e->cfg.target_arg : ""));
-	json_object_set_new(t, "baseline", json_boolean(e->nlanes > 1));
-	if (e->cfg.target->report && (ret = e->cfg.target->report(e->lane[0].priv, t)))
-		goto out;
-	json_object_set_new(tr, "mode", json_string(e->cfg.timing == TIMING_ASAP ? "asap" : "trace"));
-	json_object_set_new(tr, "speed", json_real(e->cfg.timing == TIMING_ASAP ? 0 : e->cfg.speed));
-	json_object_set_new(rec, "read", json_integer((json_int_t)e->records));
-	json_object_set_new(rec, "replayed", json_integer((json_int_t)e->used));
-	json_object_set_new(rec, "foreground", json_integer((json_int_t)e->fg_records));
-	json_object_set_new(rec, "out_of_order", json_integer((json_int_t)e->out_of_order));
-	json_object_set_new(rec, "span_ns", json_integer((json_int_t)(e->last_trace - e->t0)));
-	json_object_set_new(o, "policy", pol);
-	pol = NULL;
-	json_object_set_new(o, "target", t);
-	t = NULL;
-	json_object_set_new(o, "timing", tr);
-	tr = NULL;
-	json_object_set_new(o, "records", rec);
-	rec = NULL;
-	json_object_set_new(o, "seed", json_integer((json_int_t)e->cfg.seed));
-	ret = metrics__to_json(e->m, o);
-out:
-	json_decref(t);
-	json_decref(tr);
-	json_decref(rec);
-	json_decref(pol);
-	if (ret) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-const struct metrics *engine__metrics(const struct engine *e) { return e->m; }
-const char *engine__error(const struct engine *e) { return e->err[0] ? e->err : "replay: unknown error"; }
-size_t engine__peak_queued(const struct engine *e) { return e->peak_q; }
-uint32_t engine__devno(const struct engine *e) { return e->cfg.devno; }
-
-void engine__free(struct engine *e)
-{
-	if (!e)
-		return;
-	for (unsigned i = 0; i < 2; i++) {
-		struct lane *l = &e->lane[i];
-
-		if (l->ops && l->priv)
-			l->ops->close(l->priv);
-		free(l->fg);
-		evq_free(&l->dq);
-	}
-	policy__destroy(e->pol);
-	metrics__free(e->m);
-	free(e->slots);
-	free(e);
 }
