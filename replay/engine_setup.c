@@ -108,6 +108,12 @@ json_t *engine__result(const struct engine *e)
 	rec = NULL;
 	json_object_set_new(o, "seed", json_integer((json_int_t)e->cfg.seed));
 	ret = metrics__to_json(e->m, o);
+	if (!ret) {	/* the device's own figure, where the target knows it (FTL models) */
+		json_t *wa = json_object_get(json_object_get(o, "target"), "write_amplification");
+
+		if (json_is_number(wa))
+			json_object_set(json_object_get(o, "device"), "write_amplification", wa);
+	}
 out:
 	json_decref(t);
 	json_decref(tr);

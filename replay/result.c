@@ -140,8 +140,11 @@ void result__print(const json_t *res, FILE *f)
 		else
 			fprintf(f, " (no discard-free baseline)\n");
 	}
-	fprintf(f, "\ndevice     busy %s (%.1f %%)\n", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
+	fprintf(f, "\ndevice     busy %s (%.1f %%)", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
 		100.0 * d(res, "device.utilization"));
+	if (json_object_get(json_object_get(res, "device"), "write_amplification"))
+		fprintf(f, ", write amplification %.3f", d(res, "device.write_amplification"));
+	fprintf(f, "\n");
 	fprintf(f, "makespan   %s (trace span %s)\n", fmt_duration(u(res, "makespan_ns"), b1, sizeof(b1)),
 		fmt_duration(u(res, "records.span_ns"), b2, sizeof(b2)));
 }
