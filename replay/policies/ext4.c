@@ -3,10 +3,18 @@
  * ext4-mb: ext4 online discard (-o discard), Linux 6.12, fs/ext4/mballoc.c.
  *
  * - ext4_free_blocks() -> ext4_mb_clear_bb(): a journaled free becomes an
- *   ext4_free_data entry {group, start, count, tid} (ext4_mb_free_metadata());
- *   ext4_try_merge_freed_extent() joins it with its rb-tree neighbour on
- *   either side only when physically contiguous, in the same transaction and
- *   the same block group; the merged entry goes to the tail of the list.
+ *   ext4_free_data entry {group, start, count, tid} in the group's rb-tree
+ *   (ext4_mb_free_metadata()). Entries merge only when physically
+ *   contiguous, in the same transaction and the same group, and which
+ *   neighbours are tried depends on the kernel (merge=):
+ *   - parent (Linux >= 6.17, "ext4: merge freed extent with existing extents
+ *     before insertion"): only the node the rb-tree descent ends at; the new
+ *     extent joins it (it keeps its list place), which may then join its own
+ *     prev/next. A free adjacent to the other in-order neighbour stays apart,
+ *     so the tree's exact shape matters: rbsim.c keeps lib/rbtree.c's shape.
+ *   - neighbours (Linux <= 6.16, ext4_try_merge_freed_extent()): the new
+ *     entry is inserted, absorbs an adjacent rb_prev() and rb_next(), and
+ *     goes to the tail of the list.
  *   Every free until the next commit belongs to the running transaction.
  * - ext4_process_freed_data() (jbd2 commit callback): the committed entries
  *   go back to the buddy (ext4_free_data_in_buddy()), then ext4_discard_work()
@@ -24,15 +32,21 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ivset.h"
 #include "kstages.h"
+#include "rbsim.h"
+
+enum { MERGE_PARENT, MERGE_NEIGHBOURS };
+static const char *const ext4_merges[] = { "parent", "neighbours", NULL };
 
 struct ext4_cfg {
 	uint64_t commit;
 	bool extend;
 	uint64_t bgsize;
 	bool journal;
+	unsigned merge;
 };
 
 static const struct opt_spec ext4_opts[] = {
@@ -44,12 +58,17 @@ static const struct opt_spec ext4_opts[] = {
 	  "block group size; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
 	{ "journal", OPT_BOOL, offsetof(struct ext4_cfg, journal), 0, 1, "1",
 	  "0: data=writeback, frees are discarded at once without waiting for the commit" },
+	{ "merge", OPT_ENUM, offsetof(struct ext4_cfg, merge), 0, 0, "parent",
+	  "freed-extent merging: parent (Linux >= 6.17: only the rb-tree insertion parent), "
+	  "neighbours (<= 6.16: both rb-tree neighbours)", ext4_merges },
 	{ NULL },
 };
 
 struct ext4_state {
 	struct ext4_cfg cfg;
-	struct ivset *pending;	/* this transaction's entries: val = freed_ns, aux = list position */
+	struct rbsim *rb;	/* this transaction's entries, one rb-tree per group */
+	uint32_t *roots;	/* by group number */
+	size_t nroots;
 	struct ivset *free;	/* free space known to the buddy: val = freed_ns */
 	struct iv *list;	/* commit scratch, grown by doubling */
 	size_t cap;
@@ -66,7 +85,8 @@ static void ext4_destroy(void *priv)
 
 	if (!s)
 		return;
-	ivset__destroy(s->pending);
+	rbsim__destroy(s->rb);
+	free(s->roots);
 	ivset__destroy(s->free);
 	free(s->list);
 	free(s);
@@ -78,7 +98,7 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	struct ext4_state *s = calloc(1, sizeof(*s));
 
 	(void)err, (void)errlen;
-	if (!s || !(s->pending = ivset__new(false)) || !(s->free = ivset__new(true))) {
+	if (!s || !(s->rb = rbsim__new()) || !(s->free = ivset__new(true))) {
 		ext4_destroy(s);
 		return -ENOMEM;
 	}
@@ -132,62 +152,176 @@ static int trim_entry(struct ext4_state *s, const struct iv *e, uint64_t now, st
 	return 0;
 }
 
-/* ext4_process_freed_data(): all entries into the buddy, then the discard work. */
+static int grow_list(struct ext4_state *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 256;
+	struct iv *l;
+
+	if (n <= s->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	if (!(l = realloc(s->list, cap * sizeof(*l))))
+		return -ENOMEM;
+	s->list = l;
+	s->cap = cap;
+	return 0;
+}
+
+/* ext4_process_freed_data(): all entries into the buddy, then the discard work in list order. */
 static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 {
-	size_t n = ivset__count(s->pending), i = 0;
-	uint64_t pos = 0;
-	struct iv v;
+	size_t n = 0;
 	int err;
 
 	s->deadline = UINT64_MAX;
+	for (size_t g = 0; g < s->nroots; g++) {
+		for (uint32_t i = rbsim__first(s->rb, s->roots[g]); i; i = rbsim__next(s->rb, i)) {
+			const struct rbnode *e = rbsim__node(s->rb, i);
+			struct iv v = { e->start, e->end, e->val, e->seq };
+
+			if ((err = grow_list(s, n + 1)))
+				return err;
+			s->list[n++] = v;
+			if ((err = ivset__add(s->free, v.start, v.end - v.start, v.val, 0)))
+				return err;
+		}
+		s->roots[g] = 0;
+	}
+	rbsim__clear(s->rb);
 	if (!n)
 		return 0;
-	if (n > s->cap) {
-		size_t cap = s->cap ? s->cap : 256;
-		struct iv *l;
-
-		while (cap < n)
-			cap *= 2;
-		if (!(l = realloc(s->list, cap * sizeof(*l))))
-			return -ENOMEM;
-		s->list = l;
-		s->cap = cap;
-	}
 	s->commits++;
-	while (i < n && ivset__next(s->pending, pos, &v)) {
-		s->list[i++] = v;
-		pos = v.end;
-		if ((err = ivset__add(s->free, v.start, v.end - v.start, v.val, 0)))
-			return err;
-	}
-	ivset__clear(s->pending);
-	qsort(s->list, i, sizeof(*s->list), cmp_seq);
-	for (size_t k = 0; k < i; k++)
+	qsort(s->list, n, sizeof(*s->list), cmp_seq);
+	for (size_t k = 0; k < n; k++)
 		if ((err = trim_entry(s, &s->list[k], now, out)))
 			return err;
 	return 0;
 }
 
-/* ext4_mb_free_metadata() + ext4_try_merge_freed_extent() for one group's piece. */
+static int new_node(struct ext4_state *s, uint32_t *root, uint32_t parent, bool left,
+		    uint64_t a, uint64_t b, uint64_t freed_ns, uint32_t *out)
+{
+	uint32_t n = rbsim__alloc(s->rb);
+	struct rbnode *e;
+
+	if (!n)
+		return -ENOMEM;
+	e = rbsim__node(s->rb, n);
+	e->start = a;
+	e->end = b;
+	e->val = freed_ns;
+	e->seq = ++s->seq;
+	rbsim__insert(s->rb, root, parent, left, n);
+	*out = n;
+	return 0;
+}
+
+/* ext4_merge_freed_extents(): keep absorbs gone, which follows it directly. */
+static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t gone)
+{
+	struct rbnode *k = rbsim__node(s->rb, keep), *g = rbsim__node(s->rb, gone);
+
+	k->end = g->end;
+	if (g->val < k->val)
+		k->val = g->val;
+	rbsim__erase(s->rb, root, gone);
+	s->merges++;
+}
+
+static int ensure_root(struct ext4_state *s, size_t g)
+{
+	size_t cap = s->nroots ? s->nroots : 64;
+	uint32_t *r;
+
+	if (g < s->nroots)
+		return 0;
+	while (cap <= g)
+		cap *= 2;
+	if (!(r = realloc(s->roots, cap * sizeof(*r))))
+		return -ENOMEM;
+	memset(r + s->nroots, 0, (cap - s->nroots) * sizeof(*r));
+	s->roots = r;
+	s->nroots = cap;
+	return 0;
+}
+
+/* Linux >= 6.17: join the insertion parent, which may then join its own neighbour. */
+static int merge_parent(struct ext4_state *s, uint32_t *root, uint32_t parent, bool left,
+			uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	struct rbnode *e = parent ? rbsim__node(s->rb, parent) : NULL;
+	uint32_t i, n;
+
+	if (e && b == e->start) {
+		e->start = a;
+		e->val = freed_ns < e->val ? freed_ns : e->val;
+		s->merges++;
+		if ((i = rbsim__prev(s->rb, parent)) && rbsim__node(s->rb, i)->end == a)
+			absorb(s, root, i, parent);
+		return 0;
+	}
+	if (e && e->end == a) {
+		e->end = b;
+		e->val = freed_ns < e->val ? freed_ns : e->val;
+		s->merges++;
+		if ((i = rbsim__next(s->rb, parent)) && rbsim__node(s->rb, i)->start == b)
+			absorb(s, root, parent, i);
+		return 0;
+	}
+	return new_node(s, root, parent, left, a, b, freed_ns, &n);
+}
+
+/* Linux <= 6.16: insert, then ext4_try_merge_freed_extent() with rb_prev() and rb_next(). */
+static int merge_neighbours(struct ext4_state *s, uint32_t *root, uint32_t parent, bool left,
+			    uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	uint32_t n, i;
+	int err;
+
+	if ((err = new_node(s, root, parent, left, a, b, freed_ns, &n)))
+		return err;
+	if ((i = rbsim__prev(s->rb, n)) && rbsim__node(s->rb, i)->end == a) {
+		struct rbnode *p = rbsim__node(s->rb, i), *e = rbsim__node(s->rb, n);
+
+		e->start = p->start;
+		e->val = p->val < e->val ? p->val : e->val;
+		rbsim__erase(s->rb, root, i);
+		s->merges++;
+	}
+	if ((i = rbsim__next(s->rb, n)) && rbsim__node(s->rb, i)->start == b)
+		absorb(s, root, n, i);
+	return 0;
+}
+
+/* ext4_mb_free_metadata() for one group's piece [a, b). */
 static int add_entry(struct ext4_state *s, uint64_t a, uint64_t b, uint64_t freed_ns)
 {
-	uint64_t g0 = group_start(s, a), g1 = g0 + s->cfg.bgsize;
-	struct iv v;
+	size_t g = (group_start(s, a) - s->pstart) / s->cfg.bgsize;
+	uint32_t *root, n, parent = 0;
+	bool left = false;
+	int err;
 
-	if (a > g0 && ivset__find_le(s->pending, a - 1, &v) && v.end == a) {
-		a = v.start;
-		freed_ns = v.val < freed_ns ? v.val : freed_ns;
-		ivset__erase(s->pending, v.start);
-		s->merges++;
+	if ((err = ensure_root(s, g)))
+		return err;
+	root = &s->roots[g];
+	for (n = *root; n; ) {
+		const struct rbnode *e = rbsim__node(s->rb, n);
+
+		parent = n;
+		if (a < e->start) {
+			left = true;
+			n = e->left;
+		} else if (a >= e->end) {
+			left = false;
+			n = e->right;
+		} else {
+			return 0;	/* "Block already on to-be-freed list" */
+		}
 	}
-	if (b < g1 && ivset__get(s->pending, b, &v)) {
-		b = v.end;
-		freed_ns = v.val < freed_ns ? v.val : freed_ns;
-		ivset__erase(s->pending, v.start);
-		s->merges++;
-	}
-	return ivset__add(s->pending, a, b - a, freed_ns, ++s->seq);
+	if (s->cfg.merge == MERGE_PARENT)
+		return merge_parent(s, root, parent, left, a, b, freed_ns);
+	return merge_neighbours(s, root, parent, left, a, b, freed_ns);
 }
 
 static int ext4_push(void *priv, const struct policy_event *ev, struct policy_out *out)
@@ -225,13 +359,9 @@ static int ext4_push(void *priv, const struct policy_event *ev, struct policy_ou
 static int ext4_observe(void *priv, const struct ts_record *r, struct policy_out *out)
 {
 	struct ext4_state *s = priv;
-	int err;
 
-	if (r->kind == TS_ALLOC && r->length) {
-		if ((err = ivset__remove(s->free, r->offset, r->length)))
-			return err;
-		return ivset__remove(s->pending, r->offset, r->length);
-	}
+	if (r->kind == TS_ALLOC && r->length)
+		return ivset__remove(s->free, r->offset, r->length);
 	if (kstage_is_snapshot(r))
 		return ivset__add(s->free, r->offset, r->length, r->time_ns, 0);
 	if (kstage_is_commit(r)) {

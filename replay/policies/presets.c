@@ -51,6 +51,7 @@ static const struct policy_tunable ext4_tunables[] = {
 	{ "extend", "1", "Linux >= 6.6: discarded runs extend to the next allocated block of the group" },
 	{ "bgsize", "0", "block group size; 0 = from the trace header" },
 	{ "journal", "1", "0 = data=writeback: user data discarded at free time" },
+	{ "merge", "parent", "freed-extent merging: parent (Linux >= 6.17) or neighbours (<= 6.16)" },
 	{ NULL },
 };
 
@@ -139,7 +140,7 @@ const struct policy_preset policy_presets[] = {
 		.name = "ext4",
 		.help = "ext4 -o discard: frees merged within a transaction, discarded one at a time after the commit",
 		.pipeline = "source(free) | ext4-mb(commit=${commit},extend=${extend},bgsize=${bgsize},"
-			    "journal=${journal}) | dispatch(qd=1)",
+			    "journal=${journal},merge=${merge}) | dispatch(qd=1)",
 		.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_process_freed_data(), "
 			   "ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12)",
 		.tunables = ext4_tunables,

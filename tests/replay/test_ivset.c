@@ -137,3 +137,105 @@ Test(ivset, exact_keeps_neighbours_apart)
 	cr_assert_eq(v.val, 2);
 	ivset__destroy(set);
 }
+
+/* ---- rbsim: red-black invariants under random inserts and erases ---- */
+#include "replay/policies/rbsim.h"
+
+static int rb_check(struct rbsim *s, uint32_t n, uint32_t parent, uint64_t lo, uint64_t hi, size_t *count)
+{
+	const struct rbnode *e;
+	int lh, rh;
+
+	if (!n)
+		return 1;
+	e = rbsim__node(s, n);
+	(*count)++;
+	cr_assert_eq(e->parent, parent, "node %u: parent %u, expected %u", n, e->parent, parent);
+	cr_assert(e->start >= lo && e->start < hi, "node %u out of order", n);
+	if (e->red && parent)
+		cr_assert(!rbsim__node(s, parent)->red, "red node %u under a red parent", n);
+	lh = rb_check(s, e->left, n, lo, e->start, count);
+	rh = rb_check(s, e->right, n, e->start + 1, hi, count);
+	cr_assert_eq(lh, rh, "black heights differ under node %u", n);
+	return lh + !e->red;
+}
+
+Test(rbsim, random_inserts_and_erases_keep_invariants)
+{
+	struct rbsim *s = rbsim__new();
+	uint32_t root = 0, keys[4096];
+	size_t nkeys = 0, count;
+	unsigned r = 5;
+
+	cr_assert_not_null(s);
+	for (int i = 0; i < 20000; i++) {
+		if (nkeys < 3000 && (nkeys == 0 || rnd(&r) % 3)) {
+			uint64_t key = rnd(&r) % 1000000;
+			uint32_t n = root, parent = 0, node;
+			bool left = false, dup = false;
+
+			while (n) {
+				const struct rbnode *e = rbsim__node(s, n);
+
+				parent = n;
+				if (key == e->start) {
+					dup = true;
+					break;
+				}
+				left = key < e->start;
+				n = left ? e->left : e->right;
+			}
+			if (dup)
+				continue;
+			cr_assert_neq(node = rbsim__alloc(s), 0);
+			rbsim__node(s, node)->start = key;
+			rbsim__insert(s, &root, parent, left, node);
+			keys[nkeys++] = node;
+		} else {
+			size_t k = rnd(&r) % nkeys;
+
+			rbsim__erase(s, &root, keys[k]);
+			keys[k] = keys[--nkeys];
+		}
+		if (i % 500 == 0) {
+			count = 0;
+			cr_assert(!root || !rbsim__node(s, root)->red, "red root");
+			rb_check(s, root, 0, 0, UINT64_MAX, &count);
+			cr_assert_eq(count, nkeys);
+		}
+	}
+	count = 0;
+	for (uint32_t n = rbsim__first(s, root), prev = 0; n; prev = n, n = rbsim__next(s, n)) {
+		if (prev)
+			cr_assert_lt(rbsim__node(s, prev)->start, rbsim__node(s, n)->start);
+		cr_assert_eq(rbsim__prev(s, n), prev);
+		count++;
+	}
+	cr_assert_eq(count, nkeys);
+	rbsim__destroy(s);
+	rbsim__destroy(NULL);
+}
+
+/* lib/rbtree.c shape for ascending inserts 1..7: root 2 (left 1), 4 red on its right over 3 and 6, 6 over red 5 and 7. */
+Test(rbsim, ascending_inserts_shape)
+{
+	struct rbsim *s = rbsim__new();
+	uint32_t root = 0, id[8] = { 0 };
+
+	for (uint64_t k = 1; k <= 7; k++) {
+		uint32_t n = root, parent = 0, node = rbsim__alloc(s);
+
+		while (n) {
+			parent = n;
+			n = rbsim__node(s, n)->right;
+		}
+		rbsim__node(s, node)->start = k;
+		rbsim__insert(s, &root, parent, false, node);
+		id[k] = node;
+	}
+	cr_assert_eq(rbsim__node(s, root)->start, 2);
+	cr_assert_eq(rbsim__node(s, rbsim__node(s, root)->right)->start, 4);
+	cr_assert_eq(rbsim__node(s, id[4])->right, id[6]);
+	cr_assert(rbsim__node(s, id[7])->red);
+	rbsim__destroy(s);
+}

@@ -292,3 +292,26 @@ Test(presets, every_preset_expands)
 		h_free_all(h);
 	}
 }
+
+/* Linux >= 6.17 merges a free only with the rb-tree node its descent ends at. */
+Test(ext4, merge_parent_misses_the_other_neighbour)
+{
+	struct harness *h = h_new("ext4(extend=0)", 0, 0), *old = h_new("ext4(extend=0,merge=neighbours)", 0, 0);
+	struct harness *hs[2] = { h, old };
+
+	for (int i = 0; i < 2; i++) {
+		h_free(hs[i], 1, 0, 4 * K, 7);		/* root */
+		h_free(hs[i], 2, 12 * K, 4 * K, 7);	/* its right child */
+		h_free(hs[i], 3, 4 * K, 4 * K, 7);	/* descent ends at [12K): [0,4K) is not tried */
+		h_commit(hs[i], 10);
+	}
+	cr_assert_eq(h->cap.n, 3);
+	EXPECT_EV(h, 0, 10, 0, 4 * K);
+	EXPECT_EV(h, 1, 10, 12 * K, 4 * K);
+	EXPECT_EV(h, 2, 10, 4 * K, 4 * K);
+	cr_assert_eq(old->cap.n, 2);
+	EXPECT_EV(old, 0, 10, 12 * K, 4 * K);
+	EXPECT_EV(old, 1, 10, 0, 8 * K);		/* merged, moved to the tail */
+	h_free_all(h);
+	h_free_all(old);
+}
