@@ -18,6 +18,12 @@
  * Commit points: META_COMMIT records; a trace without them falls back to
  * xfs_log_worker(), which forces the log every xfs_syncd_centisecs (30 s),
  * until the first commit record is seen.
+ * Checkpoint boundaries (push=flush): xlog_cil_push_work() switches to a new
+ * CIL context when the push starts, long before the commit callback; frees
+ * after that belong to the next checkpoint. No tracepoint marks the switch,
+ * but the push's first iclog goes out with REQ_PREFLUSH (XLOG_ICL_NEED_FLUSH),
+ * so the first cache flush on the device after a commit cuts the checkpoint
+ * (needs the trace's ISSUE records, `record --io`).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,22 +33,26 @@
 
 struct xfs_cfg {
 	uint64_t commit;
+	bool push_flush;
 };
 
 static const struct opt_spec xfs_opts[] = {
 	{ "commit", OPT_DURATION, offsetof(struct xfs_cfg, commit), 1e6, 86400e9, "30s",
 	  "checkpoint interval used while the trace shows no META_COMMIT (xfs_syncd_centisecs)" },
+	{ "push_flush", OPT_BOOL, offsetof(struct xfs_cfg, push_flush), 0, 1, "0",
+	  "the first cache flush after a commit starts the next checkpoint (the push's first iclog)" },
 	{ NULL },
 };
 
 struct xfs_state {
 	struct xfs_cfg cfg;
-	struct ivset *busy;	/* val = freed_ns, aux = ino */
+	struct ivset *busy;	/* the running checkpoint: val = freed_ns, aux = ino */
+	struct ivset *pushing;	/* the checkpoint being pushed (push_flush) */
 	uint64_t start_ns, deadline;
 	uint32_t dev;
 	uint16_t flags;
-	bool seen_commit;
-	uint64_t frees, commits, extents, reused_bytes;
+	bool seen_commit, cut;
+	uint64_t frees, commits, extents, reused_bytes, pushes;
 };
 
 static void xfs_destroy(void *priv)
@@ -52,6 +62,7 @@ static void xfs_destroy(void *priv)
 	if (!s)
 		return;
 	ivset__destroy(s->busy);
+	ivset__destroy(s->pushing);
 	free(s);
 }
 
@@ -61,7 +72,7 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 	struct xfs_state *s = calloc(1, sizeof(*s));
 
 	(void)err, (void)errlen;
-	if (!s || !(s->busy = ivset__new(false))) {
+	if (!s || !(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false))) {
 		xfs_destroy(s);
 		return -ENOMEM;
 	}
@@ -75,24 +86,45 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 }
 
 /* xlog_cil_committed(): sort (the set is in device order) and discard each busy extent. */
-static int commit(struct xfs_state *s, uint64_t now, struct policy_out *out)
+static int discard_set(struct xfs_state *s, struct ivset *set, uint64_t now, struct policy_out *out)
 {
 	struct iv v;
 	uint64_t pos = 0;
 	int err;
 
-	s->deadline = UINT64_MAX;
-	if (!ivset__count(s->busy))
+	if (!ivset__count(set))
 		return 0;
 	s->commits++;
-	while (ivset__next(s->busy, pos, &v)) {
+	while (ivset__next(set, pos, &v)) {
 		pos = v.end;
 		s->extents++;
 		if ((err = kstage_emit(out, now, v.start, v.end - v.start, v.aux, v.val, 1, s->dev, s->flags)))
 			return err;
 	}
-	ivset__clear(s->busy);
+	ivset__clear(set);
 	return 0;
+}
+
+/* A commit record: the checkpoint being pushed, else the running one. */
+static int commit(struct xfs_state *s, uint64_t now, struct policy_out *out)
+{
+	bool cut = s->cut;
+
+	s->cut = false;
+	if (cut)
+		return discard_set(s, s->pushing, now, out);
+	s->deadline = UINT64_MAX;
+	return discard_set(s, s->busy, now, out);
+}
+
+/* Timer or end of trace: the log is forced, every checkpoint commits. */
+static int commit_all(struct xfs_state *s, uint64_t now, struct policy_out *out)
+{
+	int err = discard_set(s, s->pushing, now, out);
+
+	s->cut = false;
+	s->deadline = UINT64_MAX;
+	return err ? err : discard_set(s, s->busy, now, out);
 }
 
 static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
@@ -117,11 +149,23 @@ static int xfs_observe(void *priv, const struct ts_record *r, struct policy_out 
 	struct xfs_state *s = priv;
 
 	if (r->kind == TS_ALLOC && r->length) {
-		uint64_t before = ivset__bytes(s->busy);
+		uint64_t before = ivset__bytes(s->busy) + ivset__bytes(s->pushing);
 		int err = ivset__remove(s->busy, r->offset, r->length);
 
-		s->reused_bytes += before - ivset__bytes(s->busy);
+		if (!err)
+			err = ivset__remove(s->pushing, r->offset, r->length);
+		s->reused_bytes += before - ivset__bytes(s->busy) - ivset__bytes(s->pushing);
 		return err;
+	}
+	if (s->cfg.push_flush && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
+	    (r->op == TS_OP_FLUSH || (r->op == TS_OP_WRITE && (r->flags & TS_F_PREFLUSH)))) {
+		struct ivset *t = s->pushing;	/* xlog_cil_push_work(): a new context */
+
+		s->pushing = s->busy;
+		s->busy = t;
+		s->cut = true;
+		s->pushes++;
+		return 0;
 	}
 	if (kstage_is_commit(r)) {
 		s->seen_commit = true;
@@ -139,13 +183,13 @@ static int xfs_tick(void *priv, uint64_t now, struct policy_out *out)
 {
 	struct xfs_state *s = priv;
 
-	return now >= s->deadline ? commit(s, now, out) : 0;
+	return now >= s->deadline ? commit_all(s, now, out) : 0;
 }
 
 /* Unmount forces the log: everything still busy is committed and discarded. */
 static int xfs_flush(void *priv, uint64_t now, struct policy_out *out)
 {
-	return commit(priv, now, out);
+	return commit_all(priv, now, out);
 }
 
 static int xfs_report(void *priv, json_t *obj)
@@ -154,6 +198,7 @@ static int xfs_report(void *priv, json_t *obj)
 
 	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
 	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->commits));
+	json_object_set_new(obj, "pushes_seen", json_integer((json_int_t)s->pushes));
 	json_object_set_new(obj, "busy_extents_discarded", json_integer((json_int_t)s->extents));
 	json_object_set_new(obj, "busy_bytes_reused", json_integer((json_int_t)s->reused_bytes));
 	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));

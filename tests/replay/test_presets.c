@@ -315,3 +315,22 @@ Test(ext4, merge_parent_misses_the_other_neighbour)
 	h_free_all(h);
 	h_free_all(old);
 }
+
+/* push_flush: the first cache flush after a commit closes the checkpoint being pushed. */
+Test(xfs, flush_cuts_the_checkpoint)
+{
+	struct harness *h = h_new("source(free) | xfs-cil(push_flush=1) | dispatch(qd=0)", 0, 0);
+
+	h_free(h, 1, 0, 4 * K, 0);
+	h_rec(h, TS_ISSUE, TS_OP_FLUSH, 2, 0, 0, 0, 0);		/* the push's first iclog */
+	h_free(h, 3, 4 * K, 4 * K, 0);				/* next checkpoint */
+	h_rec(h, TS_ISSUE, TS_OP_FLUSH, 4, 0, 0, 0, 0);		/* commit record: no second cut */
+	h_commit(h, 5);
+	cr_assert_eq(h->cap.n, 1);
+	EXPECT_EV(h, 0, 5, 0, 4 * K);
+	h_rec(h, TS_ISSUE, TS_OP_WRITE, 6, 0, 4 * K, 0, TS_F_PREFLUSH);
+	h_commit(h, 7);
+	cr_assert_eq(h->cap.n, 2);
+	EXPECT_EV(h, 1, 7, 4 * K, 4 * K);
+	h_free_all(h);
+}
