@@ -266,3 +266,22 @@ Test(engine, discards_held_past_the_end_go_after_a_busy_device_drains)
 	cr_assert_eq(metrics__makespan(engine__metrics(e)), S + MS);
 	engine__free(e);
 }
+
+Test(engine, asap_keeps_policy_delays)
+{
+	/*
+	 * asap removes the trace's gaps (a delay that elapses between two records
+	 * elapses in no time) but a delay reaching past the last record is kept.
+	 */
+	struct ts_record r[] = {
+		rec(0, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+		rec(10 * S, TS_INTENT, TS_OP_DISCARD, 64 * K, 4 * K),
+	};
+	struct engine *e = mk("passthrough | delay(10ms)", "discard=1ms,write=50us,per_mib=0", TIMING_ASAP, true);
+
+	run(e, r, 2);
+	cr_assert_eq(metrics__discard_cmds(engine__metrics(e)), 2);
+	/* The first discard goes at 0 (its delay elapsed in the removed gap), the second at 10 ms. */
+	cr_assert_eq(metrics__makespan(engine__metrics(e)), 11 * MS);
+	engine__free(e);
+}
