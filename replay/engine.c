@@ -111,6 +111,16 @@ static uint64_t lane_ready(const struct lane *l)
 	return t;
 }
 
+static int observe_submit(struct engine *e, const struct target_cmd *cmd)
+{
+	const struct engine_observer *o = e->cfg.observer;
+	int ret;
+
+	if (!o || !o->submit || !(ret = o->submit(o->arg, cmd)))
+		return 0;
+	return efail(e, ret < 0 ? ret : -EINVAL, "%s", "replay observer failed on a submit");
+}
+
 static int submit_discard(struct engine *e, struct lane *l)
 {
 	struct policy_event ev = evq__get(&l->dq, 0);
@@ -136,6 +146,8 @@ static int submit_discard(struct engine *e, struct lane *l)
 	cmd.tag = tag;
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: discard submit failed", l->ops->name);
+	if ((ret = observe_submit(e, &cmd)))
+		return ret;
 	l->inflight++;
 	l->d_inflight++;
 	ret = metrics__submit(e->m, &s->mc);
@@ -162,6 +174,8 @@ static int submit_fg(struct engine *e, struct lane *l)
 	l->fg_n--;
 	if (l->shadow)
 		return 0;
+	if ((ret = observe_submit(e, &cmd)))
+		return ret;
 	s->mc = (struct metrics_cmd){
 		.submit_ns = l->now, .ready_ns = it->ready, .bytes = it->length, .segs = &one,
 		.count = 1, .op = it->op, .klass = TC_FOREGROUND,
@@ -218,6 +232,8 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 		s->pending &= (uint8_t)~2u;
 	} else {
 		s->lat = d->done_ns > s->ready[0] ? d->done_ns - s->ready[0] : 0;
+		if (e->cfg.observer && e->cfg.observer->done)
+			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
@@ -450,6 +466,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
 			}
 		}
+		if (e->cfg.observer && e->cfg.observer->record)
+			e->cfg.observer->record(e->cfg.observer->arg, &r);
 		if (r.time_ns < e->last_trace) {
 			e->out_of_order++;
 			r.time_ns = e->last_trace;
