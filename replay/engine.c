@@ -34,8 +34,8 @@ static uint64_t to_engine(const struct engine *e, uint64_t t)
 {
 	if (t == UINT64_MAX)
 		return UINT64_MAX;
-	if (e->cfg.timing == TIMING_ASAP)
-		return e->lane[0].now;
+	if (e->cfg.timing == TIMING_ASAP)	/* keep a policy's delay relative to the current record */
+		return e->lane[0].now + (t > e->last_trace ? t - e->last_trace : 0);
 	return e->base + scale(e, t > e->t0 ? t - e->t0 : 0);
 }
 
@@ -111,6 +111,16 @@ static uint64_t lane_ready(const struct lane *l)
 	return t;
 }
 
+static int observe_submit(struct engine *e, const struct target_cmd *cmd)
+{
+	const struct engine_observer *o = e->cfg.observer;
+	int ret;
+
+	if (!o || !o->submit || !(ret = o->submit(o->arg, cmd)))
+		return 0;
+	return efail(e, ret < 0 ? ret : -EINVAL, "%s", "replay observer failed on a submit");
+}
+
 static int submit_discard(struct engine *e, struct lane *l)
 {
 	struct policy_event ev = evq__get(&l->dq, 0);
@@ -136,6 +146,8 @@ static int submit_discard(struct engine *e, struct lane *l)
 	cmd.tag = tag;
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: discard submit failed", l->ops->name);
+	if ((ret = observe_submit(e, &cmd)))
+		return ret;
 	l->inflight++;
 	l->d_inflight++;
 	ret = metrics__submit(e->m, &s->mc);
@@ -162,6 +174,8 @@ static int submit_fg(struct engine *e, struct lane *l)
 	l->fg_n--;
 	if (l->shadow)
 		return 0;
+	if ((ret = observe_submit(e, &cmd)))
+		return ret;
 	s->mc = (struct metrics_cmd){
 		.submit_ns = l->now, .ready_ns = it->ready, .bytes = it->length, .segs = &one,
 		.count = 1, .op = it->op, .klass = TC_FOREGROUND,
@@ -218,6 +232,8 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 		s->pending &= (uint8_t)~2u;
 	} else {
 		s->lat = d->done_ns > s->ready[0] ? d->done_ns - s->ready[0] : 0;
+		if (e->cfg.observer && e->cfg.observer->done)
+			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
@@ -332,34 +348,45 @@ static int run_until(struct engine *e, uint64_t T)
 	}
 }
 
-/* asap: wait until the queues are empty (backpressure on the record stream). */
+static bool anything_queued(const struct engine *e)
+{
+	for (unsigned i = 0; i < e->nlanes; i++)
+		if (e->lane[i].fg_n || evq__len(&e->lane[i].dq))
+			return true;
+	return false;
+}
+
+/*
+ * asap: before the next record, everything queued goes (backpressure on the
+ * record stream). Time moves to the next completion or the next queued
+ * command's time, whichever comes first.
+ */
 static int asap_drain(struct engine *e)
 {
 	for (;;) {
-		bool queued = false;
+		uint64_t t = UINT64_MAX;
 		int ret;
 
-		for (unsigned i = 0; i < e->nlanes; i++)
-			queued |= e->lane[i].fg_n || evq__len(&e->lane[i].dq);
-		if (!queued)
-			return 0;
 		if ((ret = dispatch_all(e)))
 			return ret;
-		if ((ret = reap_one(e, UINT64_MAX)) < 0)
-			return ret;
-		if (!ret && (ret = dispatch_all(e)) == 0) {
-			bool still = false;
+		if (!anything_queued(e))
+			return 0;
+		for (unsigned i = 0; i < e->nlanes; i++) {
+			struct lane *l = &e->lane[i];
+			uint64_t r = lane_ready(l), d = !e->realtime && l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
 
-			for (unsigned i = 0; i < e->nlanes; i++)
-				still |= e->lane[i].inflight == 0 &&
-					 (e->lane[i].fg_n || evq__len(&e->lane[i].dq));
-			if (still)
-				return efail(e, -EPROTO, "%s", "engine: queued commands cannot be dispatched");
+			t = r < t ? r : t;
+			t = d < t ? d : t;
 		}
-		if (ret < 0)
+		if (t != UINT64_MAX) {
+			if ((ret = run_until(e, t)))
+				return ret;
+			continue;
+		}
+		if ((ret = reap_one(e, UINT64_MAX)) < 0)	/* real-time, no room: wait for a completion */
 			return ret;
-		if (e->lane[0].now > e->lane[1].now && e->nlanes > 1)
-			lane_sync(&e->lane[1], e->lane[0].now);
+		if (!ret)
+			return efail(e, -EPROTO, "%s", "engine: queued commands cannot be dispatched");
 	}
 }
 
@@ -371,8 +398,6 @@ int engine_sink(void *arg, const struct policy_event *ev)
 	uint64_t hold = ev->time_ns > ev->freed_ns ? scale(e, ev->time_ns - ev->freed_ns) : 0;
 
 	q.time_ns = to_engine(e, ev->time_ns);
-	if (q.time_ns < e->lane[0].now && e->cfg.timing == TIMING_ASAP)
-		q.time_ns = e->lane[0].now;
 	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
 	return evq__push(&e->lane[0].dq, &q);
 }
@@ -441,6 +466,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
 			}
 		}
+		if (e->cfg.observer && e->cfg.observer->record)
+			e->cfg.observer->record(e->cfg.observer->arg, &r);
 		if (r.time_ns < e->last_trace) {
 			e->out_of_order++;
 			r.time_ns = e->last_trace;

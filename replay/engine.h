@@ -20,6 +20,20 @@
 
 enum engine_timing { TIMING_TRACE = 0, TIMING_ASAP = 1 };
 
+/*
+ * Optional watcher (reports, plots): sees what the engine sees on the real
+ * target, in engine order. Any hook may be NULL; a hook's error stops the replay.
+ */
+struct engine_observer {
+	void *arg;
+	/* Every record of the replayed device, before the policy sees it. */
+	void (*record)(void *arg, const struct ts_record *rec);
+	/* Every command submitted to the target (discards: all their ranges in cmd->segs or offset/length). */
+	int (*submit)(void *arg, const struct target_cmd *cmd);
+	/* Every completion from the target (not the baseline twin's). */
+	void (*done)(void *arg, const struct target_done *d);
+};
+
 struct engine_cfg {
 	const char *policy;		/* policy string */
 	const struct target_ops *target;
@@ -33,6 +47,7 @@ struct engine_cfg {
 	uint64_t trace_extent;		/* highest offset+length the replayed records touch (0: unknown) */
 	bool destructive;
 	bool baseline;			/* model targets: measure foreground on a discard-free twin */
+	const struct engine_observer *observer;	/* may be NULL */
 };
 
 struct engine;

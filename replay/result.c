@@ -137,8 +137,10 @@ void result__print(const json_t *res, FILE *f)
 			fprintf(f, ": stall %s over %" PRIu64 " commands, latency x%.2f of the discard-free run\n",
 				fmt_duration(u(res, "foreground.stall_ns"), b1, sizeof(b1)),
 				u(res, "foreground.stalled_commands"), d(res, "foreground.latency_inflation"));
+		else if (!strcmp(s(res, "policy", "source"), "none"))
+			fprintf(f, " (this run is the discard-free baseline)\n");
 		else
-			fprintf(f, " (no discard-free baseline)\n");
+			fprintf(f, " (no discard-free baseline: real target or --no-baseline)\n");
 	}
 	fprintf(f, "\ndevice     busy %s (%.1f %%)", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
 		100.0 * d(res, "device.utilization"));

@@ -266,3 +266,63 @@ Test(engine, discards_held_past_the_end_go_after_a_busy_device_drains)
 	cr_assert_eq(metrics__makespan(engine__metrics(e)), S + MS);
 	engine__free(e);
 }
+
+Test(engine, asap_keeps_policy_delays)
+{
+	/*
+	 * asap removes the trace's gaps (a delay that elapses between two records
+	 * elapses in no time) but a delay reaching past the last record is kept.
+	 */
+	struct ts_record r[] = {
+		rec(0, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+		rec(10 * S, TS_INTENT, TS_OP_DISCARD, 64 * K, 4 * K),
+	};
+	struct engine *e = mk("passthrough | delay(10ms)", "discard=1ms,write=50us,per_mib=0", TIMING_ASAP, true);
+
+	run(e, r, 2);
+	cr_assert_eq(metrics__discard_cmds(engine__metrics(e)), 2);
+	/* The first discard goes at 0 (its delay elapsed in the removed gap), the second at 10 ms. */
+	cr_assert_eq(metrics__makespan(engine__metrics(e)), 11 * MS);
+	engine__free(e);
+}
+
+struct seen { unsigned records, submits, discards, dones; uint64_t ranges; };
+
+static void ob_record(void *arg, const struct ts_record *r) { (void)r; ((struct seen *)arg)->records++; }
+static void ob_done(void *arg, const struct target_done *d) { (void)d; ((struct seen *)arg)->dones++; }
+static int ob_submit(void *arg, const struct target_cmd *c)
+{
+	struct seen *s = arg;
+
+	s->submits++;
+	if (c->klass == TC_DISCARD) {
+		s->discards++;
+		s->ranges += c->nr_segs ? c->nr_segs : 1;
+	}
+	return 0;
+}
+
+Test(engine, observer_sees_records_submits_and_completions)
+{
+	struct seen s = { 0 };
+	struct engine_observer ob = { &s, ob_record, ob_submit, ob_done };
+	struct engine_cfg cfg = {
+		.policy = "batch(1ms) | sort | merge(segments=4)", .target = &fixed_target_ops, .target_arg = "",
+		.speed = 1, .baseline = true, .observer = &ob,
+	};
+	struct ts_record r[] = {
+		rec(0, TS_INTENT, TS_OP_DISCARD, 0, 4 * K), rec(1, TS_INTENT, TS_OP_DISCARD, 64 * K, 4 * K),
+		rec(2, TS_ISSUE, TS_OP_WRITE, 8 * K, 4 * K), rec(3, TS_META, TS_META_COMMIT, 0, 0),
+	};
+	char err[512];
+	struct engine *e = engine__new(&cfg, err, sizeof(err));
+
+	cr_assert_not_null(e, "%s", err);
+	run(e, r, 4);
+	cr_assert_eq(s.records, 4);
+	cr_assert_eq(s.submits, 2, "one merged discard and one write (the twin's write is not shown)");
+	cr_assert_eq(s.discards, 1);
+	cr_assert_eq(s.ranges, 2);
+	cr_assert_eq(s.dones, 2);
+	engine__free(e);
+}

@@ -94,3 +94,33 @@ ParameterizedTest(struct pok_case *c, parse, accepted)
 	cr_expect_str_eq(policy__describe(p), c->desc);
 	policy__destroy(p);
 }
+
+/* Random policy strings from the grammar's alphabet: never a crash, always a message when rejected. */
+Test(parse, random_strings)
+{
+	static const char *const atoms[] = {
+		"batch", "sort", "merge", "min", "split", "source", "dispatch", "delay", "rate", "align",
+		"sort-merge-async", "none", "passthrough", "(", ")", "|", ",", "=", " ", "1s", "64K", "max",
+		"qd", "window", "x", "0", "-1", "$", "${qd}", "free", "layer", "((", "))", "||", "==",
+	};
+	uint64_t s = 12345;
+
+	for (int n = 0; n < 5000; n++) {
+		char spec[256] = "", err[2048];
+		int len = 1 + (int)((s >> 7) % 12);
+		struct policy *p;
+
+		for (int k = 0; k < len; k++) {
+			s ^= s << 13;
+			s ^= s >> 7;
+			s ^= s << 17;
+			strncat(spec, atoms[s % (sizeof(atoms) / sizeof(atoms[0]))], sizeof(spec) - strlen(spec) - 1);
+		}
+		err[0] = 0;
+		p = policy__new(spec, NULL, null_sink, NULL, err, sizeof(err));
+		if (p)
+			policy__destroy(p);
+		else
+			cr_assert(err[0] && strstr(err, "policy"), "'%s' rejected without a message", spec);
+	}
+}
