@@ -47,6 +47,7 @@ struct btrfs_cfg {
 	uint32_t kbps_limit;
 	uint64_t max_discard_size;
 	uint64_t bgsize;
+	bool drain;
 };
 
 static const struct opt_spec btrfs_opts[] = {
@@ -62,6 +63,9 @@ static const struct opt_spec btrfs_opts[] = {
 	  "sysfs discard/max_discard_size: largest single discard (0 = no limit)" },
 	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 1e15, "1G",
 	  "data block group size" },
+	{ "drain", OPT_BOOL, offsetof(struct btrfs_cfg, drain), 0, 1, "1",
+	  "at the end of the trace the discard work runs on (the system stays up) until nothing is queued; "
+	  "0: stop, as an unmount would (btrfs_discard_cleanup())" },
 	{ NULL },
 };
 
@@ -418,6 +422,19 @@ static int btrfs_push(void *priv, const struct policy_event *ev, struct policy_o
 	return 0;
 }
 
+/* End of trace: let the work run on at its own pace until the lists are empty. */
+static int btrfs_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct btrfs_state *s = priv;
+	int err;
+
+	(void)now;
+	while (s->cfg.drain && s->work_at != UINT64_MAX)
+		if ((err = btrfs_tick(s, s->work_at, out)))
+			return err;
+	return 0;
+}
+
 static int btrfs_observe(void *priv, const struct ts_record *r, struct policy_out *out)
 {
 	struct btrfs_state *s = priv;
@@ -465,6 +482,7 @@ const struct policy_stage_ops stage_btrfs_async = {
 	.push = btrfs_push,
 	.tick = btrfs_tick,
 	.next_deadline = btrfs_next_deadline,
+	.flush = btrfs_flush,
 	.report = btrfs_report,
 	.destroy = btrfs_destroy,
 };

@@ -38,6 +38,7 @@ struct f2fs_cfg {
 	uint32_t max_requests;
 	uint64_t min_interval, mid_interval, max_interval, idle, checkpoint;
 	bool io_aware;
+	bool drain;
 };
 
 static const struct opt_spec f2fs_opts[] = {
@@ -58,6 +59,8 @@ static const struct opt_spec f2fs_opts[] = {
 	  "checkpoint interval while the trace shows no META_COMMIT (DEF_CP_INTERVAL)" },
 	{ "io_aware", OPT_BOOL, offsetof(struct f2fs_cfg, io_aware), 0, 1, "1",
 	  "discard_io_aware: issue only when the fs is idle" },
+	{ "drain", OPT_BOOL, offsetof(struct f2fs_cfg, drain), 0, 1, "1",
+	  "at the end of the trace the thread runs on (rounds min_interval apart) until nothing is eligible" },
 	{ NULL },
 };
 
@@ -270,6 +273,33 @@ static int f2fs_tick(void *priv, uint64_t now, struct policy_out *out)
 	return 0;
 }
 
+/* End of trace: checkpoint, then rounds until nothing eligible is left (no completions: paced by min_interval). */
+static int f2fs_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct f2fs_state *s = priv;
+	uint64_t t;
+	int err;
+
+	if (!s->cfg.drain)
+		return 0;
+	if ((err = checkpoint(s, now)))
+		return err;
+	if (s->waiting) {
+		s->waiting = 0;
+		s->thread_at = now + s->cfg.min_interval;
+	}
+	while (select_cmds(s)) {
+		t = s->thread_at > now ? s->thread_at : now;
+		if ((err = round_run(s, t, out)))
+			return err;
+		if (s->waiting) {
+			s->waiting = 0;
+			s->thread_at = t + s->cfg.min_interval;
+		}
+	}
+	return 0;
+}
+
 static int f2fs_complete(void *priv, const struct policy_done *d, struct policy_out *out)
 {
 	struct f2fs_state *s = priv;
@@ -307,6 +337,7 @@ const struct policy_stage_ops stage_f2fs = {
 	.push = f2fs_push,
 	.tick = f2fs_tick,
 	.next_deadline = f2fs_next_deadline,
+	.flush = f2fs_flush,
 	.complete = f2fs_complete,
 	.report = f2fs_report,
 	.destroy = f2fs_destroy,

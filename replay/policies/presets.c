@@ -70,6 +70,7 @@ static const struct policy_tunable btrfs_tunables[] = {
 	{ "kbps_limit", "0", "discard/kbps_limit in KiB/s (0 = none)" },
 	{ "max_discard_size", "64M", "discard/max_discard_size" },
 	{ "bgsize", "1G", "data block group size" },
+	{ "drain", "1", "after the trace the discard work runs on until nothing is queued (0: stop at the end)" },
 	{ NULL },
 };
 
@@ -82,6 +83,7 @@ static const struct policy_tunable f2fs_tunables[] = {
 	{ "idle", "5s", "discard_idle_interval" },
 	{ "checkpoint", "60s", "checkpoint interval while the trace has no META_COMMIT" },
 	{ "io_aware", "1", "discard_io_aware: issue only when idle" },
+	{ "drain", "1", "after the trace the thread runs on until nothing eligible is left (0: stop at the end)" },
 	{ NULL },
 };
 
@@ -169,7 +171,7 @@ const struct policy_preset policy_presets[] = {
 			"64 MiB max",
 		.pipeline = "source(free) | btrfs-discard(delay=${delay},unused_delay=${unused_delay},"
 			    "iops_limit=${iops_limit},kbps_limit=${kbps_limit},max_discard_size=${max_discard_size},"
-			    "bgsize=${bgsize}) | dispatch(qd=1)",
+			    "bgsize=${bgsize},drain=${drain}) | dispatch(qd=1)",
 		.follows = "fs/btrfs/discard.c: btrfs_discard_workfn(); fs/btrfs/free-space-cache.c: "
 			   "trim_no_bitmap() (Linux 6.12)",
 		.tunables = btrfs_tunables,
@@ -180,7 +182,8 @@ const struct policy_preset policy_presets[] = {
 			"granularity 16 blocks",
 		.pipeline = "source(free) | f2fs-discard(granularity=${granularity},max_requests=${max_requests},"
 			    "min_interval=${min_interval},mid_interval=${mid_interval},max_interval=${max_interval},"
-			    "idle=${idle},checkpoint=${checkpoint},io_aware=${io_aware}) | dispatch(qd=${max_requests})",
+			    "idle=${idle},checkpoint=${checkpoint},io_aware=${io_aware},drain=${drain}) | "
+			    "dispatch(qd=${max_requests})",
 		.follows = "fs/f2fs/segment.c: issue_discard_thread(), __issue_discard_cmd() (Linux 6.12)",
 		.tunables = f2fs_tunables,
 	},

@@ -94,6 +94,21 @@ Test(btrfs, unused_block_group_after_10s)
 	h_free_all(h);
 }
 
+Test(btrfs, drain_after_the_trace)
+{
+	struct harness *h = h_new("btrfs-async", 0, 0), *stop = h_new("btrfs-async(drain=0)", 0, 0);
+
+	h_free(h, 0, 0, 4 * MIB, 0);
+	h_free(stop, 0, 0, 4 * MIB, 0);
+	h_end(h, 10 * S);
+	h_end(stop, 10 * S);
+	cr_assert_eq(h->cap.n, 1);
+	EXPECT_EV(h, 0, 120 * S, 0, 4 * MIB);	/* in the future of the trace's end */
+	cr_assert_eq(stop->cap.n, 0);
+	h_free_all(h);
+	h_free_all(stop);
+}
+
 /* ---- f2fs ---- */
 Test(f2fs, sub_granularity_frees_ignored)
 {
@@ -143,6 +158,25 @@ Test(f2fs, rounds_of_eight_largest_first)
 	EXPECT_EV(h, 8, 61 * S + 50 * MS, 10 * 64 * MIB, 10 * MIB);
 	EXPECT_EV(h, 9, 61 * S + 50 * MS, 64 * MIB, 1 * MIB);
 	h_free_all(h);
+}
+
+Test(f2fs, drain_after_the_trace)
+{
+	struct harness *h = h_new("f2fs", 0, 0), *stop = h_new("f2fs(drain=0)", 0, 0);
+
+	for (int i = 0; i < 10; i++) {
+		h_free(h, 1 + i, (uint64_t)i * 4 * MIB, 1 * MIB, 0);
+		h_free(stop, 1 + i, (uint64_t)i * 4 * MIB, 1 * MIB, 0);
+	}
+	h_free(h, 20, 64 * MIB, 8 * K, 0);		/* sub-granularity: stays */
+	h_end(h, 2 * S);				/* no checkpoint in the trace: flush checkpoints */
+	h_end(stop, 2 * S);
+	cr_assert_eq(h->cap.n, 10);
+	EXPECT_EV(h, 0, 60 * S + 50 * MS, 0, 1 * MIB);	/* idle 5 s after the last free */
+	EXPECT_EV(h, 8, 60 * S + 100 * MS, 32 * MIB, 1 * MIB);
+	cr_assert_eq(stop->cap.n, 0);
+	h_free_all(h);
+	h_free_all(stop);
 }
 
 /* ---- fstrim ---- */
