@@ -406,7 +406,8 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.name = "ext4-mb",
 	.help = "ext4: frees merged within a transaction, discarded after the journal commit",
 	.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_try_merge_freed_extent(), "
-		   "ext4_process_freed_data(), ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12)",
+		   "ext4_process_freed_data(), ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; "
+		   "merge=parent follows the 6.17+ ext4_mb_free_metadata())",
 	.opts = ext4_opts,
 	.cfg_size = sizeof(struct ext4_cfg),
 	.positional = "commit",

@@ -144,7 +144,7 @@ const struct policy_preset policy_presets[] = {
 		.pipeline = "source(free) | ext4-mb(commit=${commit},extend=${extend},bgsize=${bgsize},"
 			    "journal=${journal},merge=${merge}) | dispatch(qd=1)",
 		.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_process_freed_data(), "
-			   "ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12)",
+			   "ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; merge=parent: Linux 6.17+)",
 		.tunables = ext4_tunables,
 	},
 	{
