@@ -157,6 +157,33 @@ static void absorb(struct rangeset *s, struct node *t, uint64_t a, uint64_t b, u
 	node_del(s, t);
 }
 
+/* True when no interval overlaps or touches [a, b]: the last one starting at or before b ends before a. */
+static bool apart(const struct node *t, uint64_t a, uint64_t b)
+{
+	const struct node *best = NULL;
+
+	while (t) {
+		if (t->start <= b) {
+			best = t;
+			t = t->r;
+		} else {
+			t = t->l;
+		}
+	}
+	return !best || best->end < a;
+}
+
+/* Treap insertion of a node that touches nothing: one descent, then one split below its place. */
+static void insert(struct rangeset *s, struct node *n)
+{
+	struct node **p = &s->root;
+
+	while (*p && (*p)->prio > n->prio)
+		p = n->start < (*p)->start ? &(*p)->l : &(*p)->r;
+	split(*p, n->start, &n->l, &n->r);
+	*p = n;
+}
+
 int64_t rangeset__add(struct rangeset *s, uint64_t off, uint64_t len)
 {
 	uint64_t a = off, b = off + len, lo = a, hi = b, ov = 0;
@@ -164,6 +191,12 @@ int64_t rangeset__add(struct rangeset *s, uint64_t off, uint64_t len)
 
 	if (!len)
 		return 0;
+	if (apart(s->root, a, b)) {		/* the common case: a range on its own */
+		if (!(n = node_new(s, a, b)))
+			return -ENOMEM;
+		insert(s, n);
+		return (int64_t)len;
+	}
 	split(s->root, a, &l, &r);
 	last = pop_max(&l);
 	if (last && last->end >= a) {		/* touches or overlaps from the left */
