@@ -185,23 +185,20 @@ static dev_t sysfs_dev(const char *name)
 /* One device; rel says how it relates to the one asked for ("", "its partition ", ...). */
 static int check_one(const char *path, const char *name, const char *rel, char *err, size_t errlen)
 {
-	char what[2048], who[256];
+	char what[2048], who[256], subj[160] = "";
 	dev_t dev = sysfs_dev(name);
-	char label[160];
 
 	if (*rel)
-		snprintf(label, sizeof(label), "%s%s ", rel, name);
-	else
-		label[0] = '\0';
+		snprintf(subj, sizeof(subj), "%s%s is ", rel, name);
 	if (mounted_at(name, dev, what, sizeof(what)))
-		return ts_errf(err, errlen, -EBUSY, "%s: %sis mounted on %s; refusing to touch it",
-			       path, label, what);
+		return ts_errf(err, errlen, -EBUSY, "%s: %smounted on %s; refusing to touch it",
+			       path, subj, what);
 	if (first_holder(name, who, sizeof(who)))
-		return ts_errf(err, errlen, -EBUSY, "%s: %sis held by %s (holders); refusing to touch it",
-			       path, label, who);
+		return ts_errf(err, errlen, -EBUSY, "%s: %sheld by %s (holders); refusing to touch it",
+			       path, subj, who);
 	if (is_swap(name))
-		return ts_errf(err, errlen, -EBUSY, "%s: %sis in use as swap; refusing to touch it",
-			       path, label);
+		return ts_errf(err, errlen, -EBUSY, "%s: %sin use as swap; refusing to touch it",
+			       path, subj);
 	return 0;
 }
 

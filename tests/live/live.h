@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "common/helpers.h"
 
-enum lv_kind { LV_LOOP, LV_MOUNT, LV_FUSE };
+enum lv_kind { LV_LOOP, LV_MOUNT, LV_FUSE, LV_DM };
 
 struct lv_undo {
 	enum lv_kind kind;
@@ -47,7 +47,7 @@ static inline void lv_push(enum lv_kind k, const char *what)
 
 static inline void lv_fini(void)
 {
-	char cmd[600];
+	char cmd[2400];
 
 	while (lv_n > 0) {
 		struct lv_undo *u = &lv_stack[--lv_n];
@@ -57,6 +57,8 @@ static inline void lv_fini(void)
 		else if (u->kind == LV_MOUNT)
 			snprintf(cmd, sizeof(cmd), "umount '%s' 2>/dev/null || umount -l '%s'", u->what,
 				 u->what);
+		else if (u->kind == LV_DM)
+			snprintf(cmd, sizeof(cmd), "dmsetup remove '%s' 2>/dev/null", u->what);
 		else
 			snprintf(cmd, sizeof(cmd), "fusermount3 -u '%s' 2>/dev/null || umount -l '%s'",
 				 u->what, u->what);
@@ -66,6 +68,19 @@ static inline void lv_fini(void)
 		th_rmtree(lv_dir);
 	free(lv_dir);
 	lv_dir = NULL;
+}
+
+/* Criterion does not run .fini after a skip: undo first. */
+#define lv_skip(...) do { lv_fini(); cr_skip_test(__VA_ARGS__); } while (0)
+
+/* Waits up to 5 s for a device node (partitions appear asynchronously). */
+static inline void lv_wait_node(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 500 && access(path, F_OK); i++)
+		usleep(10000);
+	cr_assert_eq(access(path, F_OK), 0, "%s never appeared", path);
 }
 
 /* "$lv_dir/name" */
@@ -84,20 +99,22 @@ static const char *lv_sh(const char *cmd)
 {
 	static char buf[1024];
 	char *out = NULL, *err = NULL;
+	char msg[600];
 	int rc = th_run(cmd, &out, &err);
 
-	cr_assert_eq(rc, 0, "%s: exit %d: %s", cmd, rc, err ? err : "");
 	snprintf(buf, sizeof(buf), "%s", out ? out : "");
+	snprintf(msg, sizeof(msg), "%s", err ? err : "");
 	buf[strcspn(buf, "\n")] = '\0';
 	free(out);
 	free(err);
+	cr_assert_eq(rc, 0, "%s: exit %d: %s", cmd, rc, msg);
 	return buf;
 }
 
 /* A file of size bytes filled with incompressible data (all blocks allocated). */
 static inline void lv_mkfile(const char *path, unsigned mib)
 {
-	char cmd[700];
+	char cmd[2400];
 
 	snprintf(cmd, sizeof(cmd), "head -c %uM /dev/urandom > '%s' && sync '%s'", mib, path, path);
 	lv_sh(cmd);
@@ -108,7 +125,7 @@ static const char *lv_loop(const char *file, const char *flags)
 {
 	static char dev[4][64];
 	static int i;
-	char cmd[700];
+	char cmd[2400];
 
 	i = (i + 1) % 4;
 	snprintf(cmd, sizeof(cmd), "losetup -f --show %s '%s'", flags ? flags : "", file);
@@ -119,17 +136,29 @@ static const char *lv_loop(const char *file, const char *flags)
 
 static inline void lv_mount(const char *dev, const char *dir)
 {
-	char cmd[700];
+	char cmd[2400];
 
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && mount '%s' '%s'", dir, dev, dir);
 	lv_sh(cmd);
 	lv_push(LV_MOUNT, dir);
 }
 
+/* A device-mapper linear target over dev (a holder of dev), undone at fini. */
+static inline void lv_dm_linear(const char *name, const char *dev, unsigned long long sectors)
+{
+	char cmd[2400];
+
+	if (th_run("dmsetup version >/dev/null 2>&1", NULL, NULL))
+		lv_skip("device-mapper is not available in this kernel");
+	snprintf(cmd, sizeof(cmd), "dmsetup create '%s' --table '0 %llu linear %s 0'", name, sectors, dev);
+	lv_sh(cmd);
+	lv_push(LV_DM, name);
+}
+
 /* slowfs over backing at dir with delay_ms per fallocate; the file is dir/disk. */
 static inline void lv_slowfs(const char *backing, const char *dir, unsigned delay_ms)
 {
-	char cmd[1200];
+	char cmd[2400];
 
 	snprintf(cmd, sizeof(cmd), "test -x '%s/slowfs' || { echo 'build/slowfs missing (make test builds it)'; exit 1; }; "
 		 "mkdir -p '%s' && '%s/slowfs' '%s' '%s' %u", th_build(), dir, th_build(), backing, dir,
