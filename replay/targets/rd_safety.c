@@ -100,6 +100,7 @@ int rd_bdev_inspect(const char *path, struct rd_bdev_info *bi, char *err, size_t
 	bi->pbs = (uint32_t)read_u64(q, "physical_block_size", 512);
 	bi->granularity = (uint32_t)read_u64(q, "discard_granularity", 0);
 	bi->discard_max = read_u64(q, "discard_max_bytes", 0);
+	bi->max_segments = (uint32_t)read_u64(q, "max_discard_segments", 1);
 	bi->rotational = read_u64(q, "rotational", 0) != 0;
 	read_model(bi);
 	return 0;

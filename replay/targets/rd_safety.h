@@ -22,6 +22,7 @@ struct rd_bdev_info {
 	uint32_t lbs, pbs;	/* logical/physical block size */
 	uint32_t granularity;	/* discard_granularity, 0 = no discard */
 	uint64_t discard_max;	/* discard_max_bytes */
+	uint32_t max_segments;	/* max_discard_segments */
 	bool rotational;
 	char model[160];
 };
