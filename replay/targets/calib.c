@@ -113,13 +113,30 @@ static void bounds(const struct calib_series *s, size_t ns, struct axes *a)
 		a->y1 = a->y0 + 1;
 }
 
+/* Text content, XML-escaped. */
+static void put_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
 static void draw_axes(FILE *f, const struct axes *a, const char *title)
 {
 	char buf[32];
 	double e;
 
 	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H);
-	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">%s</text>\n", ML, title);
+	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", ML);
+	put_text(f, title);
+	fputs("</text>\n", f);
 	for (e = a->x0; e <= a->x1 + 1e-9; e += 1) {
 		double x = px(a, pow(10, e));
 
@@ -161,7 +178,9 @@ static void draw_series(FILE *f, const struct axes *a, const struct calib_series
 	}
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", W - MR + 12,
 		MT + 20 * k, s->color);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", W - MR + 30, MT + 20 * k + 11, s->name);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", W - MR + 30, MT + 20 * k + 11);
+	put_text(f, s->name);
+	fputs("</text>\n", f);
 }
 
 int calib__svg(FILE *f, const char *title, const struct calib_series *s, size_t ns)
@@ -183,7 +202,7 @@ int calib__svg(FILE *f, const char *title, const struct calib_series *s, size_t 
 
 static double bw(const struct calib_fit *f)
 {
-	return f->per_byte > 0 ? fmin(1.0 / f->per_byte, PIB) : 0;
+	return f->per_byte > 0 ? round(fmin(1.0 / f->per_byte, PIB)) : 0;
 }
 
 static int set(json_t *o, const char *k, json_t *v)

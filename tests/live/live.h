@@ -155,13 +155,31 @@ static inline void lv_dm_linear(const char *name, const char *dev, unsigned long
 	lv_push(LV_DM, name);
 }
 
-/* slowfs over backing at dir with delay_ms per fallocate; the file is dir/disk. */
+/*
+ * A tmpfs of our own: a backing file there punches holes without writeback,
+ * so slowfs's injected delay is the only cost (on ext4, punching freshly
+ * written delalloc data first writes it back: ext4_punch_hole() in fs/ext4/inode.c).
+ */
+static inline void lv_tmpfs(const char *dir, unsigned mib)
+{
+	char cmd[2400];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && mount -t tmpfs -o size=%um trimsim-test '%s'", dir, mib, dir);
+	lv_sh(cmd);
+	lv_push(LV_MOUNT, dir);
+}
+
+/*
+ * slowfs over backing at dir with delay_ms per fallocate; the file is dir/disk.
+ * It runs SCHED_FIFO so that parallel builds on the machine do not add their
+ * scheduling delay to the injected one.
+ */
 static inline void lv_slowfs(const char *backing, const char *dir, unsigned delay_ms)
 {
 	char cmd[2400];
 
 	snprintf(cmd, sizeof(cmd), "test -x '%s/slowfs' || { echo 'build/slowfs missing (make test builds it)'; exit 1; }; "
-		 "mkdir -p '%s' && '%s/slowfs' '%s' '%s' %u", th_build(), dir, th_build(), backing, dir,
+		 "mkdir -p '%s' && chrt -f 10 '%s/slowfs' '%s' '%s' %u", th_build(), dir, th_build(), backing, dir,
 		 delay_ms);
 	lv_sh(cmd);
 	lv_push(LV_FUSE, dir);

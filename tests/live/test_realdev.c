@@ -156,12 +156,13 @@ ParameterizedTestParameters(realdev, qd_overlaps_on_slow_device)
 
 ParameterizedTest(struct disp_case *p, realdev, qd_overlaps_on_slow_device)
 {
-	const char *back = lv_path("back.img"), *mnt = lv_path("slow"), *dev;
+	const char *back = lv_path("tmpfs/back.img"), *mnt = lv_path("slow"), *dev;
 	struct target_env env = { .seed = 1, .qd = p->qd, .destructive = true, .quiet = true };
 	struct run_result r;
 	char arg[128], err[256] = "";
 	void *priv = NULL;
 
+	lv_tmpfs(lv_path("tmpfs"), 32);
 	lv_mkfile(back, 16);
 	lv_slowfs(back, mnt, 20);
 	dev = lv_loop(lv_path("slow/disk"), NULL);
