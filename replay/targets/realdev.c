@@ -25,6 +25,9 @@ struct rd_opts {
 	uint64_t seed;
 };
 
+/* A SATA NCQ queue; the policy's dispatch(qd=N) decides how much of it is used. */
+#define RD_DEFAULT_QD 32
+
 static const char *const dispatch_names[] = { "auto", "uring", "threads", NULL };
 
 static const struct opt_spec rd_opt_table[] = {
@@ -32,7 +35,7 @@ static const struct opt_spec rd_opt_table[] = {
 	  "uring: io_uring (block discard command, Linux 6.12+); threads: BLKDISCARD/fallocate "
 	  "thread pool; auto: uring if the kernel has it", dispatch_names },
 	{ "qd", OPT_U32, offsetof(struct rd_opts, qd), 0, 1024, "0",
-	  "queue depth (0: the engine's --qd, else 1)" },
+	  "queue depth (0: the engine's --qd, else 32)" },
 	{ "seed", OPT_U64, offsetof(struct rd_opts, seed), 0, 1.8e19, "0",
 	  "seed of the incompressible write data (0: the engine's --seed)" },
 	{ 0 }
@@ -72,7 +75,7 @@ static int parse_arg(const char *arg, const struct target_env *env, char *path, 
 	if (rc)
 		return rc;
 	if (!o->qd)
-		o->qd = env && env->qd ? env->qd : 1;
+		o->qd = env && env->qd ? env->qd : RD_DEFAULT_QD;
 	if (env && !o->seed)
 		o->seed = env->seed;
 	return 0;
@@ -155,8 +158,8 @@ static int device_open(const char *arg, const struct target_env *env, void **pri
 	}
 	if (!ioctl(t->fd, BLKGETSIZE64, &bytes))
 		t->bi.size = bytes;
-	if (!env->quiet)
-		fprintf(stderr, "trimsim: DESTROYING data on %s (%s, %s, model: %s)\n", t->path,
+	/* always, even with --quiet: the user must see what is about to be lost */
+	fprintf(stderr, "trimsim: DESTROYING data on %s (%s, %s, model: %s)\n", t->path,
 			t->bi.name, fmt_bytes(t->bi.size, sz, sizeof(sz)), t->bi.model);
 	rc = start_io(t, &o, t->bi.lbs, t->bi.granularity ? t->bi.granularity : t->bi.lbs,
 		      t->bi.discard_max, true, err, errlen);
