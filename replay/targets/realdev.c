@@ -160,7 +160,7 @@ static int device_open(const char *arg, const struct target_env *env, void **pri
 		t->bi.size = bytes;
 	/* always, even with --quiet: the user must see what is about to be lost */
 	fprintf(stderr, "trimsim: DESTROYING data on %s (%s, %s, model: %s)\n", t->path,
-			t->bi.name, fmt_bytes(t->bi.size, sz, sizeof(sz)), t->bi.model);
+		t->bi.name, fmt_bytes(t->bi.size, sz, sizeof(sz)), t->bi.model);
 	rc = start_io(t, &o, t->bi.lbs, t->bi.granularity ? t->bi.granularity : t->bi.lbs,
 		      t->bi.discard_max, true, err, errlen);
 out:
