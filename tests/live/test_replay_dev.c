@@ -63,7 +63,7 @@ static int replay(const char *args, char **err)
 	rc = th_run(cmd, &out, err);
 	free(out);
 	if (rc == 2 && *err && (strstr(*err, "not built yet") || strstr(*err, "unknown target"))) {
-		cr_log_warn("%s", *err);
+		cr_log_info("%s", *err);
 		free(*err);
 		*err = NULL;
 		lv_skip("trimsim replay or its device/file targets are not in this build");
