@@ -76,12 +76,14 @@ $(BUILD)/san/libtrimsim.a: $(SAN_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# --whole-archive: a module's strong cmd_X() must replace main.c's weak "not built yet" stub,
+# and the linker would never pull an archive member for a symbol main.o already defines.
 $(BUILD)/trimsim: $(call obj,$(BUILD),$(MAIN_SRC)) $(TRACER_OBJS) $(BUILD)/libtrimsim.a
-	$(CC) $(CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(BUILD)/libtrimsim.a -Wl,--no-whole-archive $(PKG_LIBS)
 
 # The sanitized binary the tests run (tests find it through $TRIMSIM).
 $(BUILD)/san/trimsim: $(call obj,$(BUILD)/san,$(MAIN_SRC)) $(SAN_TRACER_OBJS) $(BUILD)/san/libtrimsim.a
-	$(CC) $(SAN_CFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(BUILD)/san/libtrimsim.a -Wl,--no-whole-archive $(PKG_LIBS)
 $(BUILD)/san/trimsim-built: $(BUILD)/san/trimsim
 	@touch $@
 
@@ -95,14 +97,14 @@ TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BU
 
 # Unit suites run in parallel inside Criterion; live suites one test at a time.
 test: deps-test
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
-	@$(MAKE) --no-print-directory unit live
+	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
+	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS) $(LIVE_TESTS)
 
 unit: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(TEST_ENV) $$t --short-filename; done
+	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS)
 
 live: $(LIVE_TESTS)
-	@set -e; for t in $(LIVE_TESTS); do echo "== $$t"; $(TEST_ENV) $$t --short-filename -j1; done
+	@$(TEST_ENV) tests/run.sh $(LIVE_TESTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/trimsim
