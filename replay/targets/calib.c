@@ -205,6 +205,12 @@ static double bw(const struct calib_fit *f)
 	return f->per_byte > 0 ? round(fmin(1.0 / f->per_byte, PIB)) : 0;
 }
 
+/* Durations in seconds within the models' range (models/profile.c: 0 .. 10 s). */
+static json_t *dur(double s)
+{
+	return json_real(fmin(fmax(s, 0), 10));
+}
+
 static int set(json_t *o, const char *k, json_t *v)
 {
 	return json_object_set_new(o, k, v);
@@ -253,21 +259,22 @@ json_t *calib__profile(const struct calib_result *r)
 	rc |= set(o, "model", json_string("parametric"));
 	rc |= set(o, "description", json_string(desc));
 	rc |= set(o, "source", json_string(src));
-	rc |= set(o, "capacity", json_integer((json_int_t)r->size));
+	rc |= set(o, "capacity", json_integer((json_int_t)fmax((double)r->size, 1048576)));
 	rc |= set(o, "qd", json_integer(r->best_qd ? r->best_qd : 1));
 	rc |= set(o, "channels", json_integer(r->channels ? r->channels : 1));
 	rc |= set(o, "queued_trim", json_boolean(r->queued_trim));
 	rc |= set(o, "discard_supported", json_boolean(r->granularity > 0 && r->discard_max > 0));
 	rc |= set(o, "discard_max_bytes", json_integer((json_int_t)(r->discard_max >= 512 ? r->discard_max : 512)));
 	rc |= set(o, "max_discard_segments", json_integer(r->max_segments ? r->max_segments : 1));
-	rc |= set(o, "discard_granularity", json_integer((json_int_t)(r->granularity >= 512 ? r->granularity : 512)));
+	rc |= set(o, "discard_granularity",
+		  json_integer((json_int_t)fmin(fmax((double)r->granularity, 512), 1073741824)));
 	rc |= set(o, "jitter", json_real(fmin(fmax(r->trim.rel_rms, 0), 0.9)));
-	rc |= set(o, "read_base", json_real(r->read.base));
-	rc |= set(o, "write_base", json_real(r->write.base));
-	rc |= set(o, "flush_base", json_real(r->flush));
-	rc |= set(o, "trim_base", json_real(r->trim.base));
+	rc |= set(o, "read_base", dur(r->read.base));
+	rc |= set(o, "write_base", dur(r->write.base));
+	rc |= set(o, "flush_base", dur(r->flush));
+	rc |= set(o, "trim_base", dur(r->trim.base));
 	rc |= set(o, "trim_per_range", json_real(0));
-	rc |= set(o, "trim_unmapped_base", json_real(r->trim_unmapped.base));
+	rc |= set(o, "trim_unmapped_base", dur(r->trim_unmapped.base));
 	rc |= set(o, "trim_bw", json_integer((json_int_t)bw(&r->trim)));
 	rc |= set(o, "read_bw", json_integer((json_int_t)fmin(fmax(bw(&r->read), 1024), TIB)));
 	rc |= set(o, "write_bw", json_integer((json_int_t)fmin(fmax(bw(&r->write), 1024), TIB)));

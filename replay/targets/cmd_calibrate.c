@@ -36,9 +36,6 @@
 #define GIB (1024ull * MIB)
 #define MAXN 64
 
-/* Pulls this object out of the archive (replay/targets/targets.mk). */
-const int rd_cmd_calibrate_anchor = 1;
-
 struct cal_opts {
 	char device[PATH_MAX];
 	bool destructive, quick;
@@ -276,7 +273,8 @@ static int sweep_qd(struct cal *c, struct calib_result *r)
 			r->best_qd = qd[i];
 		}
 	}
-	r->channels = (unsigned)fmax(1, round(r->best_iops / r->qd1_iops));
+	/* the model requires channels <= qd: a device cannot serve more than it was given */
+	r->channels = (unsigned)fmin(fmax(1, round(r->best_iops / r->qd1_iops)), r->best_qd);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "live.h"
+#include "models/model.h"
 
 TestSuite(calibrate, .init = lv_init, .fini = lv_fini, .timeout = 240);
 
@@ -48,7 +49,8 @@ static double num(json_t *p, const char *k)
 Test(calibrate, plain_loop_gives_a_profile_and_chart)
 {
 	const char *img = lv_path("disk.img"), *dev, *prof = lv_path("p.json"), *svg = lv_path("p.svg");
-	char extra[600], *chart;
+	char extra[600], err[512] = "", *chart;
+	struct model_profile *mp;
 	json_t *p;
 
 	lv_mkfile(img, 128);
@@ -64,6 +66,12 @@ Test(calibrate, plain_loop_gives_a_profile_and_chart)
 	cr_assert(json_is_boolean(json_object_get(p, "queued_trim")));
 	cr_assert_gt(num(p, "write_bw"), 1024);
 	json_decref(p);
+	/* what -M loads: every key in range, the parametric engine */
+	mp = model_profile__load(prof, err, sizeof(err));
+	cr_assert_not_null(mp, "%s", err);
+	cr_assert_str_eq(model_profile__engine(mp), "parametric");
+	cr_assert_not_null(strstr(model_profile__source(mp), "trimsim calibrate"));
+	model_profile__free(mp);
 	chart = th_slurp(svg, NULL);
 	cr_assert_not_null(chart);
 	cr_assert_not_null(strstr(chart, "class=\"fit\""));

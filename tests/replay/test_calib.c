@@ -10,6 +10,8 @@
 
 #include "replay/targets/calib.h"
 #include "replay/targets/rd_core.h"
+#include "common/helpers.h"
+#include "models/model.h"
 
 struct fit_case {
 	char name[32];
@@ -130,4 +132,26 @@ Test(calib, pattern_is_seeded_and_incompressible)
 		if (hist[i])
 			h -= hist[i] / 65536.0 * log2(hist[i] / 65536.0);
 	cr_assert_gt(h, 7.99, "entropy %.4f bits/byte", h);
+}
+
+/* Extreme measurements still give a profile the models accept (every key within its range). */
+Test(calib, profile_loads_even_from_extreme_fits)
+{
+	struct calib_result r = { .size = 1 << 20, .discard_max = 0, .granularity = 0,
+				  .max_segments = 0, .trim = { 20, 1e-15, 3.0, 2 },
+				  .trim_unmapped = { 0, 0, 0, 2 }, .write = { 0, 1e-15, 0, 2 },
+				  .read = { 0, 10, 0, 2 }, .flush = 0, .best_qd = 0, .channels = 0 };
+	char *dir = th_tmpdir(), path[512], err[512] = "";
+	struct model_profile *mp;
+	json_t *p = calib__profile(&r);
+
+	cr_assert_not_null(p);
+	snprintf(path, sizeof(path), "%s/x.json", dir);
+	cr_assert_eq(json_dump_file(p, path, 0), 0);
+	json_decref(p);
+	mp = model_profile__load(path, err, sizeof(err));
+	th_rmtree(dir);
+	free(dir);
+	cr_assert_not_null(mp, "%s", err);
+	model_profile__free(mp);
 }
