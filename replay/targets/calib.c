@@ -75,12 +75,13 @@ int calib__fit(const struct calib_point *p, size_t n, struct calib_fit *out)
 #define MB 50
 
 struct axes {
-	double x0, x1, y0, y1;	/* log10 bounds */
+	double x0, x1;		/* log2 bounds (bytes) */
+	double y0, y1;		/* log10 bounds (seconds) */
 };
 
 static double px(const struct axes *a, double x)
 {
-	return ML + (log10(x) - a->x0) / (a->x1 - a->x0) * (W - ML - MR);
+	return ML + (log2(x) - a->x0) / (a->x1 - a->x0) * (W - ML - MR);
 }
 
 static double py(const struct axes *a, double y)
@@ -103,12 +104,12 @@ static void bounds(const struct calib_series *s, size_t ns, struct axes *a)
 	if (!(xmax > 0)) {
 		xmin = 4096, xmax = 1 << 20, ymin = 1e-6, ymax = 1e-3;
 	}
-	a->x0 = floor(log10(fmax(xmin, 1)));
-	a->x1 = ceil(log10(xmax * 1.01));
+	a->x0 = 2 * floor(log2(fmax(xmin, 1)) / 2);
+	a->x1 = 2 * ceil(log2(xmax * 1.01) / 2);
 	a->y0 = floor(log10(fmax(ymin, 1e-9)));
 	a->y1 = ceil(log10(ymax * 1.01));
 	if (a->x1 <= a->x0)
-		a->x1 = a->x0 + 1;
+		a->x1 = a->x0 + 2;
 	if (a->y1 <= a->y0)
 		a->y1 = a->y0 + 1;
 }
@@ -137,12 +138,12 @@ static void draw_axes(FILE *f, const struct axes *a, const char *title)
 	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", ML);
 	put_text(f, title);
 	fputs("</text>\n", f);
-	for (e = a->x0; e <= a->x1 + 1e-9; e += 1) {
-		double x = px(a, pow(10, e));
+	for (e = a->x0; e <= a->x1 + 1e-9; e += a->x1 - a->x0 > 20 ? 4 : 2) {
+		double x = px(a, pow(2, e));
 
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, MT, x, H - MB);
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n", x,
-			H - MB + 16, fmt_bytes((uint64_t)pow(10, e), buf, sizeof(buf)));
+			H - MB + 16, fmt_bytes((uint64_t)pow(2, e), buf, sizeof(buf)));
 	}
 	for (e = a->y0; e <= a->y1 + 1e-9; e += 1) {
 		double y = py(a, pow(10, e));
@@ -170,7 +171,7 @@ static void draw_series(FILE *f, const struct axes *a, const struct calib_series
 		fprintf(f, "<polyline class=\"fit\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", s->color);
 		for (i = 0; i <= 64; i++) {
 			lx = a->x0 + (a->x1 - a->x0) * i / 64.0;
-			x = pow(10, lx);
+			x = pow(2, lx);
 			if (calib__eval(s->fit, x) > 0)
 				fprintf(f, "%.1f,%.1f ", px(a, x), py(a, fmax(calib__eval(s->fit, x), pow(10, a->y0))));
 		}
@@ -225,8 +226,9 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 "Discards of %s, each range written first (O_DIRECT, incompressible data) and "
 		 "discarded at QD1 (mapped), then discarded again (already unmapped); non-contiguous "
 		 "ranges so the block layer cannot merge them; %zu points. Fitted latency = base + "
-		 "bytes / bw by least squares weighted by 1/latency^2 (relative residuals): mapped "
-		 "base %s, bw %s/s (rms rel. error %.0f%%); unmapped base %s, bw %s/s (%.0f%%). "
+		 "bytes / bw to each size's median by least squares weighted by 1/latency^2 (relative "
+		 "residuals): mapped base %s, bw %s/s (rms rel. error %.0f%%); unmapped base %s, bw %s/s "
+		 "(%.0f%%); jitter = rms relative spread of all mapped points around the fit. "
 		 "4 KiB write during a discard took %s vs %s idle (discard %s): %s. QD sweep "
 		 "(64 KiB discards): %.0f/s at QD1, best %.0f/s at QD%u, so channels = %u. Writes, "
 		 "reads: QD1, 4 KiB to 4 MiB, same fit; flush: median of fsyncs.",
@@ -268,7 +270,7 @@ json_t *calib__profile(const struct calib_result *r)
 	rc |= set(o, "max_discard_segments", json_integer(r->max_segments ? r->max_segments : 1));
 	rc |= set(o, "discard_granularity",
 		  json_integer((json_int_t)fmin(fmax((double)r->granularity, 512), 1073741824)));
-	rc |= set(o, "jitter", json_real(fmin(fmax(r->trim.rel_rms, 0), 0.9)));
+	rc |= set(o, "jitter", json_real(fmin(fmax(r->jitter, 0), 0.9)));
 	rc |= set(o, "read_base", dur(r->read.base));
 	rc |= set(o, "write_base", dur(r->write.base));
 	rc |= set(o, "flush_base", dur(r->flush));

@@ -52,6 +52,7 @@ struct calib_result {
 	uint32_t max_segments;
 	struct calib_fit trim, trim_unmapped, write, read;
 	double flush;			/* seconds, median */
+	double jitter;			/* rms relative spread of the mapped points around the fit */
 	unsigned best_qd, channels;	/* QD sweep */
 	double qd1_iops, best_iops;
 	double idle_write, busy_write, busy_discard;	/* seconds, medians */

@@ -188,9 +188,15 @@ static unsigned layout(const struct cal *c, uint64_t len, unsigned want, uint64_
 	return n;
 }
 
+/* Every measured point (for the chart) and each size's median (for the fit). */
+struct size_points {
+	struct calib_point map[16 * MAXN], unmap[16 * MAXN];
+	struct calib_point map_med[32], unmap_med[32];
+	size_t n, nmed;
+};
+
 /* Phase 1: mapped and unmapped discard latency against size. */
-static int sweep_sizes(struct cal *c, uint64_t max, struct calib_point *mp, struct calib_point *up,
-		       size_t *np, char *sizes, size_t slen)
+static int sweep_sizes(struct cal *c, uint64_t max, struct size_points *sp, char *sizes, size_t slen)
 {
 	uint64_t off[MAXN], len[MAXN], s, first = 0, last = 0;
 	double lat[MAXN], lat2[MAXN];
@@ -198,7 +204,7 @@ static int sweep_sizes(struct cal *c, uint64_t max, struct calib_point *mp, stru
 	char a[32], b[32];
 	int rc;
 
-	*np = 0;
+	sp->n = sp->nmed = 0;
 	for (s = 4 * KIB; s <= max && s <= c->size / 2; s *= c->quick ? 16 : 4) {
 		reps = s <= 16 * MIB ? (c->quick ? 4 : 8) : s <= 64 * MIB ? 4 : 2;
 		n = layout(c, s, reps, off, len);
@@ -207,17 +213,20 @@ static int sweep_sizes(struct cal *c, uint64_t max, struct calib_point *mp, stru
 		    (rc = run(c, TS_OP_DISCARD, off, len, n, 1, lat, NULL)) ||
 		    (rc = run(c, TS_OP_DISCARD, off, len, n, 1, lat2, NULL)))
 			return rc;
-		for (i = 0; i < n; i++, (*np)++) {
-			mp[*np] = (struct calib_point){ (double)s, lat[i] };
-			up[*np] = (struct calib_point){ (double)s, lat2[i] };
+		for (i = 0; i < n; i++, sp->n++) {
+			sp->map[sp->n] = (struct calib_point){ (double)s, lat[i] };
+			sp->unmap[sp->n] = (struct calib_point){ (double)s, lat2[i] };
 		}
+		sp->map_med[sp->nmed] = (struct calib_point){ (double)s, median(lat, n) };
+		sp->unmap_med[sp->nmed++] = (struct calib_point){ (double)s, median(lat2, n) };
 		fprintf(stderr, "  discard %s x%u: mapped %.3f ms, unmapped %.3f ms (medians)\n",
-			fmt_bytes(s, a, sizeof(a)), n, median(lat, n) * 1e3, median(lat2, n) * 1e3);
+			fmt_bytes(s, a, sizeof(a)), n, sp->map_med[sp->nmed - 1].y * 1e3,
+			sp->unmap_med[sp->nmed - 1].y * 1e3);
 		first = first ? first : s;
 		last = s;
 	}
 	snprintf(sizes, slen, "%s .. %s", fmt_bytes(first, a, sizeof(a)), fmt_bytes(last, b, sizeof(b)));
-	return *np ? 0 : -ENOSPC;
+	return sp->nmed ? 0 : -ENOSPC;
 }
 
 /* Phase 2: writes, reads (QD1, 4 KiB .. 4 MiB) and flushes. */
@@ -399,18 +408,25 @@ static int write_svg(const char *path, const struct calib_point *mp, const struc
 static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_result *r,
 		     char *err, size_t errlen)
 {
-	static struct calib_point mp[16 * MAXN], up[16 * MAXN];
+	static struct size_points sp;
 	uint64_t big;
-	size_t n;
+	double e, sum = 0;
+	size_t i;
 	int rc;
 
 	fprintf(stderr, "calibrate: discard sizes (mapped, then already unmapped)\n");
-	rc = sweep_sizes(c, o->max_size, mp, up, &n, r->sizes, sizeof(r->sizes));
+	rc = sweep_sizes(c, o->max_size, &sp, r->sizes, sizeof(r->sizes));
 	if (rc)
 		return ts_errf(err, errlen, rc, "%s: discard sweep: %s", o->device, strerror(-rc));
-	r->npoints = 2 * n;
-	if ((rc = calib__fit(mp, n, &r->trim)) || (rc = calib__fit(up, n, &r->trim_unmapped)))
+	r->npoints = 2 * sp.n;
+	if ((rc = calib__fit(sp.map_med, sp.nmed, &r->trim)) ||
+	    (rc = calib__fit(sp.unmap_med, sp.nmed, &r->trim_unmapped)))
 		return ts_errf(err, errlen, rc, "%s: fit: no usable points", o->device);
+	for (i = 0; i < sp.n; i++) {	/* spread of every mapped point around the fit */
+		e = (sp.map[i].y - calib__eval(&r->trim, sp.map[i].x)) / calib__eval(&r->trim, sp.map[i].x);
+		sum += e * e;
+	}
+	r->jitter = sqrt(sum / (double)sp.n);
 	fprintf(stderr, "calibrate: writes, reads, flushes\n");
 	if ((rc = sweep_rw(c, r)))
 		return ts_errf(err, errlen, rc, "%s: write/read sweep: %s", o->device, strerror(-rc));
@@ -422,7 +438,7 @@ static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_resul
 	if ((rc = sweep_nonqueued(c, r, big & ~4095ull)))
 		return ts_errf(err, errlen, rc, "%s: queued-TRIM test: %s", o->device, strerror(-rc));
 	if (*o->svg)
-		return write_svg(o->svg, mp, up, n, r, err, errlen);
+		return write_svg(o->svg, sp.map, sp.unmap, sp.n, r, err, errlen);
 	return 0;
 }
 
