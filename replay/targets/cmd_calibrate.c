@@ -10,9 +10,10 @@
  *   2. writes and reads of 4 KiB .. 4 MiB at QD1, and flushes;
  *   3. queue depths 1..32 of 64 KiB discards: throughput per depth;
  *   4. a 4 KiB write submitted right behind a large discard versus idle:
- *      a write that waits for the discard means non-queued TRIM (as a SATA
- *      DSM TRIM before SATA 3.1, which ata_scsi_write_same_xlat() in
- *      drivers/ata/libata-scsi.c issues as a non-NCQ command that drains the queue).
+ *      a write that waits for the discard means non-queued TRIM: libata turns
+ *      a discard into a DSM TRIM in ata_scsi_write_same_xlat()
+ *      (drivers/ata/libata-scsi.c), a non-NCQ command that drains the queue,
+ *      unless the drive has queued TRIM (SATA 3.1, ata_fpdma_dsm_supported()).
  */
 #include <errno.h>
 #include <limits.h>
