@@ -24,8 +24,9 @@
 TestSuite(replay_dev, .init = lv_init, .fini = lv_fini, .timeout = 240);
 
 /*
- * n INTENT discards of len every other slot, 1 ms apart, on a traced device
- * of dev_size; sizes cycle through len, len/4 ... when vary is set.
+ * n INTENT discards 1 ms apart, each followed by a gap of its own length, on
+ * a traced device of dev_size; sizes cycle through len, len/4, len/16, len/64
+ * when vary is set.
  * Returns the bytes the trace discards.
  */
 static uint64_t write_trace(const char *path, unsigned n, uint64_t len, uint64_t dev_size, bool vary)
@@ -45,7 +46,7 @@ static uint64_t write_trace(const char *path, unsigned n, uint64_t len, uint64_t
 		fprintf(f, "{\"t\":%llu,\"kind\":\"INTENT\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%llu,"
 			"\"len\":%llu,\"ino\":0,\"lat\":0,\"flags\":\"xfs\"}\n",
 			1000000ull + i * 1000000ull, (unsigned long long)off, (unsigned long long)l);
-		off += 2 * len;
+		off += 2 * l;	/* a gap as long as the discard: never contiguous */
 		total += l;
 	}
 	fprintf(f, "{\"footer\":{\"records\":%u,\"lost\":0,\"end_ns\":%llu}}\n", n, 2000000ull + n * 1000000ull);
@@ -214,14 +215,14 @@ Test(replay_dev, calibrated_profile_predicts_replay)
 	json_t *r;
 	int rc;
 
-	lv_mkfile(img, 128);
+	lv_mkfile(img, 160);
 	dev = lv_loop(img, NULL);
 	snprintf(args, sizeof(args), "%s calibrate --device %s --destructive --quick -o '%s' 2>&1",
 		 th_trimsim(), dev, prof);
 	lv_sh(args);
-	snprintf(args, sizeof(args), "dd if=/dev/urandom of=%s bs=1M count=128 oflag=direct status=none && sync", dev);
+	snprintf(args, sizeof(args), "dd if=/dev/urandom of=%s bs=1M count=160 oflag=direct status=none && sync", dev);
 	lv_sh(args);
-	write_trace(trace, 48, 4 * MIB, 128 * MIB, true);
+	write_trace(trace, 48, 4 * MIB, 160 * MIB, true);	/* reaches 127.5 MiB */
 	snprintf(args, sizeof(args), "'%s' -p passthrough --device %s --destructive -q -o '%s'", trace, dev, real);
 	rc = replay(args, &err);
 	cr_assert_eq(rc, 0, "%s", err ? err : "");
