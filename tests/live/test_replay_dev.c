@@ -142,6 +142,55 @@ ParameterizedTest(struct e2e_case *p, replay_dev, discards_free_blocks_qd4)
 	json_decref(r);
 }
 
+/*
+ * A recorded corpus trace (XFS online discard, rm -rf of a tree on a 2 GiB
+ * loop device), as recorded, onto a 2 GiB image whose blocks are all
+ * allocated (fallocate: unwritten extents count in st_blocks): the blocks
+ * freed must be the unique bytes the replay discarded, less at most what its
+ * own writes re-allocated.
+ */
+ParameterizedTestParameters(replay_dev, corpus_trace_frees_what_it_discards)
+{
+	static struct e2e_case c[] = { { "device", "uring" }, { "device", "threads" }, { "file", "uring" } };
+
+	return cr_make_param_array(struct e2e_case, c, 3);
+}
+
+ParameterizedTest(struct e2e_case *p, replay_dev, corpus_trace_frees_what_it_discards)
+{
+	const char *img = lv_path("corpus.img"), *res = lv_path("c.json");
+	bool dev = !strcmp(p->target, "device");
+	char args[2048], cmd[700], *err = NULL;
+	long long before, after, freed, unique, written;
+	json_t *r;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "fallocate -l 2G '%s'", img);
+	lv_sh(cmd);
+	snprintf(args, sizeof(args), "'%s/traces/corpus/xfs-discard-rmtree.tsim' -p as-recorded --timing asap "
+		 "-t %s:%s,dispatch=%s %s -q -o '%s'", th_src(), p->target, dev ? lv_loop(img, NULL) : img,
+		 p->dispatch, dev ? "--destructive" : "", res);
+	before = lv_blocks(img);
+	rc = replay(args, &err);
+	cr_assert_eq(rc, 0, "replay %s: exit %d: %s", args, rc, err ? err : "");
+	free(err);
+	after = lv_blocks(img);
+	r = load(res);
+	freed = (before - after) * 512;
+	unique = jint(r, "discard", "unique_bytes", NULL);
+	written = jint(r, "target", "write_bytes", NULL);
+	cr_log_info("corpus xfs rm -rf, %s/%s: %lld discards, %lld unique bytes, st_blocks freed %lld bytes, "
+		    "%lld bytes written, max in flight %lld", p->target, p->dispatch,
+		    (long long)jint(r, "discard", "commands", NULL), unique, freed, written,
+		    (long long)jint(r, "target", "max_inflight_seen", NULL));
+	cr_assert_gt(unique, 100 * (long long)MIB);
+	cr_assert_eq(jint(r, "discard", "errors", NULL), 0);
+	cr_assert_eq(jint(r, "latency", "discard", "count"), jint(r, "discard", "commands", NULL));
+	cr_assert(freed <= unique && freed >= unique - written - (long long)MIB,
+		  "freed %lld, unique %lld, written %lld", freed, unique, written);
+	json_decref(r);
+}
+
 enum cli_refuse { CR_NO_DESTRUCTIVE, CR_MOUNTED, CR_TOO_SMALL, CR_NOT_BLOCK };
 
 struct cli_case {
