@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by report.c, verdict.c and the renderers. */
+#ifndef TRIMSIM_REPORT_INT_H
+#define TRIMSIM_REPORT_INT_H
+
+#include "report.h"
+
+struct report {
+	size_t nt, np, nm, ncells;
+	char **traces, **policies, **profiles;
+	unsigned runs;
+	uint64_t seed;
+	struct report_cell *cells;
+	char **verdicts;
+	size_t nverdicts, verdicts_cap;
+	struct report_cmp *cmps;
+	size_t ncmps;
+	bool deterministic_note;	/* --runs > 1 on model targets only */
+};
+
+const struct report_cell *report_baseline(const struct report *r, const struct report_cell *c);
+int report_verdicts_build(struct report *r);
+/* A comparison's sentence ("`xfs` vs `none` ..."). */
+/* Raw spelling for CSV (and the JSON writer's choice of integer vs real). */
+void report_raw_value(enum col_kind k, double v, char *buf, size_t len);
+void report_cmp_sentence(const struct report *r, const struct report_cmp *x, char *buf, size_t len);
+
+#endif

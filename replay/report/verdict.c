@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verdict sentences, computed from the cells' numbers only (so they can be
+ * checked against the JSON): per (trace, profile) who spends the most device
+ * time in TRIM and by how much, what fstrim costs, which policy is cheapest,
+ * and -- seed 002 -- whether discard matters at all for this workload.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../traces/opts.h"
+#include "report_int.h"
+
+static int say(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int say(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (r->nverdicts == r->verdicts_cap) {
+		size_t cap = r->verdicts_cap ? 2 * r->verdicts_cap : 16;
+		char **nv = realloc(r->verdicts, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->verdicts = nv;
+		r->verdicts_cap = cap;
+	}
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->verdicts[r->nverdicts++] = s;
+	return 0;
+}
+
+static char *ratio_str(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, x >= 10 ? "%.0fx" : "%.1fx", x);
+	return buf;
+}
+
+static char *pct_str(double share, char *buf, size_t len)
+{
+	double p = share * 100.0;
+
+	snprintf(buf, len, p >= 10 ? "%.0f%%" : p >= 0.1 ? "%.1f%%" : "%.2g%%", p);
+	return buf;
+}
+
+/* "on sata-sf2281" or "rm.tsim on sata-sf2281" when there are several traces. */
+static void where(const struct report *r, size_t t, size_t m, char *buf, size_t len)
+{
+	if (r->nt > 1)
+		snprintf(buf, len, "%s on %s", report_basename(r->traces[t]), r->profiles[m]);
+	else
+		snprintf(buf, len, "on %s", r->profiles[m]);
+}
+
+static bool is_fstrim(const char *policy)
+{
+	return !strncmp(policy, "fstrim", 6) && (policy[6] == 0 || policy[6] == '(');
+}
+
+/* The interval=... argument of an fstrim policy, or the first positional one. */
+static bool fstrim_interval(const char *policy, char *buf, size_t len)
+{
+	const char *a = strstr(policy, "interval=");
+	uint64_t ns;
+
+	if (a)
+		a += strlen("interval=");
+	else if (policy[6] == '(' && !strchr(policy, '='))
+		a = policy + 7;
+	if (!a)
+		return false;
+	size_t n = strcspn(a, ",)");
+
+	if (n >= len)
+		return false;
+	memcpy(buf, a, n);
+	buf[n] = 0;
+	return parse_duration(buf, &ns) == 0;
+}
+
+static const char *interval_words(const char *iv)
+{
+	static const struct { const char *iv, *words; } names[] = {
+		{ "1w", "once a week" }, { "1d", "once a day" }, { "1h", "once an hour" },
+		{ "7d", "once a week" }, { "24h", "once a day" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(iv, names[i].iv))
+			return names[i].words;
+	return NULL;
+}
+
+static int group_errors(struct report *r, size_t t, size_t m, const char *w)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status)
+			err = say(r, "%s, `%s` failed: %s", w, c->policy, c->error);
+	}
+	return err;
+}
+
+/* Most and least device time in TRIM among policies that discarded. */
+static int trim_time(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *hi = NULL, *lo = NULL;
+	char d1[32], d2[32], x[32];
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status || !c->cmds || is_fstrim(c->policy))
+			continue;
+		if (!hi || c->discard_ns > hi->discard_ns)
+			hi = c;
+		if (!lo || c->discard_ns < lo->discard_ns)
+			lo = c;
+	}
+	if (!hi)
+		return 0;
+	fmt_duration(hi->discard_ns, d1, sizeof(d1));
+	if (lo == hi || !lo->discard_ns)
+		return say(r, "%s, `%s` spends %s in TRIM (%llu commands)", w, hi->policy, d1,
+			   (unsigned long long)hi->cmds);
+	fmt_duration(lo->discard_ns, d2, sizeof(d2));
+	return say(r, "%s, `%s` spends %s in TRIM (%llu commands), %s `%s` (%s, %llu commands)", w,
+		   hi->policy, d1, (unsigned long long)hi->cmds,
+		   ratio_str((double)hi->discard_ns / (double)lo->discard_ns, x, sizeof(x)),
+		   lo->policy, d2, (unsigned long long)lo->cmds);
+}
+
+static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+		char d[32], iv[32];
+		const char *words;
+
+		if (c->status || !is_fstrim(c->policy))
+			continue;
+		fmt_duration(c->discard_ns, d, sizeof(d));
+		if (!fstrim_interval(c->policy, iv, sizeof(iv)))
+			err = say(r, "%s, `%s` costs %s of device time (%llu commands)", w, c->policy, d,
+				  (unsigned long long)c->cmds);
+		else if ((words = interval_words(iv)))
+			err = say(r, "%s, `%s` costs %s (%llu commands) %s", w, c->policy, d,
+				  (unsigned long long)c->cmds, words);
+		else
+			err = say(r, "%s, `%s` costs %s (%llu commands) every %s", w, c->policy, d,
+				  (unsigned long long)c->cmds, iv);
+	}
+	return err;
+}
+
+/* Seed 002: say plainly when no policy changes the workload's time. */
+static int matters(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *worst = NULL, *best = NULL;
+	char a[32], b[32], s1[32], s2[32], wall[32];
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status || c->none || isnan(c->share))
+			continue;
+		if (!worst || c->share > worst->share)
+			worst = c;
+		if (c->cmds && (!best || c->added_ns < best->added_ns ||
+				(c->added_ns == best->added_ns && c->discard_ns < best->discard_ns)))
+			best = c;
+	}
+	if (!worst)
+		return 0;
+	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
+	if (worst->share < REPORT_MATTERS_SHARE)
+		return say(r, "%s, discard does not matter for this workload: no policy adds %s or more "
+			   "to its %s wall time (worst `%s`: %s)", w,
+			   pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)), wall, worst->policy,
+			   pct_str(worst->share, s2, sizeof(s2)));
+	fmt_duration(worst->added_ns, a, sizeof(a));
+	if (!best || best == worst)
+		return say(r, "%s, discard matters: `%s` adds %s, %s of the %s wall time", w, worst->policy,
+			   a, pct_str(worst->share, s1, sizeof(s1)), wall);
+	fmt_duration(best->added_ns, b, sizeof(b));
+	return say(r, "%s, discard matters: `%s` adds %s, %s of the %s wall time; the cheapest policy "
+		   "that discards, `%s`, adds %s (%s)", w, worst->policy, a,
+		   pct_str(worst->share, s1, sizeof(s1)), wall, best->policy, b,
+		   pct_str(best->share, s2, sizeof(s2)));
+}
+
+static int redundancy(struct report *r, size_t t, size_t m, const char *w)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+		char x[32], b[32];
+
+		if (c->status || isnan(c->redundancy) || c->redundancy < 1.10)
+			continue;
+		err = say(r, "%s, `%s` discards %s the bytes it covers (%s discarded more than once)", w,
+			  c->policy, ratio_str(c->redundancy, x, sizeof(x)),
+			  fmt_bytes(c->bytes - c->unique_bytes, b, sizeof(b)));
+	}
+	return err;
+}
+
+static int write_amp(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *none = NULL, *best = NULL;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status || !(c->have & CH_WA))
+			continue;
+		if (c->none)
+			none = c;
+		else if (!best || c->write_amp < best->write_amp)
+			best = c;
+	}
+	if (!none || !best || fabs(none->write_amp - best->write_amp) < 0.01)
+		return 0;
+	return say(r, "%s, write amplification is %.2f without discard and %.2f with `%s`", w,
+		   none->write_amp, best->write_amp, best->policy);
+}
+
+void report_cmp_sentence(const struct report *r, const struct report_cmp *x, char *buf, size_t len)
+{
+	const struct report_cell *a = &r->cells[x->ref], *c = &r->cells[x->cell];
+	char w[160];
+
+	where(r, c->index / (r->np * r->nm), c->index % r->nm, w, sizeof(w));
+	if (!x->d.valid)
+		snprintf(buf, len, "%s, `%s` vs `%s`: too few runs for a t-test", w, c->policy, a->policy);
+	else if (!x->d.differ)
+		snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each): no difference in makespan proven at "
+			 "%.0f%% confidence", w, c->policy, a->policy, x->a_cell.n, x->d.conf * 100);
+	else
+		snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each): makespan differs at %.0f%% confidence: "
+			 "%+.6g s +/- %.6g s (%+.3g%% +/- %.3g%%, Student's t, pooled s = %.6g)", w, c->policy,
+			 a->policy, x->a_cell.n, x->d.conf * 100, x->d.diff, x->d.plusminus, x->d.pct,
+			 x->d.pct_pm, x->d.pooled_s);
+}
+
+int report_verdicts_build(struct report *r)
+{
+	bool realtime = false;
+	int err = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		realtime |= r->cells[i].realtime;
+	for (size_t t = 0; t < r->nt && !err; t++)
+		for (size_t m = 0; m < r->nm && !err; m++) {
+			char w[400];
+
+			where(r, t, m, w, sizeof(w));
+			if (!(err = group_errors(r, t, m, w)) && !(err = trim_time(r, t, m, w)) &&
+			    !(err = fstrim_cost(r, t, m, w)) && !(err = matters(r, t, m, w)) &&
+			    !(err = redundancy(r, t, m, w)))
+				err = write_amp(r, t, m, w);
+		}
+	for (size_t i = 0; i < r->ncmps && !err; i++) {
+		char s[512];
+
+		report_cmp_sentence(r, &r->cmps[i], s, sizeof(s));
+		err = say(r, "%s", s);
+	}
+	if (!err && r->runs > 1 && !realtime)
+		err = say(r, "model targets are deterministic: %u runs would be identical by construction, "
+			  "so each cell ran once and no t-test applies", r->runs);
+	return err;
+}
