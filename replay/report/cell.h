@@ -23,8 +23,8 @@
 #include <stdint.h>
 
 /* Latency histogram: log buckets, LAT_PER_OCT per power of two from 1 us (bucket 0: < 1 us). */
-#define LAT_BUCKETS	256
-#define LAT_PER_OCT	8
+#define LAT_BUCKETS	1024
+#define LAT_PER_OCT	32
 #define LAT_BASE_NS	1000ull
 /* Command-size histogram: bucket i holds sizes in [512 << (i-1), 512 << i), bucket 0: < 512 B. */
 #define SIZE_BUCKETS	32
@@ -36,6 +36,7 @@
 struct cell_lat {
 	uint64_t count;
 	uint64_t sum_ns;
+	uint64_t min_ns;		/* valid when count > 0 */
 	uint64_t max_ns;
 	uint64_t buckets[LAT_BUCKETS];
 };

@@ -105,13 +105,35 @@ static void runs_section(const struct report *r, FILE *f)
 	}
 }
 
+/* Column widths: the widest of the heading and every value shown. */
+static void col_widths(const struct report *r, const struct report_col *cols, size_t ncol, int *w)
+{
+	char buf[CELLW + 8];
+
+	for (size_t k = 0; k < ncol; k++) {
+		w[k] = (int)strlen(cols[k].head);
+		for (size_t i = 0; cols[k].table && i < r->ncells; i++) {
+			const struct report_cell *c = &r->cells[i];
+			int n = c->status ? 0 : (int)strlen(report_fmt_value(cols[k].kind, cols[k].get(c), buf,
+									       sizeof(buf)));
+
+			if (n > w[k])
+				w[k] = n;
+		}
+	}
+}
+
 int report__write_table(const struct report *r, FILE *f)
 {
 	size_t ncol, wp = width_of(r, 1), wm = width_of(r, 0), nv;
 	const struct report_col *cols = report_columns(&ncol);
 	const char *const *v = report__verdicts(r, &nv);
 	char buf[CELLW + 8], d[32];
+	int w[64];
 
+	if (ncol > 64)
+		return -EINVAL;
+	col_widths(r, cols, ncol, w);
 	fprintf(f, "trimsim compare: %zu trace%s x %zu polic%s x %zu profile%s, seed %" PRIu64 "\n", r->nt,
 		r->nt == 1 ? "" : "s", r->np, r->np == 1 ? "y" : "ies", r->nm, r->nm == 1 ? "" : "s", r->seed);
 	for (size_t t = 0; t < r->nt; t++) {
@@ -122,7 +144,7 @@ int report__write_table(const struct report *r, FILE *f)
 		fprintf(f, "%-*s  %-*s", (int)wp, "policy", (int)wm, "profile");
 		for (size_t k = 0; k < ncol; k++)
 			if (cols[k].table)
-				fprintf(f, " %8s", cols[k].head);
+				fprintf(f, " %*s", w[k], cols[k].head);
 		fputc('\n', f);
 		for (size_t p = 0; p < r->np; p++)
 			for (size_t m = 0; m < r->nm; m++) {
@@ -135,11 +157,14 @@ int report__write_table(const struct report *r, FILE *f)
 				}
 				for (size_t k = 0; k < ncol; k++)
 					if (cols[k].table)
-						fprintf(f, " %8s", report_fmt_value(cols[k].kind, cols[k].get(c),
-										    buf, sizeof(buf)));
+						fprintf(f, " %*s", w[k], report_fmt_value(cols[k].kind, cols[k].get(c),
+											  buf, sizeof(buf)));
 				fputc('\n', f);
 			}
 	}
+	fprintf(f, "\ncolumns: in-trim = device time in discard; stall = foreground queueing vs `none`; "
+		"wp99x = p99 write latency vs `none`;\n         added = time discard adds to the workload; "
+		"share = added / wall time.\n");
 	runs_section(r, f);
 	fprintf(f, "\nverdict:\n");
 	for (size_t i = 0; i < nv; i++)

@@ -45,6 +45,8 @@ static uint64_t bucket_lower(unsigned b)
 
 void cell_lat_add(struct cell_lat *l, uint64_t ns)
 {
+	if (!l->count || ns < l->min_ns)
+		l->min_ns = ns;
 	l->count++;
 	l->sum_ns += ns;
 	if (ns > l->max_ns)
@@ -65,6 +67,8 @@ uint64_t cell_lat_quantile(const struct cell_lat *l, double q)
 			double lo = bucket_lower(b), hi = cell_lat_bucket_upper(b);
 			double v = lo + (hi - lo) * (rank - seen) / l->buckets[b];
 
+			if (v < l->min_ns)
+				v = l->min_ns;
 			return v > l->max_ns ? l->max_ns : (uint64_t)v;
 		}
 		seen += l->buckets[b];
