@@ -137,7 +137,7 @@ void stat_compare(const struct stat_acc *a1, const struct stat_acc *a2, double c
 {
 	memset(d, 0, sizeof(*d));
 	d->conf = conf;
-	if (a1->n < 2 || a2->n < 2)
+	if (a1->n < STAT_MIN_N || a2->n < STAT_MIN_N)
 		return;
 	unsigned df = a1->n + a2->n - 2;
 	double s = sqrt(((a1->n - 1) * stat_var(a1) + (a2->n - 1) * stat_var(a2)) / df);

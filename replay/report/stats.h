@@ -37,8 +37,11 @@ double stat_t_crit(double conf, unsigned df);
 /* Student t CDF, P(T <= t). */
 double stat_t_cdf(double t, unsigned df);
 
+/* ministat refuses samples of fewer than 3 points; so do we. */
+#define STAT_MIN_N 3
+
 struct stat_diff {
-	bool valid;		/* both samples have n >= 2 */
+	bool valid;		/* both samples have n >= STAT_MIN_N */
 	bool differ;		/* difference proven at conf */
 	double conf;		/* 0.95 */
 	double diff;		/* mean2 - mean1 */
