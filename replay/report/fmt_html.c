@@ -131,7 +131,7 @@ static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 			x[n] = (double)cell_lat_bucket_upper(b);
 			y[n++] = cum / c->lat.count;
 		}
-		svg__series(&ch, x, y, n, c->policy, false);
+		svg__series(&ch, x, y, n, c->policy, p, false);
 	}
 	svg__end(&ch);
 }
@@ -172,7 +172,7 @@ static void chart_sizes(const struct report *r, FILE *f, size_t t, size_t m)
 				x[n] = (double)(SIZE_BASE << b);
 				y[n++] = 100.0 * c->size_hist[b] / c->cmds;
 			}
-		svg__series(&ch, x, y, n, c->policy, true);
+		svg__series(&ch, x, y, n, c->policy, p, true);
 	}
 	svg__end(&ch);
 }
@@ -209,7 +209,7 @@ static void chart_time(const struct report *r, FILE *f, size_t t, size_t m, bool
 			x[b] = (b + (untrimmed ? 1.0 : 0.5)) * s->bin_ns / 1e9;
 			y[b] = untrimmed ? (double)s->untrimmed[b] : s->cmds[b] / (s->bin_ns / 1e9);
 		}
-		svg__series(&ch, x, y, s->nbins, c->policy, false);
+		svg__series(&ch, x, y, s->nbins, c->policy, p, false);
 	}
 	svg__end(&ch);
 }

@@ -114,8 +114,15 @@ static void axis(struct svg_chart *c, bool xaxis)
 	bool lg = xaxis ? c->logx : c->logy;
 	enum svg_axis_fmt fmt = xaxis ? c->xfmt : c->yfmt;
 
+	if (lg && fmt == SAX_BYTES) {
+		double k = ceil((log2(b) - log2(a)) / 7);	/* at most ~7 ticks */
+
+		for (double d = exp2(ceil(log2(a))); d <= b * 1.0000001; d *= exp2(k < 1 ? 1 : k))
+			tick(c, xaxis, d);
+		return;
+	}
 	if (lg) {
-		for (double d = pow(10, ceil(log10(a))); d <= b * 1.0000001; d *= 10)
+		for (double d = pow(10, ceil(log10(a) - 1e-9)); d <= b * 1.0000001; d *= 10)
 			tick(c, xaxis, d);
 		return;
 	}
@@ -132,12 +139,19 @@ void svg__begin(struct svg_chart *c, FILE *f, const char *id, const char *kind, 
 	c->w = c->w ? c->w : 560;
 	c->h = c->h ? c->h : 300;
 	c->ml = 64;
-	c->mr = 150;
+	c->mr = 170;
 	c->mt = 28;
 	c->mb = 40;
 	c->nseries = 0;
 	if (!(c->x1 > c->x0))
 		c->x1 = c->x0 + 1;
+	if (c->logx && c->xfmt == SAX_BYTES) {
+		c->x0 = exp2(floor(log2(c->x0)));
+		c->x1 = exp2(ceil(log2(c->x1)));
+	} else if (c->logx) {
+		c->x0 = pow(10, floor(log10(c->x0) + 1e-9));
+		c->x1 = pow(10, ceil(log10(c->x1) - 1e-9));
+	}
 	if (!(c->y1 > c->y0))
 		c->y1 = c->y0 + 1;
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" id=\"%s\" data-chart=\"%s\" "
@@ -166,9 +180,10 @@ static bool inside(const struct svg_chart *c, double x, double y)
 	return true;
 }
 
-void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *lbl, bool markers)
+void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *lbl,
+		 size_t color, bool markers)
 {
-	const char *col = svg_color(c->nseries);
+	const char *col = svg_color(color);
 	bool open = false;
 
 	fprintf(c->f, "<g class=\"series\" data-label=\"");
@@ -195,7 +210,14 @@ void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n
 
 	fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\"/><text stroke=\"none\" fill=\"#000\" "
 		"x=\"%d\" y=\"%d\">", c->w - c->mr + 8, ly, c->w - c->mr + 22, ly + 9);
-	svg_escape(c->f, lbl);
+	if (strlen(lbl) > 24) {
+		char shortl[32];
+
+		snprintf(shortl, sizeof(shortl), "%.22s..", lbl);
+		svg_escape(c->f, shortl);
+	} else {
+		svg_escape(c->f, lbl);
+	}
 	fputs("</text>\n</g>\n", c->f);
 	c->nseries++;
 }

@@ -27,7 +27,9 @@ struct svg_chart {
 void svg__begin(struct svg_chart *c, FILE *f, const char *id, const char *kind, const char *title,
 		const char *xlabel, const char *ylabel);
 /* One series: n points; NAN points break the line. Style: steps (histogram-like) or straight. */
-void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *label, bool markers);
+/* color: palette index (the policy's position, so a policy keeps its colour across charts). */
+void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *label,
+		 size_t color, bool markers);
 void svg__end(struct svg_chart *c);
 /* XML-escape s to f. */
 void svg_escape(FILE *f, const char *s);

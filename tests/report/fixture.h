@@ -32,34 +32,40 @@ static const struct fx_policy fx_ext4 = { 24, 21ull << 20, 20 * FX_MS, 0, 500 * 
 static const struct fx_policy fx_fstrim = { 12, 64ull << 20, 40 * FX_MS, 0, 480 * FX_MS, true };
 
 /* scale: multiplies discard latencies (profile 2 is a fast SSD). */
+static inline void fx_discard(struct report_probe *p, struct report_cell *c, const struct fx_policy *fp,
+			      uint64_t i, uint64_t t, uint64_t lat)
+{
+	uint64_t off = fp->overlap ? 0 : i * fp->size;
+	struct target_done d = { .submit_ns = t, .start_ns = t, .done_ns = t + lat, .bytes = fp->size,
+				 .freed = fp->size, .op = TS_OP_DISCARD, .klass = TC_DISCARD, .dev_cmds = 1 };
+
+	cr_assert_eq(report_probe__discard_ranges(p, off, fp->size, NULL, 0), 0);
+	report_probe__done(p, &d);
+	c->requests++;
+}
+
+/* scale: multiplies discard latencies (profile 2 is a fast SSD). Events reach the probe in time order. */
 static inline void fx_fill(struct report_cell *c, const struct fx_policy *fp, double scale, uint64_t wall_ns)
 {
 	struct report_probe *p = report_probe__new(c, 0);
-	uint64_t t = 0;
+	uint64_t lat = (uint64_t)(fp->lat_ns * scale), i = 0, t = 0;
 
 	cr_assert_not_null(p);
-	/* The workload: FREE records over the wall time, 100 foreground writes. */
-	for (unsigned i = 0; i <= 100; i++) {
-		struct ts_record rec = { .time_ns = i * (wall_ns / 100), .offset = i * (1ull << 20),
+	/* The workload: FREE records over the wall time, 100 foreground writes; discards back to back from 0. */
+	for (unsigned k = 0; k <= 100; k++) {
+		struct ts_record rec = { .time_ns = k * (wall_ns / 100), .offset = k * (1ull << 20),
 					 .length = 1ull << 20, .kind = TS_FREE };
 
+		for (; i < fp->ncmds && t + lat <= rec.time_ns; i++, t += lat)
+			fx_discard(p, c, fp, i, t, lat);
 		report_probe__record(p, &rec);
 		struct target_done w = { .submit_ns = rec.time_ns, .start_ns = rec.time_ns + fp->fg_wait_ns,
 					 .done_ns = rec.time_ns + fp->fg_wait_ns + 100000, .bytes = 4096,
 					 .op = TS_OP_WRITE, .klass = TC_FOREGROUND };
 		report_probe__done(p, &w);
 	}
-	for (uint64_t i = 0; i < fp->ncmds; i++) {
-		uint64_t lat = (uint64_t)(fp->lat_ns * scale);
-		uint64_t off = fp->overlap ? 0 : i * fp->size;
-		struct target_done d = { .submit_ns = t, .start_ns = t, .done_ns = t + lat, .bytes = fp->size,
-					 .freed = fp->size, .op = TS_OP_DISCARD, .klass = TC_DISCARD, .dev_cmds = 1 };
-
-		cr_assert_eq(report_probe__discard_ranges(p, off, fp->size, NULL, 0), 0);
-		report_probe__done(p, &d);
-		c->requests++;
-		t += lat;
-	}
+	for (; i < fp->ncmds; i++, t += lat)
+		fx_discard(p, c, fp, i, t, lat);
 	report_probe__finish(p, wall_ns + (uint64_t)(fp->extra_makespan_ns * scale));
 	report_probe__destroy(p);
 }
