@@ -95,14 +95,14 @@ TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BU
 
 # Unit suites run in parallel inside Criterion; live suites one test at a time.
 test: deps-test
-	@$(MAKE) --no-print-directory all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
-	@$(MAKE) --no-print-directory unit live
+	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
+	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS) $(LIVE_TESTS)
 
 unit: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $(TEST_ENV) $$t --short-filename; done
+	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS)
 
 live: $(LIVE_TESTS)
-	@set -e; for t in $(LIVE_TESTS); do echo "== $$t"; $(TEST_ENV) $$t --short-filename -j1; done
+	@$(TEST_ENV) tests/run.sh $(LIVE_TESTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(BUILD)/trimsim
