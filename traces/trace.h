@@ -159,6 +159,7 @@ struct trace_status {
 	bool checksum_ok;	/* footer checksum matched (binary) */
 	bool big_endian;	/* file byte order */
 	bool jsonl;		/* JSON Lines input */
+	uint64_t end_ns;	/* footer's end time (0 until the footer is read) */
 };
 
 /* NULL on error with errno set and a one-line message (naming path and offset) in err. */

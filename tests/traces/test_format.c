@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Binary trace writer and reader: round trip, batches, byte order, checksum. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/helpers.h"
+#include "traces/trace.h"
+#include "gen.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = th_tmpdir();
+}
+
+static void teardown(void)
+{
+	th_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(format, .init = setup, .fini = teardown);
+
+static json_t *test_header(void)
+{
+	char *argv[] = { "trimsim", "test" };
+	json_t *h = trace_header__new(2, argv);
+	struct ts_device d = { .name = "loop7", .dev = TS_DEV_MK(7, 0), .size = 1ull << 30,
+			       .logical_block_size = 512, .physical_block_size = 4096,
+			       .discard_granularity = 4096, .discard_max_bytes = 4ull << 30,
+			       .max_discard_segments = 1, .fs = "xfs", .fs_block_size = 4096,
+			       .xfs_agblocks = 65536, .mount = "/mnt/x" };
+
+	cr_assert_not_null(h);
+	cr_assert_eq(json_array_append_new(json_object_get(h, "devices"), ts_device_to_json(&d)), 0);
+	return h;
+}
+
+static void write_trace(const char *path, uint64_t n, enum trace_writer_format fmt, uint64_t lost)
+{
+	char err[512] = "";
+	json_t *h = test_header();
+	struct trace_writer *w = trace_writer__open(path, h, fmt, TW_ATOMIC, err, sizeof(err));
+
+	cr_assert_not_null(w, "%s", err);
+	for (uint64_t i = 0; i < n; i++) {
+		struct ts_record r;
+
+		gen_record(i, 1, &r);
+		cr_assert_eq(trace_writer__write(w, &r), 0, "%s", trace_writer__error(w));
+	}
+	trace_writer__add_lost(w, lost);
+	cr_assert_eq(trace_writer__close(w, 123456789, err, sizeof(err)), 0, "%s", err);
+	json_decref(h);
+}
+
+static void check_trace(const char *path, uint64_t n, uint64_t lost, bool big_endian)
+{
+	char err[512] = "";
+	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
+	const struct trace_status *st;
+	const struct ts_device *d;
+	const struct ts_record *recs;
+	uint64_t i = 0;
+	size_t nd;
+	ssize_t got;
+
+	cr_assert_not_null(r, "%s", err);
+	d = trace_reader__devices(r, &nd);
+	cr_assert_eq(nd, 1);
+	cr_assert_str_eq(d[0].name, "loop7");
+	cr_assert_eq(d[0].dev, TS_DEV_MK(7, 0));
+	cr_assert_eq(d[0].discard_max_bytes, 4ull << 30);
+	cr_assert_eq(d[0].xfs_agblocks, 65536);
+	cr_assert_str_eq(d[0].mount, "/mnt/x");
+	while ((got = trace_reader__batch(r, &recs, 1000)) > 0) {
+		for (ssize_t k = 0; k < got; k++, i++) {
+			struct ts_record want;
+
+			gen_record(i, 1, &want);
+			cr_assert_eq(memcmp(&recs[k], &want, sizeof(want)), 0, "record %llu differs",
+				     (unsigned long long)i);
+		}
+	}
+	cr_assert_eq(got, 0, "%s", trace_reader__error(r));
+	st = trace_reader__status(r);
+	cr_assert_eq(i, n);
+	cr_assert_eq(st->records, n);
+	cr_assert(st->footer);
+	cr_assert_not(st->truncated);
+	cr_assert(st->checksum_ok);
+	cr_assert_eq(st->lost, lost);
+	cr_assert_eq(st->end_ns, 123456789);
+	cr_assert_eq(st->big_endian, big_endian);
+	trace_reader__close(r);
+}
+
+Test(format, binary_round_trip_across_buffers)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/a.tsim", dir);
+	/* 3 buffers and a bit: records straddle every refill. */
+	write_trace(path, 3 * 5461 + 17, TW_BINARY, 42);
+	check_trace(path, 3 * 5461 + 17, 42, false);
+}
+
+Test(format, empty_trace)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/e.tsim", dir);
+	write_trace(path, 0, TW_BINARY, 0);
+	check_trace(path, 0, 0, false);
+}
+
+Test(format, next_matches_batch)
+{
+	char path[512], err[512];
+	struct trace_reader *r;
+	struct ts_record rec, want;
+	uint64_t i = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/n.tsim", dir);
+	write_trace(path, 100, TW_BINARY, 0);
+	r = trace_reader__open(path, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	while ((ret = trace_reader__next(r, &rec)) == 1) {
+		gen_record(i++, 1, &want);
+		cr_assert_eq(memcmp(&rec, &want, sizeof(rec)), 0);
+	}
+	cr_assert_eq(ret, 0);
+	cr_assert_eq(i, 100);
+	trace_reader__close(r);
+}
+
+/* Swaps every multi-byte field of a little-endian trace file: what a big-endian host writes. */
+static void swap_file(const char *in, const char *out)
+{
+	size_t len, hlen;
+	unsigned char *b = (unsigned char *)th_slurp(in, &len);
+
+	cr_assert_not_null(b);
+	hlen = (size_t)b[4] | (size_t)b[5] << 8 | (size_t)b[6] << 16 | (size_t)b[7] << 24;
+	for (int f = 0; f < 4; f++) {
+		uint32_t v;
+
+		memcpy(&v, b + 4 * f, 4);
+		v = __builtin_bswap32(v);
+		memcpy(b + 4 * f, &v, 4);
+	}
+	for (size_t at = hlen; at + 48 <= len; at += 48) {
+		for (int f = 0; f < 5; f++) {
+			uint64_t v;
+
+			memcpy(&v, b + at + 8 * f, 8);
+			v = __builtin_bswap64(v);
+			memcpy(b + at + 8 * f, &v, 8);
+		}
+		uint32_t d;
+		uint16_t fl;
+
+		memcpy(&d, b + at + 40, 4);
+		d = __builtin_bswap32(d);
+		memcpy(b + at + 40, &d, 4);
+		memcpy(&fl, b + at + 46, 2);
+		fl = __builtin_bswap16(fl);
+		memcpy(b + at + 46, &fl, 2);
+	}
+	cr_assert_eq(th_write(out, b, len), 0);
+	free(b);
+}
+
+/* Recomputes the footer checksum of a swapped file (the checksum covers the bytes as written). */
+static void fix_checksum(const char *path)
+{
+	size_t len;
+	unsigned char *b = (unsigned char *)th_slurp(path, &len);
+	struct ts_sum s;
+	uint64_t sum;
+
+	cr_assert_not_null(b);
+	ts_sum_init(&s);
+	ts_sum_update(&s, b, len - 48);
+	sum = __builtin_bswap64(ts_sum_final(&s));
+	memcpy(b + len - 48 + 16, &sum, 8);
+	cr_assert_eq(th_write(path, b, len), 0);
+	free(b);
+}
+
+Test(format, big_endian_file)
+{
+	char a[512], b[512];
+
+	snprintf(a, sizeof(a), "%s/le.tsim", dir);
+	snprintf(b, sizeof(b), "%s/be.tsim", dir);
+	write_trace(a, 6000, TW_BINARY, 7);
+	swap_file(a, b);
+	fix_checksum(b);
+	check_trace(b, 6000, 7, true);
+}
+
+Test(format, record_to_host)
+{
+	struct ts_record r = { .time_ns = 0x0102030405060708ull, .dev = 0x0a0b0c0d, .kind = 4, .op = 4,
+			       .flags = 0x1122 };
+
+	ts_record_to_host(&r, false);
+	cr_assert_eq(r.time_ns, 0x0102030405060708ull);
+	ts_record_to_host(&r, true);
+	cr_assert_eq(r.time_ns, 0x0807060504030201ull);
+	cr_assert_eq(r.dev, 0x0d0c0b0a);
+	cr_assert_eq(r.flags, 0x2211);
+	cr_assert_eq(r.kind, 4);
+}
+
+Test(format, checksum_detects_order_and_content)
+{
+	uint64_t a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 2, 1, 3, 4, 5, 6 };
+	struct ts_sum s1, s2, s3;
+
+	ts_sum_init(&s1);
+	ts_sum_init(&s2);
+	ts_sum_init(&s3);
+	ts_sum_update(&s1, a, sizeof(a));
+	ts_sum_update(&s2, b, sizeof(b));
+	ts_sum_update(&s3, a, 16);
+	ts_sum_update(&s3, a + 2, 32);
+	cr_assert_neq(ts_sum_final(&s1), ts_sum_final(&s2));
+	cr_assert_eq(ts_sum_final(&s1), ts_sum_final(&s3));
+}
+
+Test(format, atomic_abort_leaves_nothing)
+{
+	char path[512], err[512], *out = NULL, cmd[600];
+	json_t *h = test_header();
+	struct trace_writer *w;
+	struct ts_record r;
+
+	snprintf(path, sizeof(path), "%s/ab.tsim", dir);
+	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	gen_record(0, 1, &r);
+	cr_assert_eq(trace_writer__write(w, &r), 0);
+	trace_writer__abort(w);
+	json_decref(h);
+	snprintf(cmd, sizeof(cmd), "ls -A %s", dir);
+	cr_assert_eq(th_run(cmd, &out, NULL), 0);
+	cr_assert_str_eq(out, "");
+	free(out);
+}
+
+Test(format, writer_rejects_bad_record)
+{
+	char path[512], err[512];
+	json_t *h = test_header();
+	struct trace_writer *w;
+	struct ts_record r = { .kind = 9 };
+
+	snprintf(path, sizeof(path), "%s/bad.tsim", dir);
+	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	cr_assert_eq(trace_writer__write(w, &r), -EINVAL);
+	cr_assert(strstr(trace_writer__error(w), "unknown kind 9"), "%s", trace_writer__error(w));
+	trace_writer__abort(w);
+	json_decref(h);
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trimsim convert: binary <-> JSON Lines, written atomically (traces/FORMAT.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "replay/cli.h"
+#include "trace.h"
+#include "util.h"
+
+/* Pulled in by traces/traces.mk so this strong cmd_convert replaces main.c's weak stub. */
+int ts_cmd_convert_anchor;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: trimsim convert [--to binary|jsonl] [--salvage] IN OUT\n"
+		"\n"
+		"Converts a trace between the binary form and JSON Lines. The input form is\n"
+		"detected from its first bytes; the output form follows OUT's extension\n"
+		"(.jsonl or .json: JSON Lines, anything else: binary) unless --to says.\n"
+		"OUT is written beside itself and renamed into place, so an error leaves\n"
+		"nothing half-written. binary -> JSON Lines -> binary is byte-identical.\n"
+		"\n"
+		"  --to FORMAT   binary or jsonl, whatever OUT is called\n"
+		"  --salvage     convert a trace cut short (recorder killed): keep every whole\n"
+		"                record and write a proper footer; otherwise that is an error\n"
+		"\n"
+		"example:\n"
+		"  trimsim convert rm.tsim rm.jsonl\n"
+		"  trimsim convert --to binary edited.jsonl rm2.tsim\n");
+}
+
+static enum trace_writer_format format_for(const char *path)
+{
+	size_t n = strlen(path);
+
+	if ((n >= 6 && !strcmp(path + n - 6, ".jsonl")) || (n >= 5 && !strcmp(path + n - 5, ".json")))
+		return TW_JSONL;
+	return TW_BINARY;
+}
+
+/* Copies every record; 0, or -errno with the message printed. */
+static int copy(struct trace_reader *r, struct trace_writer *w, bool salvage, uint64_t *last_ns)
+{
+	const struct trace_status *st = trace_reader__status(r);
+	const struct ts_record *recs;
+	ssize_t n;
+
+	while ((n = trace_reader__batch(r, &recs, 4096)) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			int ret = trace_writer__write(w, &recs[i]);
+
+			if (ret) {
+				fprintf(stderr, "trimsim convert: %s\n", trace_writer__error(w));
+				return ret;
+			}
+		}
+		*last_ns = recs[n - 1].time_ns;
+		if (trimsim_stop) {
+			fprintf(stderr, "trimsim convert: interrupted\n");
+			return -EINTR;
+		}
+	}
+	if (n < 0) {
+		fprintf(stderr, "trimsim convert: %s\n", trace_reader__error(r));
+		return (int)n;
+	}
+	if (st->truncated && !salvage) {
+		fprintf(stderr, "trimsim convert: %s (use --salvage to keep them)\n", trace_reader__error(r));
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option long_opts[] = {
+		{ "to", required_argument, NULL, 't' },
+		{ "salvage", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const formats[] = { [TW_BINARY] = "binary", [TW_JSONL] = "jsonl" };
+	struct trace_reader *r = NULL;
+	struct trace_writer *w = NULL;
+	int fmt = -1, c, ret = 1;
+	bool salvage = false;
+	uint64_t last_ns = 0, end_ns;
+	char err[600];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			fmt = !strcmp(optarg, formats[TW_BINARY]) ? TW_BINARY :
+			      !strcmp(optarg, formats[TW_JSONL]) ? TW_JSONL : -1;
+			if (fmt < 0) {
+				fprintf(stderr, "trimsim convert: option '--to': '%s' is not one of: binary, jsonl\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			salvage = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		usage(stderr);
+		return 2;
+	}
+	r = trace_reader__open(argv[optind], err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "trimsim convert: %s\n", err);
+		goto out;
+	}
+	if (fmt < 0)
+		fmt = format_for(argv[optind + 1]);
+	w = trace_writer__open(argv[optind + 1], trace_reader__header(r), (enum trace_writer_format)fmt,
+			       TW_ATOMIC, err, sizeof(err));
+	if (!w) {
+		fprintf(stderr, "trimsim convert: %s\n", err);
+		goto out;
+	}
+	if (copy(r, w, salvage, &last_ns))
+		goto out;
+	trace_writer__add_lost(w, trace_reader__status(r)->lost);
+	end_ns = trace_reader__status(r)->footer ? trace_reader__status(r)->end_ns : last_ns;
+	ret = trace_writer__close(w, end_ns, err, sizeof(err)) ? 1 : 0;
+	w = NULL;
+	if (ret)
+		fprintf(stderr, "trimsim convert: %s\n", err);
+out:
+	trace_writer__abort(w);
+	trace_reader__close(r);
+	return ret;
+}

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace reader: binary (either byte order) or JSON Lines, chosen by the
+ * first bytes. Binary records are read() into one ~256 KiB buffer, checked,
+ * summed and (only for a big-endian file) swapped in place once; the batch
+ * API hands out pointers into that buffer. Layout: traces/FORMAT.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "trace_int.h"
+#include "util.h"
+
+#define JSONL_BATCH 1024u
+
+struct trace_reader {
+	char *path;
+	int fd;
+	json_t *header;
+	struct ts_device *devs;
+	size_t ndev;
+	struct trace_status st;
+	char err[512];
+	int pending;		/* <0: error to return once the ready records are gone; 1: end */
+	/* binary */
+	unsigned char *buf;	/* TS_BUF_BYTES, records at multiples of 48 */
+	size_t fill;		/* valid bytes in buf */
+	size_t pos;		/* next record to hand out */
+	size_t ready;		/* records before this byte are checked and in host order */
+	uint64_t buf_off;	/* file offset of buf[0] */
+	bool eof;
+	struct ts_sum sum;
+	/* JSON Lines */
+	FILE *f;
+	char *line;
+	size_t linecap;
+	uint64_t lineno;
+	struct ts_record *jrecs;
+};
+
+static uint32_t get32(const unsigned char *p, bool be)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return be != TS_HOST_BIG_ENDIAN ? __builtin_bswap32(v) : v;
+}
+
+static int fail(struct trace_reader *r, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct trace_reader *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->err, sizeof(r->err), "%s: ", r->path);
+
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* Reads up to len bytes, looping over short reads; returns bytes read or -errno. */
+static ssize_t read_full(int fd, void *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, (char *)buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen)
+{
+	const json_t *arr, *v;
+	size_t i;
+
+	*devs = NULL;
+	*n = 0;
+	if (!json_is_object(h))
+		return ts_errf(err, errlen, -EBADMSG, "header is not a JSON object");
+	v = json_object_get(h, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "trimsim"))
+		return ts_errf(err, errlen, -EBADMSG, "header field \"format\" is not \"trimsim\"");
+	arr = json_object_get(h, "devices");
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return ts_errf(err, errlen, -EBADMSG, "header field \"devices\" is not an array");
+	if (!json_array_size(arr))
+		return 0;
+	*devs = calloc(json_array_size(arr), sizeof(**devs));
+	if (!*devs)
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	json_array_foreach(arr, i, v) {
+		char why[256];
+		int ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why));
+
+		if (ret) {
+			free(*devs);
+			*devs = NULL;
+			return ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
+		}
+	}
+	*n = json_array_size(arr);
+	return 0;
+}
+
+static int set_header(struct trace_reader *r, json_t *h, const char *where)
+{
+	char why[400];
+	int ret;
+
+	r->header = h;
+	ret = ts_header_parse(h, &r->devs, &r->ndev, why, sizeof(why));
+	if (ret)
+		return fail(r, ret, "%s: %s", where, why);
+	return 0;
+}
+
+/* ---- binary ---- */
+
+static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_t got)
+{
+	uint32_t magic_le = get32(fixed, false), magic_be = get32(fixed, true);
+	uint32_t hlen, rsize, jlen;
+	unsigned char *hdr = NULL;
+	json_error_t jerr;
+	struct stat sb;
+	json_t *h;
+	ssize_t n;
+	int ret;
+
+	if (got < 4 || ((magic_le & ~0xffu) != TS_MAGIC_BASE && (magic_be & ~0xffu) != TS_MAGIC_BASE))
+		return fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace)");
+	r->st.big_endian = (magic_le & ~0xffu) != TS_MAGIC_BASE;
+	if (((r->st.big_endian ? magic_be : magic_le) & 0xffu) != TS_VERSION)
+		return fail(r, -EPROTONOSUPPORT, "byte 0: unsupported format version %u (this trimsim reads %u)",
+			    (r->st.big_endian ? magic_be : magic_le) & 0xffu, TS_VERSION);
+	if (got < TS_FIXED_HDR)
+		return fail(r, -EBADMSG, "byte %zu: header cut short (%zu of %u bytes)", got, got, TS_FIXED_HDR);
+	hlen = get32(fixed + 4, r->st.big_endian);
+	rsize = get32(fixed + 8, r->st.big_endian);
+	jlen = get32(fixed + 12, r->st.big_endian);
+	if (fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)hlen > (uint64_t)sb.st_size)
+		return fail(r, -EBADMSG, "byte 4: header length %u runs past the end of the file (%lld bytes)",
+			    hlen, (long long)sb.st_size);
+	if (hlen < TS_FIXED_HDR || hlen > TS_MAX_HEADER || hlen % 8)
+		return fail(r, -EBADMSG, "byte 4: bad header length %u (multiple of 8, %u..%u)", hlen,
+			    TS_FIXED_HDR, TS_MAX_HEADER);
+	if (rsize != TS_RECORD_SIZE)
+		return fail(r, -EBADMSG, "byte 8: record size %u, expected %u", rsize, TS_RECORD_SIZE);
+	if (jlen > hlen - TS_FIXED_HDR)
+		return fail(r, -EBADMSG, "byte 12: JSON length %u does not fit the header length %u", jlen, hlen);
+	hdr = malloc(hlen);
+	if (!hdr)
+		return fail(r, -ENOMEM, "out of memory");
+	memcpy(hdr, fixed, TS_FIXED_HDR);
+	n = read_full(r->fd, hdr + TS_FIXED_HDR, hlen - TS_FIXED_HDR);
+	if (n < 0) {
+		ret = fail(r, (int)n, "byte %u: %s", TS_FIXED_HDR, strerror((int)-n));
+		goto out;
+	}
+	if ((size_t)n < hlen - TS_FIXED_HDR) {
+		ret = fail(r, -EBADMSG, "byte 4: header length %u runs past the end of the file (%zu bytes)",
+			   hlen, TS_FIXED_HDR + (size_t)n);
+		goto out;
+	}
+	h = json_loadb((const char *)hdr + TS_FIXED_HDR, jlen, 0, &jerr);
+	if (!h) {
+		ret = fail(r, -EBADMSG, "byte %d: header JSON: %s", TS_FIXED_HDR + jerr.position, jerr.text);
+		goto out;
+	}
+	ret = set_header(r, h, "byte 16");
+	if (ret)
+		goto out;
+	ts_sum_init(&r->sum);
+	ts_sum_update(&r->sum, hdr, hlen);
+	r->buf_off = hlen;
+	r->buf = aligned_alloc(64, TS_BUF_ALLOC);
+	if (!r->buf)
+		ret = fail(r, -ENOMEM, "out of memory");
+out:
+	free(hdr);
+	return ret;
+}
+
+static int check_footer(struct trace_reader *r, size_t at)
+{
+	struct ts_footer ft;
+	uint64_t off = r->buf_off + at, sum;
+	bool swap = r->st.big_endian != TS_HOST_BIG_ENDIAN;
+	char extra;
+
+	memcpy(&ft, r->buf + at, sizeof(ft));
+	if (swap) {
+		ft.records = __builtin_bswap64(ft.records);
+		ft.lost = __builtin_bswap64(ft.lost);
+		ft.checksum = __builtin_bswap64(ft.checksum);
+		ft.end_ns = __builtin_bswap64(ft.end_ns);
+		ft.magic = __builtin_bswap64(ft.magic);
+	}
+	if (ft.magic != TS_FOOTER_MAGIC)
+		return fail(r, -EBADMSG, "byte %" PRIu64 ": footer has a bad magic", off);
+	if (at + TS_RECORD_SIZE < r->fill || (!r->eof && read_full(r->fd, &extra, 1) != 0))
+		return fail(r, -EBADMSG, "byte %" PRIu64 ": data after the footer", off + TS_RECORD_SIZE);
+	r->st.footer = true;
+	r->st.lost = ft.lost;
+	r->st.end_ns = ft.end_ns;
+	if (ft.records != r->st.records + (at - r->pos) / TS_RECORD_SIZE)
+		return fail(r, -EBADMSG, "byte %" PRIu64 ": footer counts %" PRIu64 " records, file holds %" PRIu64,
+			    off, ft.records, r->st.records + (at - r->pos) / TS_RECORD_SIZE);
+	sum = ts_sum_final(&r->sum);
+	r->st.checksum_ok = sum == ft.checksum;
+	if (!r->st.checksum_ok)
+		return fail(r, -EBADMSG, "byte %" PRIu64 ": checksum mismatch (footer %016" PRIx64
+			    ", computed %016" PRIx64 ")", off + 16, ft.checksum, sum);
+	return 1;
+}
+
+/* Checks, sums and converts the whole records in buf[ready..fill); sets pending on footer/error. */
+static void scan(struct trace_reader *r)
+{
+	size_t end = r->fill - (r->fill - r->ready) % TS_RECORD_SIZE, at;
+	char why[200];
+
+	for (at = r->ready; at < end; at += TS_RECORD_SIZE)
+		if (r->buf[at + 44] == TS_KIND_FOOTER)
+			break;
+	ts_sum_update(&r->sum, r->buf + r->ready, at - r->ready);
+	for (size_t i = r->ready; i < at; i += TS_RECORD_SIZE) {
+		struct ts_record *rec = (struct ts_record *)(r->buf + i);
+		int ret;
+
+		ts_record_to_host(rec, r->st.big_endian);
+		ret = ts_record_check(rec, why, sizeof(why));
+		if (ret) {
+			r->ready = i;
+			r->pending = fail(r, ret, "byte %" PRIu64 ": record %" PRIu64 ": %s", r->buf_off + i,
+					  r->st.records + (i - r->pos) / TS_RECORD_SIZE, why);
+			return;
+		}
+	}
+	r->ready = at;
+	if (at < end)
+		r->pending = check_footer(r, at);
+}
+
+static int finish_eof(struct trace_reader *r)
+{
+	size_t part = r->fill - r->ready;
+	uint64_t off = r->buf_off + r->ready;
+
+	r->st.truncated = true;
+	if (part)
+		fail(r, 0, "byte %" PRIu64 ": truncated record (%zu of %u bytes); %" PRIu64
+		     " whole records recovered", off, part, TS_RECORD_SIZE, r->st.records);
+	else
+		fail(r, 0, "byte %" PRIu64 ": no footer, trace cut short; %" PRIu64 " whole records recovered",
+		     off, r->st.records);
+	return r->pending = 1;
+}
+
+static int refill(struct trace_reader *r)
+{
+	size_t keep = r->fill - r->ready;
+	ssize_t n;
+
+	memmove(r->buf, r->buf + r->ready, keep);
+	r->buf_off += r->ready;
+	r->fill = keep;
+	r->pos = r->ready = 0;
+	n = read_full(r->fd, r->buf + keep, TS_BUF_BYTES - keep);
+	if (n < 0)
+		return r->pending = fail(r, (int)n, "byte %" PRIu64 ": %s", r->buf_off + keep, strerror((int)-n));
+	r->fill += (size_t)n;
+	r->eof = r->fill < TS_BUF_BYTES;
+	scan(r);
+	if (!r->pending && r->eof && r->ready == r->pos)
+		return finish_eof(r);
+	return 0;
+}
+
+static ssize_t batch_binary(struct trace_reader *r, const struct ts_record **recs, size_t max)
+{
+	for (;;) {
+		size_t avail = (r->ready - r->pos) / TS_RECORD_SIZE;
+
+		if (avail) {
+			size_t n = avail < max ? avail : max;
+
+			*recs = (const struct ts_record *)(r->buf + r->pos);
+			r->pos += n * TS_RECORD_SIZE;
+			r->st.records += n;
+			return (ssize_t)n;
+		}
+		if (r->pending)
+			return r->pending < 0 ? r->pending : 0;
+		if (r->eof)
+			return finish_eof(r), 0;
+		refill(r);
+	}
+}
+
+/* ---- JSON Lines ---- */
+
+static int open_jsonl(struct trace_reader *r)
+{
+	json_error_t jerr;
+	json_t *o, *h, *v;
+	ssize_t n;
+
+	if (lseek(r->fd, 0, SEEK_SET) < 0)
+		return fail(r, -errno, "JSON Lines input must be a seekable file");
+	r->f = fdopen(r->fd, "r");
+	if (!r->f)
+		return fail(r, -errno, "%s", strerror(errno));
+	r->fd = -1;
+	setvbuf(r->f, NULL, _IOFBF, 256 << 10);
+	r->jrecs = malloc(JSONL_BATCH * sizeof(*r->jrecs));
+	if (!r->jrecs)
+		return fail(r, -ENOMEM, "out of memory");
+	n = getline(&r->line, &r->linecap, r->f);
+	r->lineno = 1;
+	if (n <= 0)
+		return fail(r, -EBADMSG, "line 1: missing header line");
+	o = json_loadb(r->line, (size_t)n, 0, &jerr);
+	if (!o)
+		return fail(r, -EBADMSG, "line 1: invalid JSON: %s", jerr.text);
+	v = json_object_get(o, "trimsim");
+	h = json_object_get(o, "header");
+	if (!json_is_integer(v) || !json_is_object(h)) {
+		json_decref(o);
+		return fail(r, -EBADMSG, "line 1: not a trimsim JSON Lines header ({\"trimsim\":1,\"header\":{...}})");
+	}
+	if (json_integer_value(v) != TS_JSONL_VERSION) {
+		int ver = (int)json_integer_value(v);
+
+		json_decref(o);
+		return fail(r, -EPROTONOSUPPORT, "line 1: unsupported format version %d (this trimsim reads %d)",
+			    ver, TS_JSONL_VERSION);
+	}
+	json_incref(h);
+	json_decref(o);
+	r->st.jsonl = true;
+	return set_header(r, h, "line 1");
+}
+
+static int jsonl_footer(struct trace_reader *r, const char *line, size_t len, uint64_t held)
+{
+	json_t *o = json_loadb(line, len, 0, NULL), *ft = json_object_get(o, "footer");
+	const char *keys[] = { "records", "lost", "end_ns" };
+	uint64_t vals[3] = { 0 };
+	int ret = 1;
+
+	for (int i = 0; i < 3 && ret > 0; i++) {
+		json_t *v = json_object_get(ft, keys[i]);
+
+		if (!v && i == 2)
+			break;
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			ret = fail(r, -EBADMSG, "line %" PRIu64 ": footer field \"%s\": %s", r->lineno, keys[i],
+				   v ? "expected a non-negative integer" : "missing");
+		else
+			vals[i] = (uint64_t)json_integer_value(v);
+	}
+	json_decref(o);
+	if (ret < 0)
+		return ret;
+	if (vals[0] != held)
+		return fail(r, -EBADMSG, "line %" PRIu64 ": footer counts %" PRIu64 " records, file holds %" PRIu64,
+			    r->lineno, vals[0], held);
+	r->st.footer = true;
+	r->st.lost = vals[1];
+	r->st.end_ns = vals[2];
+	r->st.checksum_ok = true;
+	if (getline(&r->line, &r->linecap, r->f) > 0)
+		return fail(r, -EBADMSG, "line %" PRIu64 ": data after the footer", r->lineno + 1);
+	return 1;
+}
+
+static ssize_t batch_jsonl(struct trace_reader *r, const struct ts_record **recs, size_t max)
+{
+	size_t n = 0;
+	char why[300];
+
+	if (max > JSONL_BATCH)
+		max = JSONL_BATCH;
+	while (n < max && !r->pending) {
+		ssize_t len = getline(&r->line, &r->linecap, r->f);
+		int ret;
+
+		if (len <= 0) {
+			r->st.truncated = true;
+			fail(r, 0, "line %" PRIu64 ": no footer, trace cut short; %" PRIu64 " records recovered",
+			     r->lineno + 1, r->st.records + n);
+			r->pending = 1;
+			break;
+		}
+		r->lineno++;
+		if (len > 0 && r->line[len - 1] != '\n' && feof(r->f)) {
+			r->st.truncated = true;
+			fail(r, 0, "line %" PRIu64 ": truncated line; %" PRIu64 " records recovered", r->lineno,
+			     r->st.records + n);
+			r->pending = 1;
+			break;
+		}
+		if (!strncmp(r->line, "{\"footer\"", 9)) {
+			r->pending = jsonl_footer(r, r->line, (size_t)len, r->st.records + n);
+			break;
+		}
+		ret = ts_jsonl_parse_record(r->line, (size_t)len, &r->jrecs[n], why, sizeof(why));
+		if (ret) {
+			r->pending = fail(r, ret, "line %" PRIu64 ": %s", r->lineno, why);
+			break;
+		}
+		n++;
+	}
+	if (n) {
+		r->st.records += n;
+		*recs = r->jrecs;
+		return (ssize_t)n;
+	}
+	return r->pending < 0 ? r->pending : 0;
+}
+
+/* ---- public ---- */
+
+struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen)
+{
+	struct trace_reader *r = calloc(1, sizeof(*r));
+	unsigned char fixed[TS_FIXED_HDR];
+	ssize_t got;
+	int ret = -ENOMEM;
+
+	if (r)
+		r->fd = -1;
+	if (!r || !(r->path = strdup(path))) {
+		ts_errf(err, errlen, 0, "%s: out of memory", path);
+		goto out;
+	}
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		ret = fail(r, -errno, "%s", strerror(errno));
+		goto out;
+	}
+	got = read_full(r->fd, fixed, sizeof(fixed));
+	if (got < 0)
+		ret = fail(r, (int)got, "byte 0: %s", strerror((int)-got));
+	else if (got == 0)
+		ret = fail(r, -EBADMSG, "byte 0: empty file");
+	else if (fixed[0] == '{')
+		ret = open_jsonl(r);
+	else
+		ret = open_binary(r, fixed, (size_t)got);
+out:
+	if (ret && r) {
+		ts_errf(err, errlen, 0, "%s", r->err);
+		trace_reader__close(r);
+		errno = -ret;
+		return NULL;
+	}
+	return r;
+}
+
+ssize_t trace_reader__batch(struct trace_reader *r, const struct ts_record **recs, size_t max)
+{
+	if (!max)
+		return 0;
+	return r->st.jsonl ? batch_jsonl(r, recs, max) : batch_binary(r, recs, max);
+}
+
+int trace_reader__next(struct trace_reader *r, struct ts_record *rec)
+{
+	const struct ts_record *p;
+	ssize_t n = trace_reader__batch(r, &p, 1);
+
+	if (n <= 0)
+		return (int)n;
+	*rec = *p;
+	return 1;
+}
+
+const json_t *trace_reader__header(const struct trace_reader *r) { return r->header; }
+const struct trace_status *trace_reader__status(const struct trace_reader *r) { return &r->st; }
+const char *trace_reader__error(const struct trace_reader *r) { return r->err; }
+const char *trace_reader__path(const struct trace_reader *r) { return r->path; }
+
+const struct ts_device *trace_reader__devices(const struct trace_reader *r, size_t *n)
+{
+	*n = r->ndev;
+	return r->devs;
+}
+
+void trace_reader__close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	if (r->fd >= 0)
+		close(r->fd);
+	json_decref(r->header);
+	free(r->devs);
+	free(r->buf);
+	free(r->line);
+	free(r->jrecs);
+	free(r->path);
+	free(r);
+}

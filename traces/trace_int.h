@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by the trace reader, writer and JSON Lines code (not public API). */
+#ifndef TRIMSIM_TRACE_INT_H
+#define TRIMSIM_TRACE_INT_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+#define TS_HOST_BIG_ENDIAN (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
+/* Fixed part of the binary header: magic, header_len, record_size, json_len (FORMAT.md). */
+#define TS_FIXED_HDR		16u
+#define TS_MAX_HEADER		(64u << 20)
+/* I/O buffer: a whole number of records, ~256 KiB (fits L2 with room to spare). */
+#define TS_BUF_RECORDS		5461u
+#define TS_BUF_BYTES		(TS_BUF_RECORDS * TS_RECORD_SIZE)
+#define TS_BUF_ALLOC		((TS_BUF_BYTES + 63u) & ~63u)	/* aligned_alloc wants a multiple of 64 */
+/* JSON Lines header wrapper: {"trimsim":1,"header":{...}}. */
+#define TS_JSONL_VERSION	1
+
+/* Converts a host-order record to the file's little-endian layout, in place. */
+void ts_record_to_le(struct ts_record *r);
+/* Validates an untrusted record: kind, op/META subtype, offset + length. 0 or -EBADMSG with why set. */
+int ts_record_check(const struct ts_record *r, char *why, size_t len);
+/* Parses and checks the header object (format, devices); fills a malloc'd device array. */
+int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen);
+
+/* JSON Lines: one record as one line (no newline); returns bytes written or -errno. */
+int ts_jsonl_write_record(FILE *f, const struct ts_record *r);
+/* Parses one record line; 0 or -EBADMSG with a message (without file/line) in err. */
+int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, char *err, size_t errlen);
+/* Formats flags as "xfs|fitrim|0x800" ("0" when none) and parses that form back. */
+char *ts_flags_str(unsigned flags, char *buf, size_t len);
+int ts_flags_parse(const char *s, unsigned *flags);
+
+#endif

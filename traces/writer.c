@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace writer. Binary records go into a ~256 KiB buffer of whole records
+ * and leave it with write(2), so a killed writer leaves a file that ends on
+ * a record boundary (or, if the kernel cut a write short, inside the last
+ * record, which the reader reports as truncated). JSON Lines goes through
+ * stdio. TW_ATOMIC writes ".NAME.XXXXXX" beside the target and renames it
+ * on close. Layout: traces/FORMAT.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace.h"
+#include "trace_int.h"
+#include "util.h"
+
+struct trace_writer {
+	char *path;
+	char *tmp;		/* TW_ATOMIC: the temporary file, renamed on close */
+	int fd;
+	FILE *f;		/* JSON Lines */
+	enum trace_writer_format fmt;
+	enum trace_writer_mode mode;
+	unsigned char *buf;
+	size_t fill;
+	struct ts_sum sum;
+	uint64_t records;
+	uint64_t lost;
+	uint64_t off;		/* bytes written so far (binary) */
+	char err[512];
+};
+
+static int wfail(struct trace_writer *w, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int wfail(struct trace_writer *w, int code, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
+
+	va_start(ap, fmt);
+	vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int write_all(struct trace_writer *w, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return wfail(w, -errno, "byte %" PRIu64 ": write: %s", w->off, strerror(errno));
+		p += n;
+		len -= (size_t)n;
+		w->off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	if (TS_HOST_BIG_ENDIAN)
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+static uint64_t le64(uint64_t v)
+{
+	return TS_HOST_BIG_ENDIAN ? __builtin_bswap64(v) : v;
+}
+
+static int open_file(struct trace_writer *w)
+{
+	char *dup, *base;
+
+	if (w->mode == TW_STREAM) {
+		w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		return w->fd < 0 ? wfail(w, -errno, "%s", strerror(errno)) : 0;
+	}
+	dup = strdup(w->path);
+	if (!dup)
+		return wfail(w, -ENOMEM, "out of memory");
+	base = strrchr(dup, '/');
+	if (base)
+		*base++ = 0;
+	if (asprintf(&w->tmp, "%s%s.%s.XXXXXX", base ? dup : "", base ? "/" : "", base ? base : dup) < 0) {
+		w->tmp = NULL;
+		free(dup);
+		return wfail(w, -ENOMEM, "out of memory");
+	}
+	free(dup);
+	w->fd = mkostemp(w->tmp, O_CLOEXEC);
+	if (w->fd < 0) {
+		int e = errno;
+
+		free(w->tmp);
+		w->tmp = NULL;
+		return wfail(w, -e, "cannot create a temporary file beside it: %s", strerror(e));
+	}
+	if (fchmod(w->fd, 0644))
+		return wfail(w, -errno, "chmod: %s", strerror(errno));
+	return 0;
+}
+
+static int write_header(struct trace_writer *w, const char *json)
+{
+	size_t jlen = strlen(json);
+	size_t hlen = (TS_FIXED_HDR + jlen + 7) & ~(size_t)7;
+	unsigned char *h;
+	int ret;
+
+	if (w->fmt == TW_JSONL) {
+		w->f = fdopen(w->fd, "w");
+		if (!w->f)
+			return wfail(w, -errno, "%s", strerror(errno));
+		w->fd = -1;
+		setvbuf(w->f, NULL, _IOFBF, 256 << 10);
+		if (fprintf(w->f, "{\"trimsim\":%d,\"header\":%s}\n", TS_JSONL_VERSION, json) < 0)
+			return wfail(w, -EIO, "write: %s", strerror(errno));
+		return 0;
+	}
+	if (hlen > TS_MAX_HEADER)
+		return wfail(w, -EFBIG, "header of %zu bytes exceeds %u", hlen, TS_MAX_HEADER);
+	h = calloc(1, hlen);
+	if (!h)
+		return wfail(w, -ENOMEM, "out of memory");
+	put32(h, TS_MAGIC);
+	put32(h + 4, (uint32_t)hlen);
+	put32(h + 8, TS_RECORD_SIZE);
+	put32(h + 12, (uint32_t)jlen);
+	memcpy(h + TS_FIXED_HDR, json, jlen);
+	ts_sum_init(&w->sum);
+	ts_sum_update(&w->sum, h, hlen);
+	ret = write_all(w, h, hlen);
+	free(h);
+	return ret;
+}
+
+struct trace_writer *trace_writer__open(const char *path, const json_t *header,
+					enum trace_writer_format fmt, enum trace_writer_mode mode,
+					char *err, size_t errlen)
+{
+	struct trace_writer *w = calloc(1, sizeof(*w));
+	char *json = NULL;
+	int ret = -ENOMEM;
+
+	if (!w || !(w->path = strdup(path))) {
+		ts_errf(err, errlen, 0, "%s: out of memory", path);
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = -1;
+	w->fmt = fmt;
+	w->mode = mode;
+	if (!json_is_object(header)) {
+		ret = wfail(w, -EINVAL, "trace header is not a JSON object");
+		goto out;
+	}
+	json = json_dumps(header, JSON_SORT_KEYS | JSON_COMPACT);
+	if (!json) {
+		ret = wfail(w, -ENOMEM, "cannot serialise the header");
+		goto out;
+	}
+	if (fmt == TW_BINARY && !(w->buf = aligned_alloc(64, TS_BUF_ALLOC))) {
+		ret = wfail(w, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = open_file(w);
+	if (!ret)
+		ret = write_header(w, json);
+out:
+	free(json);
+	if (ret) {
+		ts_errf(err, errlen, 0, "%s", w->err);
+		trace_writer__abort(w);
+		errno = -ret;
+		return NULL;
+	}
+	return w;
+}
+
+static int flush_buf(struct trace_writer *w)
+{
+	int ret;
+
+	if (!w->fill)
+		return 0;
+	ts_sum_update(&w->sum, w->buf, w->fill);
+	ret = write_all(w, w->buf, w->fill);
+	w->fill = 0;
+	return ret;
+}
+
+int trace_writer__write(struct trace_writer *w, const struct ts_record *rec)
+{
+	char why[200];
+
+	if (ts_record_check(rec, why, sizeof(why)))
+		return wfail(w, -EINVAL, "record %" PRIu64 ": %s", w->records, why);
+	w->records++;
+	if (w->fmt == TW_JSONL) {
+		if (ts_jsonl_write_record(w->f, rec) < 0 || fputc('\n', w->f) == EOF)
+			return wfail(w, -EIO, "line %" PRIu64 ": write: %s", w->records + 1, strerror(errno));
+		return 0;
+	}
+	memcpy(w->buf + w->fill, rec, TS_RECORD_SIZE);
+	ts_record_to_le((struct ts_record *)(w->buf + w->fill));
+	w->fill += TS_RECORD_SIZE;
+	return w->fill == TS_BUF_BYTES ? flush_buf(w) : 0;
+}
+
+int trace_writer__add_lost(struct trace_writer *w, uint64_t n)
+{
+	w->lost += n;
+	return 0;
+}
+
+int trace_writer__flush(struct trace_writer *w)
+{
+	if (w->fmt == TW_JSONL)
+		return fflush(w->f) ? wfail(w, -errno, "write: %s", strerror(errno)) : 0;
+	return flush_buf(w);
+}
+
+static int finish(struct trace_writer *w, uint64_t end_ns)
+{
+	struct ts_footer ft = { 0 };
+	int ret;
+
+	if (w->fmt == TW_JSONL) {
+		if (fprintf(w->f, "{\"footer\":{\"records\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"end_ns\":%" PRIu64 "}}\n",
+			    w->records, w->lost, end_ns) < 0 || fflush(w->f))
+			return wfail(w, -EIO, "write: %s", strerror(errno));
+		if (w->mode == TW_ATOMIC && fsync(fileno(w->f)))
+			return wfail(w, -errno, "fsync: %s", strerror(errno));
+		return 0;
+	}
+	ret = flush_buf(w);
+	if (ret)
+		return ret;
+	ft.records = le64(w->records);
+	ft.lost = le64(w->lost);
+	ft.checksum = le64(ts_sum_final(&w->sum));
+	ft.end_ns = le64(end_ns);
+	ft.magic = le64(TS_FOOTER_MAGIC);
+	ft.kind = TS_KIND_FOOTER;
+	ret = write_all(w, &ft, sizeof(ft));
+	if (!ret && w->mode == TW_ATOMIC && fsync(w->fd))
+		ret = wfail(w, -errno, "fsync: %s", strerror(errno));
+	return ret;
+}
+
+int trace_writer__close(struct trace_writer *w, uint64_t end_ns, char *err, size_t errlen)
+{
+	int ret = finish(w, end_ns);
+
+	if (!ret && w->f) {
+		ret = fclose(w->f) ? wfail(w, -errno, "close: %s", strerror(errno)) : 0;
+		w->f = NULL;
+	}
+	if (!ret && w->fd >= 0) {
+		ret = close(w->fd) ? wfail(w, -errno, "close: %s", strerror(errno)) : 0;
+		w->fd = -1;
+	}
+	if (!ret && w->tmp) {
+		if (rename(w->tmp, w->path))
+			ret = wfail(w, -errno, "rename from %s: %s", w->tmp, strerror(errno));
+		else {
+			free(w->tmp);
+			w->tmp = NULL;
+		}
+	}
+	if (ret)
+		ts_errf(err, errlen, 0, "%s", w->err);
+	trace_writer__abort(w);
+	return ret;
+}
+
+void trace_writer__abort(struct trace_writer *w)
+{
+	if (!w)
+		return;
+	if (w->f)
+		fclose(w->f);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->tmp) {
+		unlink(w->tmp);
+		free(w->tmp);
+	}
+	free(w->buf);
+	free(w->path);
+	free(w);
+}
+
+const char *trace_writer__error(const struct trace_writer *w)
+{
+	return w->err;
+}
