@@ -48,6 +48,8 @@ header() { # name dev size fs granularity max_bytes segments fs_block agblocks
 finish() { # file
 	sort -t '	' -k1,1n -s | cut -f2- >"$1.body"
 	n=$(wc -l <"$1.body")
+	# a pipeline hides the generator's exit status: an empty body means it failed
+	[ "$n" -gt 0 ] && [ -s "$1.end" ] || { echo "demo: generating $1 failed" >&2; exit 1; }
 	cat "$1.body" >>"$1"
 	printf '{"footer":{"records":%s,"lost":0,"end_ns":%s}}\n' "$n" "$(cat "$1.end")" >>"$1"
 	rm -f "$1.body" "$1.end"
@@ -63,14 +65,14 @@ gen_rm_xfs() {
 		# start free-space snapshot: four large free extents
 		for (k = 0; k < 4; k++) rec(t0, "META", "freespace", 64 * 2^30 + k * 12 * 2^30, 10 * 2^30, 0, 0, "")
 		rec(t0, "META", "cmd-start", 0, 0, 4242, 0, "")
-		commit = 0; pend = 0; busy = t0
+		commit = 0; pend = 0; busy = t0; nxt = 2^30
 		for (i = 0; i < n; i++) {
 			t = t0 + 1000 + i * step
 			x = (x * 16807) % 2147483647
 			blocks = 1 + (x % 6)
-			len = blocks * 4096 - ((x % 5) == 0 ? 4096 : 0) + ((x % 9) == 0 ? 8192 : 0)
-			if (len < 4096) len = 4096
-			off = 2^30 + (x % 4000000) * 16384
+			if (blocks > 1 && (x % 5) == 0) blocks--
+			len = blocks * 4096	# 3.3 blocks, 13.6 KiB on average
+			off = nxt; nxt += len + (x % 8) * 4096	# a freshly unpacked tree: nearly contiguous
 			rec(t, "FREE", "none", off, len, 100000 + int(i / 9), 0, "xfs")
 			po[pend] = off; pl[pend] = len; pend++
 			# log commit every 30 ms: XFS discards the busy extents after the commit
