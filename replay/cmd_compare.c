@@ -23,9 +23,6 @@
 #include "report/report.h"
 #include "report/runcell.h"
 
-/* Pulled in by replay/report/report.mk: a weak stub in main.o does not pull an archive member. */
-int report_cmd_compare_anchor;
-
 #define MAX_ITEMS 256
 #define MAX_OUTS 8
 
