@@ -64,6 +64,7 @@ enum cell_have {
 	CH_WA = 1u << 1,	/* target reported write amplification */
 	CH_UNTRIMMED = 1u << 2,	/* free-space series is meaningful (trace has FREE records) */
 	CH_BASELINE = 1u << 3,	/* report__finish found a `none` cell for this (trace, profile) */
+	CH_TWIN = 1u << 4,	/* the engine measured foreground on a discard-free twin of the target */
 };
 
 struct report_cell {
@@ -92,8 +93,10 @@ struct report_cell {
 
 	/* foreground and device */
 	uint64_t fg_cmds;		/* foreground commands replayed */
-	uint64_t fg_stall_ns;		/* time foreground commands waited behind discards */
+	uint64_t fg_stall_ns;		/* time foreground commands waited behind discards (CH_TWIN: the
+					   engine's stall against its discard-free twin; else queueing time) */
 	uint64_t write_p99_ns;		/* p99 foreground write latency */
+	uint64_t write_p99_base_ns;	/* CH_TWIN: the same on the discard-free twin */
 	double write_amp;		/* NAN if the target has no FTL */
 
 	/* time */

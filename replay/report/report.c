@@ -181,6 +181,13 @@ static void relative(const struct report *r, struct report_cell *c)
 	} else {
 		c->added_ns = c->discard_ns;
 	}
+	/* The engine's discard-free twin replays the same foreground I/O: a per-cell `none`. */
+	if (c->have & CH_TWIN) {
+		c->have |= CH_BASELINE;
+		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns;
+		if ((c->have & CH_WRITE_P99) && c->write_p99_base_ns)
+			c->write_p99_inflation = (double)c->write_p99_ns / (double)c->write_p99_base_ns;
+	}
 	c->share = wall ? (double)c->added_ns / (double)wall : NAN;
 }
 
