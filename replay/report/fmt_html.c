@@ -263,13 +263,12 @@ int report__write_html(const struct report *r, FILE *f)
 	}
 	fputs("</ul>\n", f);
 	for (size_t t = 0; t < r->nt; t++) {
-		const struct report_cell *c0 = &r->cells[report__at(r, t, 0, 0)];
 		char d[32];
 
 		fputs("<h2>", f);
 		esc(f, r->traces[t]);
 		fprintf(f, "</h2>\n<p>wall time %s</p>\n",
-			fmt_duration(c0->wall_ns ? c0->wall_ns : c0->makespan_ns, d, sizeof(d)));
+			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
 		cells_table(r, f, t);
 		for (size_t m = 0; m < r->nm; m++) {
 			fputs("<h3>", f);

@@ -59,8 +59,7 @@ char *report_fmt_value(enum col_kind k, double v, char *buf, size_t len)
 			return sig(v / 1e6, "ms", buf, len);
 		return sig(v / 1e9, "s", buf, len);
 	case CK_RATIO:
-		snprintf(buf, len, "%.2fx", v);
-		return buf;
+		return sig(v, "x", buf, len);
 	case CK_SHARE:
 		return sig(v * 100.0, "%", buf, len);
 	}
@@ -137,10 +136,8 @@ int report__write_table(const struct report *r, FILE *f)
 	fprintf(f, "trimsim compare: %zu trace%s x %zu polic%s x %zu profile%s, seed %" PRIu64 "\n", r->nt,
 		r->nt == 1 ? "" : "s", r->np, r->np == 1 ? "y" : "ies", r->nm, r->nm == 1 ? "" : "s", r->seed);
 	for (size_t t = 0; t < r->nt; t++) {
-		const struct report_cell *c0 = &r->cells[report__at(r, t, 0, 0)];
-
 		fprintf(f, "\n== %s (wall time %s)\n", r->traces[t],
-			fmt_duration(c0->wall_ns ? c0->wall_ns : c0->makespan_ns, d, sizeof(d)));
+			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
 		fprintf(f, "%-*s  %-*s", (int)wp, "policy", (int)wm, "profile");
 		for (size_t k = 0; k < ncol; k++)
 			if (cols[k].table)

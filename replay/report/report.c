@@ -165,6 +165,18 @@ const struct report_cell *report_baseline(const struct report *r, const struct r
 	return NULL;
 }
 
+uint64_t report_trace_wall(const struct report *r, size_t t)
+{
+	for (size_t p = 0; p < r->np; p++)
+		for (size_t m = 0; m < r->nm; m++) {
+			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+			if (!c->status)
+				return c->wall_ns ? c->wall_ns : c->makespan_ns;
+		}
+	return 0;
+}
+
 static void relative(const struct report *r, struct report_cell *c)
 {
 	const struct report_cell *b = report_baseline(r, c);

@@ -20,6 +20,8 @@ struct report {
 
 const struct report_cell *report_baseline(const struct report *r, const struct report_cell *c);
 int report_verdicts_build(struct report *r);
+/* The wall time of trace t: from its first cell that ran. */
+uint64_t report_trace_wall(const struct report *r, size_t t);
 /* A comparison's sentence ("`xfs` vs `none` ..."). */
 /* Raw spelling for CSV (and the JSON writer's choice of integer vs real). */
 void report_raw_value(enum col_kind k, double v, char *buf, size_t len);

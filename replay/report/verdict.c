@@ -55,6 +55,18 @@ static char *pct_str(double share, char *buf, size_t len)
 	return buf;
 }
 
+/* "12% of the 3.93 s wall time", or "83x the 3.93 s wall time" from 200% on. */
+static char *share_str(double share, const char *wall, char *buf, size_t len)
+{
+	char p[32];
+
+	if (share >= 2.0)
+		snprintf(buf, len, "%.0fx the %s wall time", share, wall);
+	else
+		snprintf(buf, len, "%s of the %s wall time", pct_str(share, p, sizeof(p)), wall);
+	return buf;
+}
+
 /* "on sata-sf2281" or "rm.tsim on sata-sf2281" when there are several traces. */
 static void where(const struct report *r, size_t t, size_t m, char *buf, size_t len)
 {
@@ -139,6 +151,10 @@ static int trim_time(struct report *r, size_t t, size_t m, const char *w)
 		return say(r, "%s, `%s` spends %s in TRIM (%llu commands)", w, hi->policy, d1,
 			   (unsigned long long)hi->cmds);
 	fmt_duration(lo->discard_ns, d2, sizeof(d2));
+	if ((double)hi->discard_ns < 1.1 * (double)lo->discard_ns)
+		return say(r, "%s, every policy that discards spends about the same time in TRIM: %s (`%s`, %llu "
+			   "commands) to %s (`%s`, %llu commands)", w, d2, lo->policy, (unsigned long long)lo->cmds,
+			   d1, hi->policy, (unsigned long long)hi->cmds);
 	return say(r, "%s, `%s` spends %s in TRIM (%llu commands), %s `%s` (%s, %llu commands)", w,
 		   hi->policy, d1, (unsigned long long)hi->cmds,
 		   ratio_str((double)hi->discard_ns / (double)lo->discard_ns, x, sizeof(x)),
@@ -174,7 +190,7 @@ static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
 static int matters(struct report *r, size_t t, size_t m, const char *w)
 {
 	const struct report_cell *worst = NULL, *best = NULL;
-	char a[32], b[32], s1[32], s2[32], wall[32];
+	char a[32], b[32], s1[96], s2[96], wall[32];
 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
@@ -197,13 +213,12 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 			   pct_str(worst->share, s2, sizeof(s2)));
 	fmt_duration(worst->added_ns, a, sizeof(a));
 	if (!best || best == worst)
-		return say(r, "%s, discard matters: `%s` adds %s, %s of the %s wall time", w, worst->policy,
-			   a, pct_str(worst->share, s1, sizeof(s1)), wall);
+		return say(r, "%s, discard matters: `%s` adds %s, %s", w, worst->policy, a,
+			   share_str(worst->share, wall, s1, sizeof(s1)));
 	fmt_duration(best->added_ns, b, sizeof(b));
-	return say(r, "%s, discard matters: `%s` adds %s, %s of the %s wall time; the cheapest policy "
-		   "that discards, `%s`, adds %s (%s)", w, worst->policy, a,
-		   pct_str(worst->share, s1, sizeof(s1)), wall, best->policy, b,
-		   pct_str(best->share, s2, sizeof(s2)));
+	return say(r, "%s, discard matters: `%s` adds %s, %s; the cheapest policy that discards, `%s`, "
+		   "adds %s (%s)", w, worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy,
+		   b, best->share >= 2.0 ? share_str(best->share, wall, s2, sizeof(s2)) : pct_str(best->share, s2, sizeof(s2)));
 }
 
 static int redundancy(struct report *r, size_t t, size_t m, const char *w)
