@@ -84,6 +84,7 @@ struct report_cell {
 	uint64_t bytes;			/* bytes they covered */
 	uint64_t unique_bytes;		/* bytes of the union of their ranges */
 	uint64_t requests;		/* source requests (FREE/INTENT/BIO) they carried */
+	uint64_t errors;		/* discards that completed with an error (rejected by the device) */
 	struct cell_lat lat;		/* discard latency (submit -> done) */
 	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
 	uint64_t discard_ns;		/* device time spent serving discards */

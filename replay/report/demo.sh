@@ -72,7 +72,7 @@ gen_rm_xfs() {
 			blocks = 1 + (x % 6)
 			if (blocks > 1 && (x % 5) == 0) blocks--
 			len = blocks * 4096	# 3.3 blocks, 13.6 KiB on average
-			off = nxt; nxt += len + ((x % 16) == 0 ? 65536 : 0)	# a freshly unpacked tree: nearly contiguous
+			off = nxt; nxt += len + ((x % 1000) == 0 ? 65536 : 0)	# a freshly unpacked tree: nearly contiguous
 			rec(t, "FREE", "none", off, len, 100000 + int(i / 9), 0, "xfs")
 			po[pend] = off; pl[pend] = len; pend++
 			# log commit every 30 ms: XFS discards the busy extents after the commit

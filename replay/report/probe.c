@@ -209,7 +209,9 @@ static void discard_done(struct report_probe *p, const struct target_done *d)
 	}
 	p->sec_cmds++;
 	p->sec_bytes += d->bytes;
-	if (!d->error) {
+	if (d->error)
+		c->errors++;
+	else {
 		p->trimmed += d->freed;
 		note_untrimmed(p, d->done_ns);
 	}

@@ -30,6 +30,7 @@ static double g_share(const struct report_cell *c) { return c->share; }
 static double g_fgstall(const struct report_cell *c) { return U(c->fg_stall_ns); }
 static double g_wp99(const struct report_cell *c) { return c->have & CH_WRITE_P99 ? U(c->write_p99_ns) : NAN; }
 static double g_req(const struct report_cell *c) { return U(c->requests); }
+static double g_errors(const struct report_cell *c) { return U(c->errors); }
 static double g_wall(const struct report_cell *c) { return U(c->wall_ns); }
 static double g_makespan(const struct report_cell *c) { return U(c->makespan_ns); }
 
@@ -56,6 +57,7 @@ static const struct report_col columns[] = {
 	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes within one aligned second" },
 	{ "fg_stall_ns", "fgwait", CK_NS, false, g_fgstall, "time foreground commands queued (start - submit)" },
 	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
+	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },
 	{ "wall_ns", "wall", CK_NS, false, g_wall, "the workload's wall time: the trace's span" },
 	{ "makespan_ns", "makespan", CK_NS, false, g_makespan, "replay start to last completion" },
 };

@@ -51,7 +51,10 @@ static char *pct_str(double share, char *buf, size_t len)
 {
 	double p = share * 100.0;
 
-	snprintf(buf, len, p >= 10 ? "%.0f%%" : p >= 0.1 ? "%.1f%%" : "%.2g%%", p);
+	if (p > 0 && p < 0.01)
+		snprintf(buf, len, "<0.01%%");
+	else
+		snprintf(buf, len, p >= 10 ? "%.0f%%" : p >= 0.1 ? "%.1f%%" : "%.2f%%", p);
 	return buf;
 }
 
@@ -126,6 +129,29 @@ static int group_errors(struct report *r, size_t t, size_t m, const char *w)
 			err = say(r, "%s, `%s` failed: %s", w, c->policy, c->error);
 	}
 	return err;
+}
+
+/* A device that rejects discards (hdd-nodiscard): say it once, not as a zero cost. */
+static int rejected(struct report *r, size_t t, size_t m, const char *w, bool *all)
+{
+	uint64_t cmds = 0, errs = 0;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (!c->status) {
+			cmds += c->cmds;
+			errs += c->errors;
+		}
+	}
+	*all = cmds && errs == cmds;
+	if (!errs)
+		return 0;
+	if (*all)
+		return say(r, "%s, the device rejects every discard (%llu commands failed): no policy can trim it", w,
+			   (unsigned long long)errs);
+	return say(r, "%s, %llu of %llu discard commands failed", w, (unsigned long long)errs,
+		   (unsigned long long)cmds);
 }
 
 /* Most and least device time in TRIM among policies that discarded. */
@@ -276,6 +302,55 @@ void report_cmp_sentence(const struct report *r, const struct report_cmp *x, cha
 			 x->d.pct_pm, x->d.pooled_s);
 }
 
+/*
+ * Seed 002 across profiles: when no cell of a trace reaches the threshold on any
+ * profile, one sentence says so for the trace (the per-profile details would only
+ * repeat it). Returns 1 when it said so.
+ */
+static int trace_never_matters(struct report *r, size_t t)
+{
+	const struct report_cell *worst = NULL;
+	char s1[32], s2[32], wall[32], name[300];
+	size_t n = 0;
+
+	for (size_t p = 0; p < r->np; p++)
+		for (size_t m = 0; m < r->nm; m++) {
+			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+			if (c->status || c->none || isnan(c->share))
+				continue;
+			if (c->share >= REPORT_MATTERS_SHARE)
+				return 0;
+			n++;
+			if (!worst || c->share > worst->share)
+				worst = c;
+		}
+	if (!worst || r->nm < 2)
+		return 0;
+	snprintf(name, sizeof(name), "%s", r->nt > 1 ? report_basename(r->traces[t]) : "this workload");
+	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
+	return say(r, "%s: discard does not matter on any of the %zu profiles: no policy adds %s or more to the "
+		   "%s wall time (worst `%s` on %s: %s)", name, r->nm, pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)),
+		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
+}
+
+static int group(struct report *r, size_t t, size_t m, bool brief)
+{
+	char w[400];
+	bool all_rejected = false;
+	int err;
+
+	where(r, t, m, w, sizeof(w));
+	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, t, m, w, &all_rejected)))
+		return err;
+	if (brief || all_rejected)
+		return 0;
+	if ((err = trim_time(r, t, m, w)) || (err = fstrim_cost(r, t, m, w)) || (err = matters(r, t, m, w)) ||
+	    (err = redundancy(r, t, m, w)))
+		return err;
+	return write_amp(r, t, m, w);
+}
+
 int report_verdicts_build(struct report *r)
 {
 	bool realtime = false;
@@ -283,16 +358,14 @@ int report_verdicts_build(struct report *r)
 
 	for (size_t i = 0; i < r->ncells; i++)
 		realtime |= r->cells[i].realtime;
-	for (size_t t = 0; t < r->nt && !err; t++)
-		for (size_t m = 0; m < r->nm && !err; m++) {
-			char w[400];
+	for (size_t t = 0; t < r->nt && !err; t++) {
+		int brief = trace_never_matters(r, t);
 
-			where(r, t, m, w, sizeof(w));
-			if (!(err = group_errors(r, t, m, w)) && !(err = trim_time(r, t, m, w)) &&
-			    !(err = fstrim_cost(r, t, m, w)) && !(err = matters(r, t, m, w)) &&
-			    !(err = redundancy(r, t, m, w)))
-				err = write_amp(r, t, m, w);
-		}
+		if (brief < 0)
+			return brief;
+		for (size_t m = 0; m < r->nm && !err; m++)
+			err = group(r, t, m, brief);
+	}
 	for (size_t i = 0; i < r->ncmps && !err; i++) {
 		char s[512];
 
