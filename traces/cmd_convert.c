@@ -9,8 +9,6 @@
 #include "trace.h"
 #include "util.h"
 
-/* Pulled in by traces/traces.mk so this strong cmd_convert replaces main.c's weak stub. */
-int ts_cmd_convert_anchor;
 
 static void usage(FILE *f)
 {

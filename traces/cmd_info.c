@@ -19,8 +19,6 @@
 #include "trace_int.h"
 #include "util.h"
 
-/* Pulled in by traces/traces.mk so this strong cmd_info replaces main.c's weak stub. */
-int ts_cmd_info_anchor;
 
 struct tally {
 	uint64_t n;

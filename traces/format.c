@@ -40,7 +40,7 @@ static const char *name_of(const char *const *t, size_t n, unsigned v)
 static int from_name(const char *const *t, size_t n, size_t first, const char *s)
 {
 	for (size_t i = first; s && i < n; i++)
-		if (t[i] && !strcmp(t[i], s))
+		if (t[i] && t[i][0] == s[0] && !strcmp(t[i], s))
 			return (int)i;
 	return -1;
 }

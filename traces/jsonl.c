@@ -197,10 +197,13 @@ static int fill_record(json_t *v[RF_N], struct ts_record *r, char *err, size_t e
 int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, char *err, size_t errlen)
 {
 	json_error_t jerr;
-	json_t *o = json_loadb(line, len, 0, &jerr), *v[RF_N], *val;
+	json_t *o, *v[RF_N], *val;
 	const char *key;
 	int ret = -EBADMSG;
 
+	if (!ts_jsonl_fast(line, len, r))
+		return 0;
+	o = json_loadb(line, len, 0, &jerr);
 	memset(r, 0, sizeof(*r));
 	if (!o)
 		return ts_errf(err, errlen, -EBADMSG, "invalid JSON: %s", jerr.text);

@@ -30,6 +30,8 @@ int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *e
 int ts_jsonl_write_record(FILE *f, const struct ts_record *r);
 /* Parses one record line; 0 or -EBADMSG with a message (without file/line) in err. */
 int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, char *err, size_t errlen);
+/* Fast path for the lines our writer produces; 0, or -1 to parse with jansson instead. */
+int ts_jsonl_fast(const char *line, size_t len, struct ts_record *r);
 /* Formats flags as "xfs|fitrim|0x800" ("0" when none) and parses that form back. */
 char *ts_flags_str(unsigned flags, char *buf, size_t len);
 int ts_flags_parse(const char *s, unsigned *flags);

@@ -152,7 +152,9 @@ struct trace_writer *trace_writer__open(const char *path, const json_t *header,
 					char *err, size_t errlen)
 {
 	struct trace_writer *w = calloc(1, sizeof(*w));
-	char *json = NULL;
+	struct ts_device *devs = NULL;
+	char *json = NULL, why[300];
+	size_t ndev;
 	int ret = -ENOMEM;
 
 	if (!w || !(w->path = strdup(path))) {
@@ -164,8 +166,10 @@ struct trace_writer *trace_writer__open(const char *path, const json_t *header,
 	w->fd = -1;
 	w->fmt = fmt;
 	w->mode = mode;
-	if (!json_is_object(header)) {
-		ret = wfail(w, -EINVAL, "trace header is not a JSON object");
+	ret = ts_header_parse(header, &devs, &ndev, why, sizeof(why));
+	free(devs);
+	if (ret) {
+		ret = wfail(w, -EINVAL, "%s", why);	/* never write what a reader would refuse */
 		goto out;
 	}
 	json = json_dumps(header, JSON_SORT_KEYS | JSON_COMPACT);

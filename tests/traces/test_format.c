@@ -203,6 +203,21 @@ Test(format, big_endian_file)
 	swap_file(a, b);
 	fix_checksum(b);
 	check_trace(b, 6000, 7, true);
+	/* and through the command line */
+	{
+		char cmd[1024], *out = NULL;
+		json_t *o;
+
+		snprintf(cmd, sizeof(cmd), "%s info --json %s", th_trimsim(), b);
+		cr_assert_eq(th_run(cmd, &out, NULL), 0);
+		o = json_loads(out, 0, NULL);
+		cr_assert_not_null(o, "%s", out);
+		cr_assert(json_is_true(json_object_get(o, "big_endian")));
+		cr_assert(json_is_true(json_object_get(o, "checksum_ok")));
+		cr_assert_eq(json_integer_value(json_object_get(o, "records")), 6000);
+		json_decref(o);
+		free(out);
+	}
 }
 
 Test(format, record_to_host)
@@ -268,5 +283,16 @@ Test(format, writer_rejects_bad_record)
 	cr_assert_eq(trace_writer__write(w, &r), -EINVAL);
 	cr_assert(strstr(trace_writer__error(w), "unknown kind 9"), "%s", trace_writer__error(w));
 	trace_writer__abort(w);
+	json_decref(h);
+}
+
+Test(format, writer_rejects_bad_header)
+{
+	char path[512], err[512] = "";
+	json_t *h = json_pack("{sss[{ss}]}", "format", "trimsim", "devices", "name", "sda");
+
+	snprintf(path, sizeof(path), "%s/h.tsim", dir);
+	cr_assert_null(trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err)));
+	cr_assert(strstr(err, "h.tsim: header devices[0]: device entry lacks \"dev\""), "%s", err);
 	json_decref(h);
 }

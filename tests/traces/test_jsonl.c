@@ -2,6 +2,7 @@
 /* JSON Lines and trimsim convert: byte-identical round trips, atomic output, flags, help. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,4 +255,58 @@ ParameterizedTest(struct help *t, jsonl, help_has_usage_and_example)
 	cr_assert(strstr(out, "usage: trimsim "), "%s", out);
 	cr_assert(strstr(out, "example:\n  trimsim "), "%s", out);
 	free(out);
+}
+
+/* The fast path and jansson must agree: every spelling of one record parses to the same record. */
+struct spell { char line[256]; };
+
+ParameterizedTestParameters(jsonl, spellings_agree)
+{
+	static struct spell t[] = {
+		{ "{\"t\":5,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":4096,\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":\"xfs|sync\"}\n" },
+		{ " { \"flags\" : \"xfs|sync\" , \"lat\":0,\"ino\":3,\"len\":8192,\"off\":4096,\"dev\":\"8:16\",\"op\":\"discard\",\"kind\":\"ISSUE\",\"t\":5 }\r\n" },
+		{ "{\"t\":\"5\",\"kind\":\"\\u0049SSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":\"4096\",\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":\"xfs|sync\"}" },
+		{ "{\"t\":5,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":4096,\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":34}" },
+		{ "{\"t\":5,\"t\":5,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":4096,\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":\"sync|xfs\"}" },
+	};
+	return cr_make_param_array(struct spell, t, sizeof(t) / sizeof(t[0]));
+}
+
+ParameterizedTest(struct spell *t, jsonl, spellings_agree)
+{
+	struct ts_record r, want = { .time_ns = 5, .kind = TS_ISSUE, .op = TS_OP_DISCARD, .dev = TS_DEV_MK(8, 16),
+				     .offset = 4096, .length = 8192, .ino = 3, .flags = TS_FS_XFS | TS_F_SYNC };
+	char err[256] = "";
+
+	cr_assert_eq(ts_jsonl_parse_record(t->line, strlen(t->line), &r, err, sizeof(err)), 0, "%s: %s", t->line, err);
+	cr_assert_eq(memcmp(&r, &want, sizeof(r)), 0, "%s", t->line);
+}
+
+/* What jansson rejects, the fast path must not accept. */
+struct reject { char line[200]; char msg[120]; };
+
+ParameterizedTestParameters(jsonl, fast_path_rejects_what_json_does)
+{
+	static struct reject t[] = {
+		{ "{\"t\":05,\"kind\":\"ISSUE\",\"op\":\"read\",\"dev\":\"8:0\",\"off\":0,\"len\":1,\"ino\":0,\"lat\":0,\"flags\":\"\"}",
+		  "invalid JSON: " },
+		{ "{\"t\":5,\"kind\":\"ISSUE\",\"op\":\"read\",\"dev\":\"8:0\",\"off\":0,\"len\":1,\"ino\":0,\"lat\":0,\"flags\":\"\"} x",
+		  "invalid JSON: " },
+		{ "{\"t\":1e3,\"kind\":\"ISSUE\",\"op\":\"read\",\"dev\":\"8:0\",\"off\":0,\"len\":1,\"ino\":0,\"lat\":0,\"flags\":\"\"}",
+		  "field \"t\": expected a non-negative integer, got a real number" },
+		{ "{\"t\":9223372036854775808,\"kind\":\"ISSUE\",\"op\":\"read\",\"dev\":\"8:0\",\"off\":0,\"len\":1,\"ino\":0,\"lat\":0,\"flags\":\"\"}",
+		  "invalid JSON: too big integer" },
+		{ "{\"t\":\"18446744073709551616\",\"kind\":\"ISSUE\",\"op\":\"read\",\"dev\":\"8:0\",\"off\":0,\"len\":1,\"ino\":0,\"lat\":0,\"flags\":\"\"}",
+		  "field \"t\": expected a non-negative integer, got a string that is not a number" },
+	};
+	return cr_make_param_array(struct reject, t, sizeof(t) / sizeof(t[0]));
+}
+
+ParameterizedTest(struct reject *t, jsonl, fast_path_rejects_what_json_does)
+{
+	struct ts_record r;
+	char err[256] = "";
+
+	cr_assert_eq(ts_jsonl_parse_record(t->line, strlen(t->line), &r, err, sizeof(err)), -EBADMSG, "%s", t->line);
+	cr_assert_eq(strncmp(err, t->msg, strlen(t->msg)), 0, "%s: got '%s'", t->line, err);
 }

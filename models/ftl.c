@@ -1,0 +1,536 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FTL engine: a page-mapped flash translation layer with garbage collection.
+ *
+ * L2P and P2L are u32 arrays holding index+1 (0 = unmapped/invalid), so a
+ * fresh device is calloc'd zero pages: 256 GiB at 4 KiB pages is 64 Mi
+ * entries (256 MiB) of L2P plus ~7% more of P2L; per-block metadata is
+ * ~21 bytes. Host writes and GC relocations go to separate open blocks.
+ * When free blocks fall below gc_low the writing command runs foreground GC
+ * until gc_high: greedy picks the block with the fewest valid pages (O(1)
+ * with lists bucketed by valid count), cost-benefit maximises
+ * (1-u)/2u x age (Rosenblum & Ousterhout, LFS, 1992; age is host pages
+ * written since the block was filled; O(blocks) per victim).
+ * A TRIM invalidates the whole pages it covers, so GC need not copy them.
+ * The GC time of a command is added to its service time (a GC stall).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../traces/trace.h"
+#include "model_int.h"
+
+#define NIL UINT32_MAX
+#define TS_POINTS 256
+#define MAX_MEM (4ull << 30)	/* mapping tables: 1 TiB at 4 KiB pages */
+enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
+
+struct ts_point {
+	uint64_t t_ns, valid, free, host, gc;
+};
+
+struct ftl {
+	struct model_params p;
+	struct msched s;
+	uint64_t rng;
+	uint32_t ps_shift, ppb, nblocks;
+	uint64_t lpages, ppages;
+	uint32_t *l2p, *p2l;
+	uint32_t *valid, *prev, *next, *freelist, *bucket;
+	uint64_t *stamp;
+	uint8_t *state;
+	uint32_t nfree, low, high;
+	uint32_t host_blk, host_wp, gc_blk, gc_wp;
+	uint64_t valid_total, clock;
+	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
+	uint64_t trimmed_pages, rejected_cmds, rejected_bytes, range_errors, mem;
+	uint64_t discard_req, cmds[TS_OP_MAX + 1];
+	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
+	struct discard_stats ds;
+	struct ts_point ts[TS_POINTS];
+	uint32_t nts;
+	uint64_t ts_every, ncmds;
+};
+
+static void *zalloc(struct ftl *f, size_t n, size_t sz)
+{
+	f->mem += n * sz;
+	return calloc(n ? n : 1, sz);
+}
+
+static void bucket_insert(struct ftl *f, uint32_t b)
+{
+	uint32_t v = f->valid[b];
+
+	f->prev[b] = NIL;
+	f->next[b] = f->bucket[v];
+	if (f->bucket[v] != NIL)
+		f->prev[f->bucket[v]] = b;
+	f->bucket[v] = b;
+}
+
+static void bucket_remove(struct ftl *f, uint32_t b)
+{
+	if (f->prev[b] != NIL)
+		f->next[f->prev[b]] = f->next[b];
+	else
+		f->bucket[f->valid[b]] = f->next[b];
+	if (f->next[b] != NIL)
+		f->prev[f->next[b]] = f->prev[b];
+}
+
+static void invalidate(struct ftl *f, uint32_t ppn)
+{
+	uint32_t b = ppn / f->ppb;
+
+	f->p2l[ppn] = 0;
+	f->valid_total--;
+	if (f->state[b] == BLK_FULL) {
+		bucket_remove(f, b);
+		f->valid[b]--;
+		bucket_insert(f, b);
+	} else {
+		f->valid[b]--;
+	}
+}
+
+static uint32_t pick_victim(struct ftl *f)
+{
+	uint32_t best = NIL;
+	double best_score = -1;
+
+	if (f->p.gc_policy == GC_GREEDY) {
+		for (uint32_t v = 0; v < f->ppb; v++)
+			if (f->bucket[v] != NIL)
+				return f->bucket[v];
+		return NIL;
+	}
+	for (uint32_t b = 0; b < f->nblocks; b++) {
+		double u, score;
+
+		if (f->state[b] != BLK_FULL || f->valid[b] == f->ppb)
+			continue;
+		if (!f->valid[b])
+			return b;
+		u = (double)f->valid[b] / f->ppb;
+		score = (1.0 - u) / (2.0 * u) * (double)(f->clock - f->stamp[b] + 1);
+		if (score > best_score) {
+			best_score = score;
+			best = b;
+		}
+	}
+	return best;
+}
+
+static void gc(struct ftl *f);
+
+/* Next page of the host or GC open block; closes a full one and takes a free block. */
+static uint32_t next_page(struct ftl *f, bool for_gc)
+{
+	uint32_t *blk = for_gc ? &f->gc_blk : &f->host_blk;
+	uint32_t *wp = for_gc ? &f->gc_wp : &f->host_wp;
+
+	if (*blk == NIL || *wp == f->ppb) {
+		if (*blk != NIL) {
+			f->state[*blk] = BLK_FULL;
+			f->stamp[*blk] = f->clock;
+			bucket_insert(f, *blk);
+		}
+		if (!for_gc && f->nfree < f->low)
+			gc(f);
+		if (!f->nfree)
+			return NIL;
+		*blk = f->freelist[--f->nfree];
+		f->state[*blk] = BLK_OPEN;
+		*wp = 0;
+	}
+	return *blk * f->ppb + (*wp)++;
+}
+
+/* Maps lpn to a new page; NIL-safe: returns -ENOSPC when no block is free (cannot happen with op > 0). */
+static int program(struct ftl *f, uint32_t lpn, bool for_gc)
+{
+	uint32_t ppn = next_page(f, for_gc);
+
+	if (ppn == NIL)
+		return -ENOSPC;
+	f->p2l[ppn] = lpn + 1;
+	f->l2p[lpn] = ppn + 1;
+	f->valid[ppn / f->ppb]++;
+	f->valid_total++;
+	return 0;
+}
+
+/* True when a GC copy would find no page: the GC block is full and no block is free. */
+static bool next_free_check(const struct ftl *f)
+{
+	return (f->gc_blk == NIL || f->gc_wp == f->ppb) && !f->nfree;
+}
+
+/* Relocates one victim's valid pages and erases it; returns the time it took, 0 if there is nothing to gain. */
+static uint64_t gc_one(struct ftl *f, uint32_t v)
+{
+	uint64_t copies = 0, t;
+
+	if (v == NIL || f->valid[v] == f->ppb)
+		return 0;
+	bucket_remove(f, v);
+	f->state[v] = BLK_OPEN;	/* out of the buckets while it drains */
+	for (uint32_t i = 0; i < f->ppb && f->valid[v]; i++) {
+		uint32_t ppn = v * f->ppb + i, lpn1 = f->p2l[ppn];
+
+		if (!lpn1)
+			continue;
+		if (next_free_check(f))
+			break;
+		invalidate(f, ppn);
+		program(f, lpn1 - 1, true);
+		copies++;
+	}
+	t = copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
+	f->gc_pages += copies;
+	if (f->valid[v]) {	/* no room to finish: keep the block (cannot happen with op > 0) */
+		f->state[v] = BLK_FULL;
+		bucket_insert(f, v);
+		return 0;
+	}
+	f->state[v] = BLK_FREE;
+	f->freelist[f->nfree++] = v;
+	f->erases++;
+	return t;
+}
+
+/* Foreground GC: the writing command waits for it. */
+static void gc(struct ftl *f)
+{
+	for (uint32_t guard = 0; f->nfree < f->high && guard < f->nblocks; guard++) {
+		uint64_t t = gc_one(f, pick_victim(f));
+
+		if (!t)
+			break;
+		f->cur_gc += t;
+	}
+}
+
+/* Background GC in the idle gap before `now`: only whole victims that fit in the gap. */
+static void gc_idle(struct ftl *f, uint64_t now)
+{
+	uint64_t idle_from = f->s.last_done > f->idle_used ? f->s.last_done : f->idle_used;
+	uint64_t budget = now > idle_from ? now - idle_from : 0;
+
+	while (f->nfree < f->high && budget) {
+		uint32_t v = pick_victim(f);
+		uint64_t t;
+
+		if (v == NIL || (uint64_t)f->valid[v] * (f->p.page_read + f->p.page_write) + f->p.block_erase > budget)
+			break;
+		t = gc_one(f, v);
+		if (!t)
+			break;
+		budget -= t;
+		f->bg_gc_ns += t;
+		f->idle_used = now - budget;
+	}
+}
+
+static void ts_sample(struct ftl *f, uint64_t t_ns)
+{
+	struct ts_point *pt;
+
+	if (f->ncmds++ % f->ts_every)
+		return;
+	if (f->nts == TS_POINTS) {	/* keep every other point, sample half as often */
+		for (uint32_t i = 0; i < TS_POINTS / 2; i++)
+			f->ts[i] = f->ts[2 * i];
+		f->nts = TS_POINTS / 2;
+		f->ts_every *= 2;
+		if ((f->ncmds - 1) % f->ts_every)
+			return;
+	}
+	pt = &f->ts[f->nts++];
+	pt->t_ns = t_ns;
+	pt->valid = f->valid_total;
+	pt->free = (uint64_t)f->nfree * f->ppb + (f->host_blk == NIL ? 0 : f->ppb - f->host_wp) +
+		   (f->gc_blk == NIL ? 0 : f->ppb - f->gc_wp);
+	pt->host = f->host_pages;
+	pt->gc = f->gc_pages;
+}
+
+static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
+{
+	struct ftl *f = ctx;
+	uint64_t g = f->p.discard_granularity > (1ull << f->ps_shift) ? f->p.discard_granularity
+								      : 1ull << f->ps_shift;
+	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
+
+	*aligned = b > a;
+	for (uint64_t lpn = a >> f->ps_shift; lpn < b >> f->ps_shift; lpn++) {
+		if (!f->l2p[lpn])
+			continue;
+		invalidate(f, f->l2p[lpn] - 1);
+		f->l2p[lpn] = 0;
+		freed++;
+	}
+	f->trimmed_pages += freed;
+	return freed << f->ps_shift;
+}
+
+static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages)
+{
+	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
+
+	for (uint64_t lpn = first; lpn < last; lpn++) {
+		int ret;
+
+		if (f->l2p[lpn])
+			invalidate(f, f->l2p[lpn] - 1);
+		f->l2p[lpn] = 0;
+		ret = program(f, (uint32_t)lpn, false);
+		if (ret)
+			return ret;
+		f->clock++;
+	}
+	*pages = last - first;
+	return 0;
+}
+
+static void ftl_close(void *e)
+{
+	struct ftl *f = e;
+
+	if (!f)
+		return;
+	msched__fini(&f->s);
+	free(f->l2p);
+	free(f->p2l);
+	free(f->valid);
+	free(f->prev);
+	free(f->next);
+	free(f->freelist);
+	free(f->bucket);
+	free(f->stamp);
+	free(f->state);
+	free(f);
+}
+
+static void *ftl_open(const struct model_profile *prof, const struct target_env *env, char *err, size_t errlen)
+{
+	struct ftl *f = calloc(1, sizeof(*f));
+	uint64_t cap, pages;
+
+	if (!f)
+		goto nomem;
+	f->p = prof->p;
+	if (env->qd)
+		f->p.qd = env->qd;
+	if (f->p.channels > f->p.qd)
+		f->p.channels = f->p.qd;
+	f->rng = env->seed ^ 0x66746c6d6f64656cull;
+	f->ps_shift = (uint32_t)__builtin_ctzll(f->p.page_size);
+	f->ppb = (uint32_t)(f->p.block_size >> f->ps_shift);
+	cap = env->device_size ? env->device_size : f->p.capacity;
+	if (env->trace_extent > cap)
+		cap = env->trace_extent;
+	f->lpages = (cap + f->p.page_size - 1) >> f->ps_shift;
+	pages = (uint64_t)((double)f->lpages * (1.0 + f->p.op) + 0.5);
+	f->nblocks = (uint32_t)((pages + f->ppb - 1) / f->ppb + 2);
+	f->ppages = (uint64_t)f->nblocks * f->ppb;
+	if (f->ppages >= NIL || f->nblocks < 8) {
+		snprintf(err, errlen, "model %s: capacity %llu at page_size %llu gives %llu flash pages "
+			 "(allowed 8 blocks .. 2^32 pages)", prof->name, (unsigned long long)cap,
+			 (unsigned long long)f->p.page_size, (unsigned long long)f->ppages);
+		ftl_close(f);
+		errno = ERANGE;
+		return NULL;
+	}
+	if ((f->lpages + f->ppages) * 4 + (uint64_t)f->nblocks * 21 > MAX_MEM) {
+		snprintf(err, errlen, "model %s: capacity %llu at page_size %llu needs %llu MiB of mapping "
+			 "tables (limit %llu MiB); raise page_size", prof->name, (unsigned long long)cap,
+			 (unsigned long long)f->p.page_size,
+			 (unsigned long long)(((f->lpages + f->ppages) * 4 + (uint64_t)f->nblocks * 21) >> 20),
+			 (unsigned long long)(MAX_MEM >> 20));
+		ftl_close(f);
+		errno = ERANGE;
+		return NULL;
+	}
+	f->low = (uint32_t)(f->p.gc_low * f->nblocks);
+	f->high = (uint32_t)(f->p.gc_high * f->nblocks);
+	if (f->low < 2)
+		f->low = 2;
+	if (f->high <= f->low)
+		f->high = f->low + 1;
+	f->l2p = zalloc(f, f->lpages, sizeof(uint32_t));
+	f->p2l = zalloc(f, f->ppages, sizeof(uint32_t));
+	f->valid = zalloc(f, f->nblocks, sizeof(uint32_t));
+	f->prev = zalloc(f, f->nblocks, sizeof(uint32_t));
+	f->next = zalloc(f, f->nblocks, sizeof(uint32_t));
+	f->freelist = zalloc(f, f->nblocks, sizeof(uint32_t));
+	f->bucket = zalloc(f, f->ppb + 1, sizeof(uint32_t));
+	f->stamp = zalloc(f, f->nblocks, sizeof(uint64_t));
+	f->state = zalloc(f, f->nblocks, sizeof(uint8_t));
+	if (!f->l2p || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
+	    !f->stamp || !f->state || msched__init(&f->s, f->p.channels, f->p.qd))
+		goto nomem;
+	for (uint32_t v = 0; v <= f->ppb; v++)
+		f->bucket[v] = NIL;
+	for (uint32_t b = 0; b < f->nblocks; b++)	/* pop order: block 0 first */
+		f->freelist[b] = f->nblocks - 1 - b;
+	f->nfree = f->nblocks;
+	f->host_blk = f->gc_blk = NIL;
+	f->ts_every = 64;
+	pages = (uint64_t)(f->p.prefill * (double)f->lpages);
+	if (pages && host_write(f, 0, pages << f->ps_shift, &pages))
+		goto nomem;
+	f->host_pages = f->gc_pages = f->erases = f->cur_gc = 0;
+	return f;
+nomem:
+	ftl_close(f);
+	snprintf(err, errlen, "model %s: out of memory", prof->name);
+	errno = ENOMEM;
+	return NULL;
+}
+
+static bool in_range(const struct ftl *f, const struct target_seg *r, uint32_t n)
+{
+	uint64_t size = f->lpages << f->ps_shift;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].offset > size || r[i].length > size - r[i].offset)
+			return false;
+	return true;
+}
+
+static int ftl_submit(void *e, const struct target_cmd *cmd)
+{
+	struct ftl *f = e;
+	const struct model_params *p = &f->p;
+	struct target_done d = { .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
+				 .klass = cmd->klass, .dev_cmds = 1 };
+	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	struct target_seg one;
+	uint32_t n;
+	const struct target_seg *r = model_ranges(cmd, &one, &n);
+	uint64_t service = 0, pages = 0;
+	int ret;
+
+	if (cmd->op > TS_OP_MAX)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		d.bytes += r[i].length;
+	f->cmds[cmd->op]++;
+	if (!in_range(f, r, n) || (discard && !p->discard_supported)) {
+		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
+		if (d.error == -EOPNOTSUPP) {
+			f->rejected_cmds++;
+			f->rejected_bytes += d.bytes;
+		} else {
+			f->range_errors++;
+		}
+		d.start_ns = d.done_ns = cmd->submit_ns;
+		d.dev_cmds = 0;
+		return msched__push(&f->s, &d);
+	}
+	f->cur_gc = 0;
+	if (p->gc_idle)
+		gc_idle(f, cmd->submit_ns);
+	switch (cmd->op) {
+	case TS_OP_READ:
+		service = p->read_base + ((d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
+		break;
+	case TS_OP_WRITE:
+	case TS_OP_WRITE_ZEROES:
+		ret = host_write(f, cmd->offset, cmd->length, &pages);
+		if (ret)
+			return ret;
+		f->host_pages += pages;
+		service = p->write_base + pages * p->page_write;
+		break;
+	case TS_OP_FLUSH:
+		service = p->flush_base;
+		break;
+	case TS_OP_DISCARD:
+	case TS_OP_SECURE_ERASE:
+		f->discard_req += d.bytes;
+		service = model_discard(p, r, n, unmap, f, &f->ds, &d);
+		break;
+	default:
+		break;
+	}
+	service = model_jitter(&f->rng, p->jitter, service) + f->cur_gc;
+	if (f->cur_gc) {
+		f->gc_stalls++;
+		f->gc_ns += f->cur_gc;
+		if (f->cur_gc > f->max_stall)
+			f->max_stall = f->cur_gc;
+	}
+	ret = msched__place(&f->s, &d, service, discard && !p->queued_trim);
+	ts_sample(f, d.done_ns);
+	return ret;
+}
+
+static struct msched *ftl_sched(void *e)
+{
+	return &((struct ftl *)e)->s;
+}
+
+static json_t *ts_json(const struct ftl *f)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; a && i < f->nts; i++) {
+		const struct ts_point *pt = &f->ts[i];
+
+		json_array_append_new(a, json_pack("{s:f,s:I,s:I,s:I,s:I}", "t_s", (double)pt->t_ns / 1e9,
+						   "valid_pages", (json_int_t)pt->valid, "free_pages",
+						   (json_int_t)pt->free, "host_pages", (json_int_t)pt->host,
+						   "gc_pages", (json_int_t)pt->gc));
+	}
+	return a;
+}
+
+static int ftl_report(void *e, json_t *o)
+{
+	struct ftl *f = e;
+	double wa = f->host_pages ? (double)(f->host_pages + f->gc_pages) / (double)f->host_pages : 1.0;
+
+	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->cmds[TS_OP_READ],
+						    "write", (json_int_t)(f->cmds[TS_OP_WRITE] +
+									 f->cmds[TS_OP_WRITE_ZEROES]),
+						    "flush", (json_int_t)f->cmds[TS_OP_FLUSH], "discard",
+						    (json_int_t)(f->cmds[TS_OP_DISCARD] +
+								 f->cmds[TS_OP_SECURE_ERASE])));
+	json_object_set_new(o, "write_amplification", json_real(wa));
+	json_object_set_new(o, "host_pages_written", json_integer((json_int_t)f->host_pages));
+	json_object_set_new(o, "gc_pages_copied", json_integer((json_int_t)f->gc_pages));
+	json_object_set_new(o, "blocks_erased", json_integer((json_int_t)f->erases));
+	json_object_set_new(o, "gc_time_s", json_real((double)(f->gc_ns + f->bg_gc_ns) / 1e9));
+	json_object_set_new(o, "foreground_gc_time_s", json_real((double)f->gc_ns / 1e9));
+	json_object_set_new(o, "background_gc_time_s", json_real((double)f->bg_gc_ns / 1e9));
+	json_object_set_new(o, "gc_stalls", json_integer((json_int_t)f->gc_stalls));
+	json_object_set_new(o, "max_gc_stall_s", json_real((double)f->max_stall / 1e9));
+	json_object_set_new(o, "trimmed_pages", json_integer((json_int_t)f->trimmed_pages));
+	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)f->ds.dev_cmds));
+	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)f->discard_req));
+	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)f->ds.freed));
+	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)f->ds.sub_gran_cmds));
+	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)f->ds.unmapped_cmds));
+	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)f->rejected_cmds));
+	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)f->rejected_bytes));
+	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)f->range_errors));
+	json_object_set_new(o, "user_pages", json_integer((json_int_t)f->lpages));
+	json_object_set_new(o, "flash_pages", json_integer((json_int_t)f->ppages));
+	json_object_set_new(o, "valid_pages", json_integer((json_int_t)f->valid_total));
+	json_object_set_new(o, "free_blocks", json_integer((json_int_t)f->nfree));
+	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)f->mem));
+	json_object_set_new(o, "timeseries", ts_json(f));
+	return 0;
+}
+
+const struct model_engine_ops ftl_engine_ops = {
+	.open = ftl_open,
+	.submit = ftl_submit,
+	.sched = ftl_sched,
+	.report = ftl_report,
+	.close = ftl_close,
+};

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by the model engines: parameters, scheduler, PRNG. */
+#ifndef TRIMSIM_MODEL_INT_H
+#define TRIMSIM_MODEL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "../replay/target.h"
+
+enum model_engine { ENGINE_PARAMETRIC = 0, ENGINE_FTL = 1 };
+enum gc_policy { GC_GREEDY = 0, GC_COST_BENEFIT = 1 };
+
+/* One flat parameter set; each engine's option table names the fields it uses. */
+struct model_params {
+	/* common */
+	uint64_t capacity;
+	uint32_t qd;
+	uint32_t channels;
+	bool queued_trim;
+	bool discard_supported;
+	uint64_t discard_max_bytes;
+	uint32_t max_discard_segments;
+	uint64_t discard_granularity;
+	double jitter;
+	uint64_t read_base, write_base, flush_base;
+	uint64_t trim_base, trim_per_range, trim_unmapped_base;
+	uint64_t trim_bw;		/* bytes/s of mapped space unmapped; 0 = free */
+	/* parametric */
+	uint64_t read_bw, write_bw;	/* bytes/s */
+	uint64_t trim_unmapped_bw;	/* bytes/s of already-unmapped space; 0 = free */
+	bool initially_mapped;
+	/* ftl */
+	uint64_t page_size, block_size;
+	double op;			/* over-provisioning: spare / user capacity */
+	unsigned gc_policy;
+	double gc_low, gc_high;		/* free-block fractions: start GC below low, stop at high */
+	uint64_t page_read, page_write, block_erase;
+	double prefill;			/* fraction of user space written before time 0 */
+	bool gc_idle;			/* collect in idle gaps between commands (background GC) */
+};
+
+struct model_profile {
+	char name[64];
+	char path[256];			/* "" for bundled */
+	char *source;
+	char *description;
+	enum model_engine engine;
+	struct model_params p;
+};
+
+/* Generated at build time from models/profiles/NAME.json (models/models.mk). */
+struct model_embedded {
+	const char *name;
+	const char *json;
+};
+extern const struct model_embedded model_embedded_profiles[];
+extern const size_t model_embedded_count;
+
+/* splitmix64: a small deterministic PRNG held by each instance (no global state). */
+static inline uint64_t model_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* service * (1 + jitter * u), u uniform in [-1, 1). */
+uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service);
+/* bytes at bw bytes/s, in ns; 0 when bw is 0. */
+uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw);
+
+/*
+ * Device service slots and the completion queue. `channels` commands are
+ * served at once; a non-queued command (exclusive) waits for every slot to
+ * drain and holds all of them until it completes.
+ */
+struct msched {
+	uint64_t *slot_free;
+	unsigned nslots;
+	struct target_done *heap;
+	uint64_t *heap_seq;
+	size_t len, cap;
+	uint64_t seq;
+	uint64_t busy_ns;		/* sum of service times */
+	uint64_t last_done;
+};
+
+int msched__init(struct msched *s, unsigned channels, unsigned qd);
+void msched__fini(struct msched *s);
+/* Places a command; fills d->start_ns, d->done_ns and queues d. 0 or -ENOMEM. */
+int msched__place(struct msched *s, struct target_done *d, uint64_t service, bool exclusive);
+/* Queues a completion that used no device time (rejected commands). */
+int msched__push(struct msched *s, const struct target_done *d);
+int msched__reap(struct msched *s, uint64_t until, struct target_done *out);
+uint64_t msched__next(const struct msched *s);
+
+/* Discard accounting shared by the engines. */
+struct discard_stats {
+	uint64_t dev_cmds, freed, sub_gran_cmds, unmapped_cmds;
+};
+/* Unmaps what the device can inside [off, off+len); returns bytes freed; *aligned: a granule was covered. */
+typedef uint64_t (*model_unmap_fn)(void *ctx, uint64_t off, uint64_t len, bool *aligned);
+/*
+ * Packs ranges into device commands (<= max_discard_segments ranges,
+ * <= discard_max_bytes each), unmaps them, and returns the service time:
+ * per command trim_base (or trim_unmapped_base if it freed nothing), plus
+ * trim_per_range for each extra range, plus the per-byte costs. Fills
+ * d->dev_cmds and d->freed.
+ */
+uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
+		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d);
+
+/* Engines: the model target dispatches to one of these. */
+struct model_engine_ops {
+	void *(*open)(const struct model_profile *prof, const struct target_env *env,
+		      char *err, size_t errlen);
+	int (*submit)(void *e, const struct target_cmd *cmd);
+	struct msched *(*sched)(void *e);
+	int (*report)(void *e, json_t *obj);
+	void (*close)(void *e);
+};
+extern const struct model_engine_ops param_engine_ops;
+extern const struct model_engine_ops ftl_engine_ops;
+
+/* The ranges of a command: its segs, or its single offset/length. */
+static inline const struct target_seg *model_ranges(const struct target_cmd *c, struct target_seg *one,
+						    uint32_t *n)
+{
+	if (c->segs && c->nr_segs) {
+		*n = c->nr_segs;
+		return c->segs;
+	}
+	one->offset = c->offset;
+	one->length = c->length;
+	*n = 1;
+	return one;
+}
+
+#endif

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parametric engine: per-op base latency plus per-byte cost, service slots
+ * (sched.c), and for discards what the block layer and device do with them:
+ *
+ * - split at discard_max_bytes and pack up to max_discard_segments ranges
+ *   per command, as the block layer does (block/blk-merge.c,
+ *   bio_split_discard(); multi-range merging in blk-merge.c,
+ *   req_attempt_discard_merge(); NVMe builds one DSM range per bio in
+ *   drivers/nvme/host/core.c, nvme_setup_discard(), up to
+ *   NVME_DSM_MAX_RANGES = 256);
+ * - only whole discard_granularity units inside a range are unmapped
+ *   (block/blk-lib.c, __blkdev_issue_discard() aligns to the granularity;
+ *   a device ignores what it cannot unmap): a sub-granularity discard costs a
+ *   command and frees nothing;
+ * - discarding already-unmapped space costs trim_unmapped_base;
+ * - a device without discard support rejects the command with -EOPNOTSUPP
+ *   (blkdev_issue_discard() returns it when bdev_max_discard_sectors() is 0).
+ *
+ * Mapped space is a bitmap at the granularity, coarsened by powers of two so
+ * it never exceeds 2^30 bits (128 MiB); when coarsened, a unit is unmapped
+ * only when a discard covers all of it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../traces/trace.h"
+#include "model_int.h"
+
+#define MAX_MAP_BITS (1ull << 30)
+
+struct op_stat {
+	uint64_t cmds, bytes;
+};
+
+struct param {
+	struct model_params p;
+	struct msched s;
+	uint64_t rng;
+	uint64_t size, unit, nunits;
+	uint64_t *map;
+	uint64_t mapped_units;
+	struct op_stat ops[TS_OP_MAX + 1];
+	struct discard_stats ds;
+	uint64_t rejected_cmds, rejected_bytes, range_errors;
+};
+
+static void *param_open(const struct model_profile *prof, const struct target_env *env,
+			char *err, size_t errlen)
+{
+	struct param *m = calloc(1, sizeof(*m));
+	uint64_t size;
+
+	if (!m)
+		goto nomem;
+	m->p = prof->p;
+	if (env->qd)
+		m->p.qd = env->qd;
+	if (m->p.channels > m->p.qd)
+		m->p.channels = m->p.qd;
+	m->rng = env->seed ^ 0x7472696d73696dull;
+	size = env->device_size ? env->device_size : m->p.capacity;
+	if (env->trace_extent > size)
+		size = env->trace_extent;
+	m->unit = m->p.discard_granularity;
+	while ((size + m->unit - 1) / m->unit > MAX_MAP_BITS)
+		m->unit *= 2;
+	m->nunits = (size + m->unit - 1) / m->unit;
+	m->size = m->nunits * m->unit;
+	if (!m->p.discard_supported)	/* discards are rejected: no map to keep */
+		m->nunits = 0;
+	m->map = calloc((m->nunits + 63) / 64 + 1, sizeof(uint64_t));
+	if (!m->map || msched__init(&m->s, m->p.channels, m->p.qd))
+		goto nomem;
+	if (m->p.initially_mapped && m->nunits) {
+		memset(m->map, 0xff, (m->nunits + 63) / 64 * sizeof(uint64_t));
+		if (m->nunits % 64)
+			m->map[m->nunits / 64] = (1ull << (m->nunits % 64)) - 1;
+		m->mapped_units = m->nunits;
+	}
+	return m;
+nomem:
+	if (m) {
+		free(m->map);
+		msched__fini(&m->s);
+		free(m);
+	}
+	snprintf(err, errlen, "model: out of memory");
+	errno = ENOMEM;
+	return NULL;
+}
+
+static uint64_t word_mask(uint64_t lo, uint64_t hi)	/* bits [lo, hi) of one word, hi <= 64 */
+{
+	uint64_t m = hi >= 64 ? ~0ull : (1ull << hi) - 1;
+
+	return m & ~((1ull << lo) - 1);
+}
+
+/* Sets (set=true) or clears units [a, b); returns how many changed. */
+static uint64_t map_update(struct param *m, uint64_t a, uint64_t b, bool set)
+{
+	uint64_t changed = 0;
+
+	while (a < b) {
+		uint64_t w = a / 64, lo = a % 64;
+		uint64_t hi = (b - w * 64) < 64 ? b - w * 64 : 64;
+		uint64_t mask = word_mask(lo, hi);
+		uint64_t hit = set ? ~m->map[w] & mask : m->map[w] & mask;
+
+		changed += (uint64_t)__builtin_popcountll(hit);
+		m->map[w] = set ? m->map[w] | mask : m->map[w] & ~mask;
+		a = w * 64 + hi;
+	}
+	if (set)
+		m->mapped_units += changed;
+	else
+		m->mapped_units -= changed;
+	return changed;
+}
+
+/* Unmaps the whole units inside [off, off+len); *aligned tells whether any granule was covered. */
+static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
+{
+	struct param *m = ctx;
+	uint64_t g = m->p.discard_granularity;
+	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g;
+	uint64_t ua, ub;
+
+	*aligned = b > a;
+	if (b <= a)
+		return 0;
+	ua = (a + m->unit - 1) / m->unit;
+	ub = b / m->unit;
+	return ub > ua ? map_update(m, ua, ub, false) * m->unit : 0;
+}
+
+static bool in_range(const struct param *m, const struct target_seg *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].offset > m->size || r[i].length > m->size - r[i].offset)
+			return false;
+	return true;
+}
+
+static int param_submit(void *e, const struct target_cmd *cmd)
+{
+	struct param *m = e;
+	const struct model_params *p = &m->p;
+	struct target_done d = { .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
+				 .klass = cmd->klass, .dev_cmds = 1 };
+	struct target_seg one;
+	uint32_t n;
+	const struct target_seg *r = model_ranges(cmd, &one, &n);
+	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	uint64_t service = 0;
+
+	if (cmd->op > TS_OP_MAX)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		d.bytes += r[i].length;
+	m->ops[cmd->op].cmds++;
+	m->ops[cmd->op].bytes += d.bytes;
+	if (!in_range(m, r, n) || (discard && !p->discard_supported)) {
+		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
+		if (d.error == -EOPNOTSUPP) {
+			m->rejected_cmds++;
+			m->rejected_bytes += d.bytes;
+		} else {
+			m->range_errors++;
+		}
+		d.start_ns = d.done_ns = cmd->submit_ns;
+		d.dev_cmds = 0;
+		return msched__push(&m->s, &d);
+	}
+	switch (cmd->op) {
+	case TS_OP_READ:
+		service = p->read_base + model_xfer_ns(d.bytes, p->read_bw);
+		break;
+	case TS_OP_WRITE:
+	case TS_OP_WRITE_ZEROES:
+		service = p->write_base + model_xfer_ns(d.bytes, p->write_bw);
+		if (m->nunits)
+			map_update(m, cmd->offset / m->unit,
+				   (cmd->offset + cmd->length + m->unit - 1) / m->unit, true);
+		break;
+	case TS_OP_FLUSH:
+		service = p->flush_base;
+		break;
+	case TS_OP_DISCARD:
+	case TS_OP_SECURE_ERASE:
+		service = model_discard(p, r, n, unmap, m, &m->ds, &d);
+		break;
+	default:
+		service = 0;
+		break;
+	}
+	service = model_jitter(&m->rng, p->jitter, service);
+	return msched__place(&m->s, &d, service, discard && !p->queued_trim);
+}
+
+static struct msched *param_sched(void *e)
+{
+	return &((struct param *)e)->s;
+}
+
+static int param_report(void *e, json_t *o)
+{
+	static const char *const names[] = { "none", "read", "write", "flush", "discard", "secure_erase",
+					     "write_zeroes" };
+	struct param *m = e;
+	json_t *ops = json_object();
+	uint64_t req = m->ops[TS_OP_DISCARD].bytes + m->ops[TS_OP_SECURE_ERASE].bytes;
+
+	if (!ops)
+		return -ENOMEM;
+	for (int i = 1; i <= TS_OP_MAX; i++) {
+		if (!m->ops[i].cmds)
+			continue;
+		json_object_set_new(ops, names[i], json_pack("{s:I,s:I}", "commands", (json_int_t)m->ops[i].cmds,
+							     "bytes", (json_int_t)m->ops[i].bytes));
+	}
+	json_object_set_new(o, "commands", ops);
+	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)m->ds.dev_cmds));
+	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)(req - m->rejected_bytes)));
+	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)m->ds.freed));
+	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)m->ds.sub_gran_cmds));
+	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)m->ds.unmapped_cmds));
+	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)m->rejected_cmds));
+	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)m->rejected_bytes));
+	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)m->range_errors));
+	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)(m->mapped_units * m->unit)));
+	json_object_set_new(o, "map_unit", json_integer((json_int_t)m->unit));
+	json_object_set_new(o, "device_size", json_integer((json_int_t)m->size));
+	return 0;
+}
+
+static void param_close(void *e)
+{
+	struct param *m = e;
+
+	if (!m)
+		return;
+	msched__fini(&m->s);
+	free(m->map);
+	free(m);
+}
+
+const struct model_engine_ops param_engine_ops = {
+	.open = param_open,
+	.submit = param_submit,
+	.sched = param_sched,
+	.report = param_report,
+	.close = param_close,
+};

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Service slots and the completion heap shared by the model engines.
+ *
+ * Non-queued commands follow libata: a non-NCQ command (DSM TRIM without
+ * FPDMA SEND) cannot be issued while NCQ commands are active, so the queue
+ * drains first and nothing else is issued until it completes
+ * (drivers/ata/libata-core.c, ata_std_qc_defer(); libata-scsi.c,
+ * ata_scsi_write_same_xlat() picks ATA_CMD_FPDMA_SEND only when queued
+ * TRIM is supported and not blacklisted with ATA_HORKAGE_NO_NCQ_TRIM).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model_int.h"
+
+uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
+{
+	double u;
+
+	if (jitter <= 0 || !service)
+		return service;
+	u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+	return (uint64_t)llround((double)service * (1.0 + jitter * u));
+}
+
+uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
+{
+	if (!bw || !bytes)
+		return 0;
+	return (uint64_t)llround((double)bytes * 1e9 / (double)bw);
+}
+
+int msched__init(struct msched *s, unsigned channels, unsigned qd)
+{
+	memset(s, 0, sizeof(*s));
+	s->nslots = channels ? channels : 1;
+	s->cap = qd > 16 ? qd : 16;
+	s->slot_free = calloc(s->nslots, sizeof(*s->slot_free));
+	s->heap = calloc(s->cap, sizeof(*s->heap));
+	s->heap_seq = calloc(s->cap, sizeof(*s->heap_seq));
+	if (!s->slot_free || !s->heap || !s->heap_seq) {
+		msched__fini(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void msched__fini(struct msched *s)
+{
+	if (!s)
+		return;
+	free(s->slot_free);
+	free(s->heap);
+	free(s->heap_seq);
+	s->slot_free = NULL;
+	s->heap = NULL;
+	s->heap_seq = NULL;
+}
+
+static bool before(const struct msched *s, size_t a, size_t b)
+{
+	if (s->heap[a].done_ns != s->heap[b].done_ns)
+		return s->heap[a].done_ns < s->heap[b].done_ns;
+	return s->heap_seq[a] < s->heap_seq[b];
+}
+
+static void swap(struct msched *s, size_t a, size_t b)
+{
+	struct target_done t = s->heap[a];
+	uint64_t q = s->heap_seq[a];
+
+	s->heap[a] = s->heap[b];
+	s->heap[b] = t;
+	s->heap_seq[a] = s->heap_seq[b];
+	s->heap_seq[b] = q;
+}
+
+static int grow(struct msched *s)
+{
+	size_t cap = s->cap * 2;
+	struct target_done *h = realloc(s->heap, cap * sizeof(*h));
+	uint64_t *q;
+
+	if (!h)
+		return -ENOMEM;
+	s->heap = h;
+	q = realloc(s->heap_seq, cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	s->heap_seq = q;
+	s->cap = cap;
+	return 0;
+}
+
+int msched__push(struct msched *s, const struct target_done *d)
+{
+	size_t i;
+
+	if (s->len == s->cap && grow(s))
+		return -ENOMEM;
+	i = s->len++;
+	s->heap[i] = *d;
+	s->heap_seq[i] = s->seq++;
+	while (i && before(s, i, (i - 1) / 2)) {
+		swap(s, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+int msched__place(struct msched *s, struct target_done *d, uint64_t service, bool exclusive)
+{
+	unsigned best = 0;
+	uint64_t start = d->submit_ns;
+
+	if (exclusive) {
+		for (unsigned i = 0; i < s->nslots; i++)
+			if (s->slot_free[i] > start)
+				start = s->slot_free[i];
+	} else {
+		for (unsigned i = 1; i < s->nslots; i++)
+			if (s->slot_free[i] < s->slot_free[best])
+				best = i;
+		if (s->slot_free[best] > start)
+			start = s->slot_free[best];
+	}
+	d->start_ns = start;
+	d->done_ns = start + service;
+	if (exclusive) {
+		for (unsigned i = 0; i < s->nslots; i++)
+			s->slot_free[i] = d->done_ns;
+	} else {
+		s->slot_free[best] = d->done_ns;
+	}
+	s->busy_ns += service;
+	if (d->done_ns > s->last_done)
+		s->last_done = d->done_ns;
+	return msched__push(s, d);
+}
+
+int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
+{
+	size_t i = 0;
+
+	if (!s->len || s->heap[0].done_ns > until)
+		return 0;
+	*out = s->heap[0];
+	s->len--;
+	if (s->len) {
+		s->heap[0] = s->heap[s->len];
+		s->heap_seq[0] = s->heap_seq[s->len];
+	}
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < s->len && before(s, l, m))
+			m = l;
+		if (r < s->len && before(s, r, m))
+			m = r;
+		if (m == i)
+			break;
+		swap(s, i, m);
+		i = m;
+	}
+	return 1;
+}
+
+uint64_t msched__next(const struct msched *s)
+{
+	return s->len ? s->heap[0].done_ns : UINT64_MAX;
+}
+
+struct dcmd {
+	uint32_t segs;
+	uint64_t bytes, freed;
+	bool aligned;
+};
+
+static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct discard_stats *st)
+{
+	uint64_t t;
+
+	if (!c->segs)
+		return 0;
+	t = c->freed ? p->trim_base : p->trim_unmapped_base;
+	t += (c->segs - 1) * p->trim_per_range;
+	t += model_xfer_ns(c->freed, p->trim_bw) + model_xfer_ns(c->bytes - c->freed, p->trim_unmapped_bw);
+	st->dev_cmds++;
+	st->freed += c->freed;
+	if (!c->aligned)
+		st->sub_gran_cmds++;
+	else if (!c->freed)
+		st->unmapped_cmds++;
+	memset(c, 0, sizeof(*c));
+	return t;
+}
+
+/*
+ * The block layer splits a discard bio at max_discard_sectors rounded down
+ * to the granularity, ending each piece on a granule boundary so the next
+ * one starts aligned (block/blk-merge.c, bio_split_discard()), and merges up to
+ * max_discard_segments bios into one request (blk-merge.c,
+ * bio_attempt_discard_merge()); a request never exceeds
+ * max_discard_sectors in total.
+ */
+uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
+		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
+{
+	uint64_t g = p->discard_granularity, max = p->discard_max_bytes / g * g;
+	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
+	struct dcmd c = { 0 };
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t off = r[i].offset, left = r[i].length;
+
+		while (left) {
+			uint64_t piece;
+			bool aligned;
+
+			if (c.segs == p->max_discard_segments || c.bytes == max)
+				t += close_dcmd(p, &c, st);
+			piece = left < max - c.bytes ? left : max - c.bytes;
+			if (piece < left) {	/* split: end on a granule boundary */
+				uint64_t end = (off + piece) / g * g;
+
+				if (end <= off && c.segs) {
+					t += close_dcmd(p, &c, st);
+					continue;
+				}
+				if (end > off)
+					piece = end - off;
+			}
+			c.freed += unmap(ctx, off, piece, &aligned);
+			c.aligned |= aligned;
+			c.segs++;
+			c.bytes += piece;
+			off += piece;
+			left -= piece;
+		}
+	}
+	t += close_dcmd(p, &c, st);
+	d->dev_cmds = (uint32_t)(st->dev_cmds - dev0);
+	d->freed = st->freed - freed0;
+	return t;
+}
