@@ -6,7 +6,8 @@
 #   replay/report/demo.sh [OUTDIR]        (make demo runs it from the top of the tree)
 #
 # Environment: TRIMSIM (binary, default build/trimsim), DEMO_PROFILES (comma list,
-# default: every profile `trimsim models` lists), DEMO_JOBS (default: online CPUs).
+# default: every profile `trimsim models` lists), DEMO_JOBS (default: online CPUs),
+# DEMO_GEN_ONLY=1 (write the synthetic traces and stop).
 #
 # Traces: traces/corpus/*.tsim when the corpus is there. Without it, the script
 # writes two synthetic traces (JSON Lines, converted to binary) that stand for the
@@ -28,11 +29,9 @@ jobs=${DEMO_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 mkdir -p "$out"
 rm -f "$out/report.html" "$out/report.json"
 
-# The profiles: every bundled one unless DEMO_PROFILES says otherwise.
-profiles=${DEMO_PROFILES:-$("$bin" models --names 2>/dev/null | paste -sd, - || true)}
-if [ -z "$profiles" ]; then
-	profiles=$("$bin" models 2>/dev/null | awk 'NR > 1 && $1 ~ /^[a-z0-9][a-z0-9-]*$/ { print $1 }' | paste -sd, -)
-fi
+# The profiles: every bundled one unless DEMO_PROFILES says otherwise
+# (`trimsim models` starts each profile's paragraph with "name (model): ...").
+profiles=${DEMO_PROFILES:-$("$bin" models 2>/dev/null | awk '/^[a-z0-9][a-z0-9_.-]* \(/ { print $1 }' | paste -sd, -)}
 [ -n "$profiles" ] || { echo "demo: no device profiles (trimsim models lists none)" >&2; exit 1; }
 
 # ---- synthetic traces (only when the corpus is absent) ----
