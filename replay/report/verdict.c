@@ -51,7 +51,9 @@ static char *pct_str(double share, char *buf, size_t len)
 {
 	double p = share * 100.0;
 
-	if (p > 0 && p < 0.01)
+	if (p == 0)
+		snprintf(buf, len, "0%%");
+	else if (p > 0 && p < 0.01)
 		snprintf(buf, len, "<0.01%%");
 	else
 		snprintf(buf, len, p >= 10 ? "%.0f%%" : p >= 0.1 ? "%.1f%%" : "%.2f%%", p);
@@ -135,6 +137,7 @@ static int group_errors(struct report *r, size_t t, size_t m, const char *w)
 static int rejected(struct report *r, size_t t, size_t m, const char *w, bool *all)
 {
 	uint64_t cmds = 0, errs = 0;
+	size_t np = 0;
 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
@@ -142,14 +145,15 @@ static int rejected(struct report *r, size_t t, size_t m, const char *w, bool *a
 		if (!c->status) {
 			cmds += c->cmds;
 			errs += c->errors;
+			np += c->cmds > 0;
 		}
 	}
 	*all = cmds && errs == cmds;
 	if (!errs)
 		return 0;
 	if (*all)
-		return say(r, "%s, the device rejects every discard (%llu commands failed): no policy can trim it", w,
-			   (unsigned long long)errs);
+		return say(r, "%s, the device rejects every discard (all %llu commands of %zu policies failed): no "
+			   "policy can trim it", w, (unsigned long long)errs, np);
 	return say(r, "%s, %llu of %llu discard commands failed", w, (unsigned long long)errs,
 		   (unsigned long long)cmds);
 }
@@ -242,6 +246,9 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 		return say(r, "%s, discard matters: `%s` adds %s, %s", w, worst->policy, a,
 			   share_str(worst->share, wall, s1, sizeof(s1)));
 	fmt_duration(best->added_ns, b, sizeof(b));
+	if (!best->added_ns)
+		return say(r, "%s, discard matters: `%s` adds %s, %s; `%s` discards without adding anything", w,
+			   worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy);
 	return say(r, "%s, discard matters: `%s` adds %s, %s; the cheapest policy that discards, `%s`, "
 		   "adds %s (%s)", w, worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy,
 		   b, best->share >= 2.0 ? share_str(best->share, wall, s2, sizeof(s2)) : pct_str(best->share, s2, sizeof(s2)));

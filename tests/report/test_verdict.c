@@ -87,7 +87,7 @@ Test(verdict, device_rejects_discards)
 	report__cell(r, 1)->errors = report__cell(r, 1)->cmds;
 	cr_assert_eq(report__finish(r), 0);
 	dump(r);
-	cr_assert(has(r, "on hdd-nodiscard, the device rejects every discard (2000 commands failed): no policy can trim it"));
+	cr_assert(has(r, "on hdd-nodiscard, the device rejects every discard (all 2000 commands of 1 policies failed): no policy can trim it"));
 	cr_assert_not(has(r, "spends"));
 	report__destroy(r);
 }
