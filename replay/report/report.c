@@ -248,9 +248,22 @@ static int add_comparisons(struct report *r)
 	return 0;
 }
 
+/* Verdicts and comparisons from an earlier report__finish: recomputed from the cells. */
+static void reset_derived(struct report *r)
+{
+	for (size_t i = 0; i < r->nverdicts; i++)
+		free(r->verdicts[i]);
+	r->nverdicts = 0;
+	free(r->cmps);
+	r->cmps = NULL;
+	r->ncmps = 0;
+}
+
 int report__finish(struct report *r)
 {
 	int err;
+
+	reset_derived(r);
 
 	for (size_t i = 0; i < r->ncells; i++)
 		if (!r->cells[i].status)

@@ -120,6 +120,33 @@ static const char *interval_words(const char *iv)
 	return NULL;
 }
 
+/* A policy that failed the same way on every profile of a trace: said once, by trace_errors(). */
+static bool fails_everywhere(const struct report *r, size_t t, size_t p)
+{
+	const struct report_cell *c0 = &r->cells[report__at(r, t, p, 0)];
+
+	if (!c0->status || r->nm < 2)
+		return false;
+	for (size_t m = 1; m < r->nm; m++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (!c->status || strcmp(c->error, c0->error))
+			return false;
+	}
+	return true;
+}
+
+static int trace_errors(struct report *r, size_t t)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++)
+		if (fails_everywhere(r, t, p))
+			err = say(r, "%s%s`%s` failed on every profile: %s", r->nt > 1 ? report_basename(r->traces[t]) : "",
+				  r->nt > 1 ? ": " : "", r->policies[p], r->cells[report__at(r, t, p, 0)].error);
+	return err;
+}
+
 static int group_errors(struct report *r, size_t t, size_t m, const char *w)
 {
 	int err = 0;
@@ -127,7 +154,7 @@ static int group_errors(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np && !err; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (c->status)
+		if (c->status && !fails_everywhere(r, t, p))
 			err = say(r, "%s, `%s` failed: %s", w, c->policy, c->error);
 	}
 	return err;
@@ -366,7 +393,11 @@ int report_verdicts_build(struct report *r)
 	for (size_t i = 0; i < r->ncells; i++)
 		realtime |= r->cells[i].realtime;
 	for (size_t t = 0; t < r->nt && !err; t++) {
-		int brief = trace_never_matters(r, t);
+		int brief;
+
+		if ((err = trace_errors(r, t)))
+			return err;
+		brief = trace_never_matters(r, t);
 
 		if (brief < 0)
 			return brief;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Verdict sentences follow from the numbers: ratios, fstrim cadence, and seed 002's "does not matter". */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,24 @@ Test(verdict, device_rejects_discards)
 	dump(r);
 	cr_assert(has(r, "on hdd-nodiscard, the device rejects every discard (all 2000 commands of 1 policies failed): no policy can trim it"));
 	cr_assert_not(has(r, "spends"));
+	report__destroy(r);
+}
+
+Test(verdict, a_policy_failing_everywhere_is_said_once)
+{
+	struct report *r = fx_report(10 * FX_S);
+
+	for (size_t m = 0; m < 2; m++) {
+		struct report_cell *c = report__cell(r, report__at(r, 0, 2, m));
+
+		c->status = -EINVAL;
+		snprintf(c->error, sizeof(c->error), "policy: unknown stage 'ext5'");
+	}
+	cr_assert_eq(report__finish(r), 0);	/* again: verdicts recomputed from the cells */
+	dump(r);
+	cr_assert(has(r, "`ext4` failed on every profile: policy: unknown stage 'ext5'"));
+	cr_assert_not(has(r, "on nvme, `ext4` failed"));
+	cr_assert_not(has(r, "`ext4` (480.0 ms"));
 	report__destroy(r);
 }
 
