@@ -72,6 +72,7 @@ struct report_cell {
 	char trace[256];		/* as given on the command line */
 	char policy[160];		/* as given (-p item) */
 	char profile[96];		/* as given (-M item) */
+	char pipeline[512];		/* the engine's expanded pipeline, every option shown ("" unknown) */
 	uint32_t index;			/* position in the matrix: trace-major, then policy, then profile */
 	int status;			/* 0, or -errno if the replay failed */
 	char error[256];

@@ -87,6 +87,7 @@ static json_t *cell_json(const struct report_cell *c)
 		json_object_set_new(o, "error", json_string(c->error));
 		return o;
 	}
+	json_object_set_new(o, "pipeline", json_string(c->pipeline));
 	json_object_set_new(o, "realtime", json_boolean(c->realtime));
 	json_object_set_new(o, "baseline", json_boolean(c->none));
 	m = json_object();

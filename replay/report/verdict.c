@@ -81,21 +81,31 @@ static void where(const struct report *r, size_t t, size_t m, char *buf, size_t 
 		snprintf(buf, len, "on %s", r->profiles[m]);
 }
 
-static bool is_fstrim(const char *policy)
+/*
+ * Periodic batched discard (fstrim / FITRIM): its cost comes once per interval,
+ * not with the workload, so it gets its own sentence and is left out of the
+ * "does discard matter for this workload" comparison.
+ */
+static bool is_fstrim(const struct report_cell *c)
 {
-	return !strncmp(policy, "fstrim", 6) && (policy[6] == 0 || policy[6] == '(');
+	const char *p = c->policy;
+
+	return (!strncmp(p, "fstrim", 6) && (p[6] == 0 || p[6] == '(')) || strstr(c->pipeline, "fitrim(");
 }
 
-/* The interval=... argument of an fstrim policy, or the first positional one. */
-static bool fstrim_interval(const char *policy, char *buf, size_t len)
+/* interval=... from the policy as given, its first positional argument, or the expanded pipeline. */
+static bool fstrim_interval(const struct report_cell *c, char *buf, size_t len)
 {
+	const char *policy = c->policy;
 	const char *a = strstr(policy, "interval=");
 	uint64_t ns;
 
 	if (a)
 		a += strlen("interval=");
-	else if (policy[6] == '(' && !strchr(policy, '='))
+	else if (!strncmp(policy, "fstrim(", 7) && !strchr(policy, '='))
 		a = policy + 7;
+	else if ((a = strstr(c->pipeline, "interval=")))
+		a += strlen("interval=");
 	if (!a)
 		return false;
 	size_t n = strcspn(a, ",)");
@@ -194,7 +204,7 @@ static int trim_time(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (c->status || !c->cmds || is_fstrim(c->policy))
+		if (c->status || !c->cmds || is_fstrim(c))
 			continue;
 		if (!hi || c->discard_ns > hi->discard_ns)
 			hi = c;
@@ -227,10 +237,10 @@ static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
 		char d[32], iv[32];
 		const char *words;
 
-		if (c->status || !is_fstrim(c->policy))
+		if (c->status || !is_fstrim(c))
 			continue;
 		fmt_duration(c->discard_ns, d, sizeof(d));
-		if (!fstrim_interval(c->policy, iv, sizeof(iv)))
+		if (!fstrim_interval(c, iv, sizeof(iv)))
 			err = say(r, "%s, `%s` costs %s of device time (%llu commands)", w, c->policy, d,
 				  (unsigned long long)c->cmds);
 		else if ((words = interval_words(iv)))
@@ -252,7 +262,7 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (c->status || c->none || isnan(c->share))
+		if (c->status || c->none || isnan(c->share) || is_fstrim(c))
 			continue;
 		if (!worst || c->share > worst->share)
 			worst = c;
@@ -351,7 +361,7 @@ static int trace_never_matters(struct report *r, size_t t)
 		for (size_t m = 0; m < r->nm; m++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-			if (c->status || c->none || isnan(c->share))
+			if (c->status || c->none || isnan(c->share) || is_fstrim(c))
 				continue;
 			if (c->share >= REPORT_MATTERS_SHARE)
 				return 0;
