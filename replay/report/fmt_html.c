@@ -223,7 +223,7 @@ static void runs_html(const struct report *r, FILE *f)
 	if (!n)
 		return;
 	fputs("<h2>Repeated runs</h2>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
-	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th>N</th><th>mean (s)</th>"
+	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th class=\"l\">metric</th><th>N</th><th>mean (s)</th>"
 	      "<th>stddev (s)</th><th>ref mean (s)</th><th>ref stddev (s)</th><th class=\"l\">verdict</th>"
 	      "</tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < n; i++) {
@@ -235,8 +235,8 @@ static void runs_html(const struct report *r, FILE *f)
 		esc(f, a->policy);
 		fputs("</td><td class=\"l\">", f);
 		esc(f, c->profile);
-		fprintf(f, "</td><td>%zu</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td class=\"l\">",
-			x[i].a_cell.n, stat_mean(&x[i].a_cell), stat_stddev(&x[i].a_cell), stat_mean(&x[i].a_ref),
+		fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td class=\"l\">",
+			x[i].metric, x[i].a_cell.n, stat_mean(&x[i].a_cell), stat_stddev(&x[i].a_cell), stat_mean(&x[i].a_ref),
 			stat_stddev(&x[i].a_ref));
 		report_cmp_sentence(r, &x[i], s, sizeof(s));
 		esc_code(f, s);

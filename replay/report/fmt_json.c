@@ -121,8 +121,8 @@ static json_t *cmp_json(const struct report *r, const struct report_cmp *x)
 		"policy", c->policy, "confidence", x->d.conf, "valid", x->d.valid, "differ", x->d.differ,
 		"t", x->d.t, "pooled_s", x->d.pooled_s, "diff", x->d.diff, "plusminus", x->d.plusminus,
 		"pct", isnan(x->d.pct) ? 0.0 : x->d.pct, "pct_pm", isnan(x->d.pct_pm) ? 0.0 : x->d.pct_pm,
-		"reference_stats", acc_json(&x->a_ref, a->runs.makespan_s, a->runs.n),
-		"policy_stats", acc_json(&x->a_cell, c->runs.makespan_s, c->runs.n), "sentence", s);
+		"reference_stats", acc_json(&x->a_ref, report_cmp_samples(x, a), a->runs.n),
+		"policy_stats", acc_json(&x->a_cell, report_cmp_samples(x, c), c->runs.n), "sentence", s);
 }
 
 static json_t *str_array(char *const *v, size_t n)

@@ -82,25 +82,33 @@ static size_t width_of(const struct report *r, size_t col_policy)
 	return w;
 }
 
+static void runs_line(FILE *f, const struct report_cell *c, const char *metric, const double *v)
+{
+	struct stat_acc a;
+
+	stat_acc__init(&a);
+	for (uint32_t k = 0; k < c->runs.n; k++)
+		stat_acc__add(&a, v[k]);
+	fprintf(f, "    %-24s %-16s %-10s %4zu %12.6g %12.6g %12.6g %12.6g %12.6g\n", c->policy, c->profile, metric,
+		a.n, a.min, a.max, stat_median(v, c->runs.n), stat_mean(&a), stat_stddev(&a));
+}
+
+/* ministat's columns for every cell with repeated runs. */
 static void runs_section(const struct report *r, FILE *f)
 {
 	bool any = false;
 
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
-		struct stat_acc a;
 
 		if (c->status || c->runs.n < 2)
 			continue;
 		if (!any)
-			fprintf(f, "\nruns (makespan, s):\n    %-24s %-16s %4s %12s %12s %12s %12s %12s\n", "policy",
-				"profile", "N", "Min", "Max", "Median", "Avg", "Stddev");
+			fprintf(f, "\nruns (seconds):\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
+				"profile", "metric", "N", "Min", "Max", "Median", "Avg", "Stddev");
 		any = true;
-		stat_acc__init(&a);
-		for (uint32_t k = 0; k < c->runs.n; k++)
-			stat_acc__add(&a, c->runs.makespan_s[k]);
-		fprintf(f, "    %-24s %-16s %4zu %12.6g %12.6g %12.6g %12.6g %12.6g\n", c->policy, c->profile, a.n,
-			a.min, a.max, stat_median(c->runs.makespan_s, c->runs.n), stat_mean(&a), stat_stddev(&a));
+		runs_line(f, c, "makespan", c->runs.makespan_s);
+		runs_line(f, c, "in-trim", c->runs.discard_s);
 	}
 }
 

@@ -205,9 +205,34 @@ static void relative(const struct report *r, struct report_cell *c)
 	c->share = wall ? (double)c->added_ns / (double)wall : NAN;
 }
 
+const double *report_cmp_samples(const struct report_cmp *x, const struct report_cell *c)
+{
+	return strcmp(x->metric, "discard_s") ? c->runs.makespan_s : c->runs.discard_s;
+}
+
+/* ministat on one metric of two cells' runs. */
+static void compare_runs(struct report_cmp *x, const struct report_cell *ref, const struct report_cell *c)
+{
+	const double *a = report_cmp_samples(x, ref), *b = report_cmp_samples(x, c);
+
+	stat_acc__init(&x->a_ref);
+	stat_acc__init(&x->a_cell);
+	for (uint32_t k = 0; k < ref->runs.n; k++)
+		stat_acc__add(&x->a_ref, a[k]);
+	for (uint32_t k = 0; k < c->runs.n; k++)
+		stat_acc__add(&x->a_cell, b[k]);
+	stat_compare(&x->a_ref, &x->a_cell, REPORT_CONF, &x->d);
+}
+
+/*
+ * Repeated runs (real targets): per (trace, profile), every policy against the
+ * reference (`none` if present, else the first policy), on the makespan and on
+ * the device time in discard.
+ */
 static int add_comparisons(struct report *r)
 {
-	size_t cap = r->ncells;
+	static const char *const metrics[] = { "makespan_s", "discard_s" };
+	size_t cap = 2 * r->ncells;
 
 	r->cmps = calloc(cap ? cap : 1, sizeof(*r->cmps));
 	if (!r->cmps)
@@ -228,21 +253,17 @@ static int add_comparisons(struct report *r)
 			for (size_t p = 0; p < r->np; p++) {
 				size_t i = report__at(r, t, p, m);
 				const struct report_cell *c = &r->cells[i];
-				struct report_cmp *x = &r->cmps[r->ncmps];
 
 				if (i == ref || c->status || c->runs.n < 2)
 					continue;
-				x->ref = (uint32_t)ref;
-				x->cell = (uint32_t)i;
-				x->metric = "makespan_s";
-				stat_acc__init(&x->a_ref);
-				stat_acc__init(&x->a_cell);
-				for (uint32_t k = 0; k < rc->runs.n; k++)
-					stat_acc__add(&x->a_ref, rc->runs.makespan_s[k]);
-				for (uint32_t k = 0; k < c->runs.n; k++)
-					stat_acc__add(&x->a_cell, c->runs.makespan_s[k]);
-				stat_compare(&x->a_ref, &x->a_cell, REPORT_CONF, &x->d);
-				r->ncmps++;
+				for (size_t k = 0; k < 2; k++) {
+					struct report_cmp *x = &r->cmps[r->ncmps++];
+
+					x->ref = (uint32_t)ref;
+					x->cell = (uint32_t)i;
+					x->metric = metrics[k];
+					compare_runs(x, rc, c);
+				}
 			}
 		}
 	return 0;

@@ -25,6 +25,8 @@ uint64_t report_trace_wall(const struct report *r, size_t t);
 /* A comparison's sentence ("`xfs` vs `none` ..."). */
 /* Raw spelling for CSV (and the JSON writer's choice of integer vs real). */
 void report_raw_value(enum col_kind k, double v, char *buf, size_t len);
+/* The per-run samples a comparison's metric reads: makespan_s or discard_s of the cell's runs. */
+const double *report_cmp_samples(const struct report_cmp *x, const struct report_cell *c);
 void report_cmp_sentence(const struct report *r, const struct report_cmp *x, char *buf, size_t len);
 
 #endif

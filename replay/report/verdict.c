@@ -331,19 +331,25 @@ static int write_amp(struct report *r, size_t t, size_t m, const char *w)
 void report_cmp_sentence(const struct report *r, const struct report_cmp *x, char *buf, size_t len)
 {
 	const struct report_cell *a = &r->cells[x->ref], *c = &r->cells[x->cell];
-	char w[160];
+	const char *what = strcmp(x->metric, "discard_s") ? "makespan" : "device time in discard";
+	char w[160], pct[96] = "";
 
 	where(r, c->index / (r->np * r->nm), c->index % r->nm, w, sizeof(w));
-	if (!x->d.valid)
-		snprintf(buf, len, "%s, `%s` vs `%s`: too few runs for a t-test", w, c->policy, a->policy);
-	else if (!x->d.differ)
-		snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each): no difference in makespan proven at "
-			 "%.0f%% confidence", w, c->policy, a->policy, x->a_cell.n, x->d.conf * 100);
-	else
-		snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each): makespan differs at %.0f%% confidence: "
-			 "%+.6g s +/- %.6g s (%+.3g%% +/- %.3g%%, Student's t, pooled s = %.6g)", w, c->policy,
-			 a->policy, x->a_cell.n, x->d.conf * 100, x->d.diff, x->d.plusminus, x->d.pct,
-			 x->d.pct_pm, x->d.pooled_s);
+	if (!x->d.valid) {
+		snprintf(buf, len, "%s, `%s` vs `%s`, %s: fewer than %d runs, no t-test", w, c->policy, a->policy, what,
+			 STAT_MIN_N);
+		return;
+	}
+	if (!x->d.differ) {
+		snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each), %s: no difference proven at %.0f%% confidence",
+			 w, c->policy, a->policy, x->a_cell.n, what, x->d.conf * 100);
+		return;
+	}
+	if (!isnan(x->d.pct))
+		snprintf(pct, sizeof(pct), "%+.3g%% +/- %.3g%%, ", x->d.pct, x->d.pct_pm);
+	snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each), %s differs at %.0f%% confidence: %+.6g s +/- %.6g s "
+		 "(%sStudent's t, pooled s = %.6g)", w, c->policy, a->policy, x->a_cell.n, what, x->d.conf * 100,
+		 x->d.diff, x->d.plusminus, pct, x->d.pooled_s);
 }
 
 /*

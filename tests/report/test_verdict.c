@@ -144,16 +144,20 @@ Test(verdict, realtime_runs_t_test)
 		c->runs.n = 5;
 		for (int k = 0; k < 5; k++)
 			c->runs.makespan_s[k] = ms[p][k];
+			c->runs.discard_s[k] = p ? 0.5 + 0.01 * k : 0;
 	}
 	cr_assert_eq(report__finish(r), 0);
 	dump(r);
 	size_t n;
 	const struct report_cmp *x = report__comparisons(r, &n);
 
-	cr_assert_eq(n, 2);
+	/* two metrics per policy: makespan, device time in discard */
+	cr_assert_eq(n, 4);
+	cr_assert_str_eq(x[0].metric, "makespan_s");
 	cr_assert(x[0].d.differ);
-	cr_assert_not(x[1].d.differ);
-	cr_assert(has(r, "`xfs` vs `none` (5 runs each): makespan differs at 95% confidence"));
-	cr_assert(has(r, "`ext4` vs `none` (5 runs each): no difference in makespan proven at 95% confidence"));
+	cr_assert_str_eq(x[2].metric, "makespan_s");
+	cr_assert_not(x[2].d.differ);
+	cr_assert(has(r, "`xfs` vs `none` (5 runs each), makespan differs at 95% confidence: +8.06 s +/- "));
+	cr_assert(has(r, "`ext4` vs `none` (5 runs each), makespan: no difference proven at 95% confidence"));
 	report__destroy(r);
 }
