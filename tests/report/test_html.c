@@ -100,3 +100,37 @@ Test(html, chromium_finds_every_chart_and_table)
 	th_rmtree(prof);
 	free(prof);
 }
+
+Test(html, repeated_runs_table_is_well_formed)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs & <ext4>" };	/* names that need escaping */
+	char *profs[] = { "file:/tmp/x" };
+	struct report *r = report__new(traces, 1, pols, 2, profs, 1, 4, 1);
+	char path[700], cmd[900], *err = NULL;
+
+	for (size_t p = 0; p < 2; p++) {
+		struct report_cell *c = report__cell(r, p);
+
+		fx_fill(c, p ? &fx_xfs : &fx_none, 1.0, FX_S);
+		c->realtime = true;
+		c->runs.n = 4;
+		for (int k = 0; k < 4; k++) {
+			c->runs.makespan_s[k] = 1.0 + p + 0.01 * k;
+			c->runs.discard_s[k] = p * (0.2 + 0.01 * k);
+		}
+	}
+	cr_assert_eq(report__finish(r), 0);
+	char *s = fx_render(r, RF_HTML);
+
+	cr_assert(strstr(s, "<table class=\"runs\">"));
+	cr_assert(strstr(s, "<code>xfs &amp; &lt;ext4&gt;</code> vs <code>none</code> (4 runs each), makespan differs"),
+		  "%s", s);
+	snprintf(path, sizeof(path), "%s/runs.html", dir);
+	cr_assert_eq(th_write(path, s, strlen(s)), 0);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err ? err : "");
+	free(err);
+	free(s);
+	report__destroy(r);
+}
