@@ -323,10 +323,15 @@ static int drain(struct report *r, struct worker *w)
 	return 1;
 }
 
-static int run_matrix(struct report *r, const struct cmp_args *a)
+/*
+ * One pass over the cells whose target is (or is not) real-time. Model cells run
+ * --jobs at a time; cells on real devices or files run one at a time, alone, so
+ * they neither share the device nor the CPU with another cell while measured.
+ */
+static int run_pass(struct report *r, const struct cmp_args *a, bool realtime)
 {
 	size_t n = report__ncells(r), next = 0, active = 0;
-	unsigned jobs = a->jobs < n ? a->jobs : (unsigned)n;
+	unsigned jobs = realtime ? 1 : (a->jobs < n ? a->jobs : (unsigned)n);
 	struct worker *w = calloc(jobs ? jobs : 1, sizeof(*w));
 	struct pollfd *pfd = calloc(jobs ? jobs : 1, sizeof(*pfd));
 	struct report_cell *bufs = calloc(jobs ? jobs : 1, sizeof(*bufs));
@@ -340,6 +345,10 @@ static int run_matrix(struct report *r, const struct cmp_args *a)
 		w[i].buf = &bufs[i];
 	while (next < n || active) {
 		while (next < n && active < jobs && !trimsim_stop && !err) {
+			if (report_profile_realtime(report__cell_c(r, next)->profile) != realtime) {
+				next++;
+				continue;
+			}
 			err = spawn(r, a, next, &w[active]);	/* keeps w[active].buf */
 			if (!err) {
 				next++;
@@ -360,7 +369,7 @@ static int run_matrix(struct report *r, const struct cmp_args *a)
 
 				w[i] = w[active - 1];
 				w[active - 1].buf = freed;
-				pfd[i] = pfd[active - 1];
+				pfd[i] = pfd[active - 1];	/* checked next, at index i */
 				active--;
 				continue;
 			}
@@ -374,6 +383,13 @@ out:
 	free(pfd);
 	free(bufs);
 	return err;
+}
+
+static int run_matrix(struct report *r, const struct cmp_args *a)
+{
+	int err = run_pass(r, a, false);
+
+	return err ? err : run_pass(r, a, true);
 }
 
 /* Writes path atomically: a temporary beside it, renamed when complete. */

@@ -347,6 +347,15 @@ out:
 	return ret;
 }
 
+bool report_profile_realtime(const char *profile)
+{
+	char name[64];
+	const char *arg;
+	const struct target_ops *t = target_of(profile, name, sizeof(name), &arg);
+
+	return t && t->realtime;
+}
+
 int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen)
 {
 	struct report_cell keep = *c;	/* identity */
@@ -380,6 +389,12 @@ int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, 
 }
 
 #else	/* no replay engine in this tree */
+
+bool report_profile_realtime(const char *profile)
+{
+	(void)profile;
+	return false;
+}
 
 int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen)
 {

@@ -22,6 +22,8 @@ struct cell_job {
 	bool destructive;	/* real block devices */
 };
 
+/* The profile names a real-time target (a real device or a file): its runs vary and it is measured alone. */
+bool report_profile_realtime(const char *profile);
 /* 0, or -errno with a one-line message in err (also copied into c->error). */
 int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen);
 
