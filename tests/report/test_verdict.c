@@ -142,9 +142,10 @@ Test(verdict, realtime_runs_t_test)
 
 		c->realtime = true;
 		c->runs.n = 5;
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 5; k++) {
 			c->runs.makespan_s[k] = ms[p][k];
 			c->runs.discard_s[k] = p ? 0.5 + 0.01 * k : 0;
+		}
 	}
 	cr_assert_eq(report__finish(r), 0);
 	dump(r);
