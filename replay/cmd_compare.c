@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../traces/opts.h"
+#include "../traces/trace.h"
 #include "../traces/util.h"
 #include "cli.h"
 #include "report/report.h"
@@ -227,9 +228,19 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
 	if (!a->nm)
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
-	for (size_t i = 0; i < a->nt; i++)
-		if (access(a->traces[i], R_OK))
-			return ts_errf(err, errlen, -errno, "%s: %s", a->traces[i], strerror(errno));
+	return 0;
+}
+
+/* Every trace opens (header and device table parse) before any cell runs: bad input fails early. */
+static int check_traces(const struct cmp_args *a, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < a->nt; i++) {
+		struct trace_reader *r = trace_reader__open(a->traces[i], err, errlen);
+
+		if (!r)
+			return errno ? -errno : -EINVAL;
+		trace_reader__close(r);
+	}
 	return 0;
 }
 
@@ -437,6 +448,10 @@ int cmd_compare(int argc, char **argv)
 	if ((e = parse_args(argc, argv, &a, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err[0] ? err : strerror(-e));
 		rc = 2;
+		goto out;
+	}
+	if ((e = check_traces(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
 	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);

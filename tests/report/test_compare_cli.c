@@ -12,6 +12,7 @@
 struct bad_case {
 	char args[256];		/* after "trimsim compare"; TRACE is replaced by a readable file */
 	char msg[128];		/* expected in stderr */
+	int status;		/* exit status, 0 = 2 (usage) */
 };
 
 ParameterizedTestParameters(compare_cli, bad_input)
@@ -29,7 +30,11 @@ ParameterizedTestParameters(compare_cli, bad_input)
 		{ .args = "TRACE -p xfs -M nvme --format pdf", .msg = "--format 'pdf': expected table, json, csv or html" },
 		{ .args = "TRACE -p xfs -M nvme --bogus", .msg = "unknown option '--bogus'" },
 		{ .args = "TRACE -p xfs -M nvme --seed", .msg = "option '--seed' needs a value" },
-		{ .args = "/nonexistent/t.tsim -p xfs -M nvme", .msg = "/nonexistent/t.tsim: No such file or directory" },
+		/* bad traces: exit 1 (bad input), the reader's message with the file and offset */
+		{ .args = "/nonexistent/t.tsim -p xfs -M nvme", .msg = "/nonexistent/t.tsim: No such file or directory",
+		  .status = 1 },
+		{ .args = "TRACE -p xfs -M nvme", .msg = "/etc/hostname: byte 0: bad magic (not a trimsim trace)",
+		  .status = 1 },
 	};
 	return cr_make_param_array(struct bad_case, cases, sizeof(cases) / sizeof(cases[0]));
 }
@@ -48,7 +53,7 @@ ParameterizedTest(struct bad_case *c, compare_cli, bad_input)
 	snprintf(cmd, sizeof(cmd), "%s compare -o %s %s", th_trimsim(), out, args);
 	int st = th_run(cmd, &o, &err);
 
-	cr_assert_eq(st, 2, "%s: exit %d, stderr %s", cmd, st, err);
+	cr_assert_eq(st, c->status ? c->status : 2, "%s: exit %d, stderr %s", cmd, st, err);
 	cr_assert(err && strstr(err, c->msg), "%s: stderr '%s', want '%s'", cmd, err, c->msg);
 	cr_assert_eq(th_lines(err), 1, "one line, got: %s", err);
 	cr_assert(!o || !*o, "nothing on stdout: %s", o);
