@@ -103,14 +103,16 @@ struct report_cell {
 
 	/* time */
 	uint64_t wall_ns;		/* the workload's wall time: the trace span */
-	uint64_t makespan_ns;		/* replay end - start */
+	uint64_t makespan_ns;		/* replay end - start (includes discards still draining after the workload) */
+	uint64_t workload_ns;		/* when the workload was done: the later of the trace's last record and
+					   the last foreground completion */
 	struct cell_series series;
 	struct cell_runs runs;
 
 	/* relative to `none`, filled by report__finish (NAN / 0 if no baseline) */
 	int64_t stall_vs_none_ns;
 	double write_p99_inflation;	/* write_p99 / none's write_p99 */
-	uint64_t added_ns;		/* what discard adds to the workload's time */
+	uint64_t added_ns;		/* what discard adds to the workload's time: workload_ns - none's */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 };

@@ -15,6 +15,7 @@ struct report_probe {
 	struct ranges *uniq;
 	struct cell_lat wlat;		/* foreground write latency */
 	uint64_t start_ns, last_rec_ns;
+	uint64_t fg_last_done;		/* latest foreground completion */
 	uint64_t freed, intended, trimmed;
 	bool saw_free, saw_intent;
 	/* free-not-yet-trimmed, two candidate sources, value at the end of each bin */
@@ -227,6 +228,8 @@ void report_probe__done(struct report_probe *p, const struct target_done *d)
 	}
 	c->fg_cmds++;
 	c->fg_stall_ns += d->start_ns > d->submit_ns ? d->start_ns - d->submit_ns : 0;
+	if (d->done_ns > p->fg_last_done)
+		p->fg_last_done = d->done_ns;
 	if (d->op == TS_OP_WRITE)
 		cell_lat_add(&p->wlat, d->done_ns > d->submit_ns ? d->done_ns - d->submit_ns : 0);
 }
@@ -257,6 +260,9 @@ void report_probe__finish(struct report_probe *p, uint64_t end_ns)
 	}
 	c->wall_ns = p->last_rec_ns - p->start_ns;
 	c->makespan_ns = end_ns > p->start_ns ? end_ns - p->start_ns : 0;
+	c->workload_ns = p->fg_last_done > p->start_ns ? p->fg_last_done - p->start_ns : 0;
+	if (c->workload_ns < c->wall_ns)
+		c->workload_ns = c->wall_ns;
 }
 
 void report_probe__destroy(struct report_probe *p)

@@ -17,7 +17,9 @@
  *    the trace has no FREE layer) minus bytes the device unmapped since, clamped
  *    at 0 -- an approximation that ignores reallocation;
  *  - peak discard rate: most commands (bytes) completed within one aligned
- *    second of replay time.
+ *    second of replay time;
+ *  - workload end: the later of the last trace record and the last foreground
+ *    completion (discards still draining after it do not delay the workload).
  * No allocation per event: histograms and series are fixed arrays; unique
  * bytes use ranges.h, which grows only with disjoint extents.
  */

@@ -33,6 +33,7 @@ static double g_req(const struct report_cell *c) { return U(c->requests); }
 static double g_errors(const struct report_cell *c) { return U(c->errors); }
 static double g_wall(const struct report_cell *c) { return U(c->wall_ns); }
 static double g_makespan(const struct report_cell *c) { return U(c->makespan_ns); }
+static double g_workload(const struct report_cell *c) { return U(c->workload_ns); }
 
 static const struct report_col columns[] = {
 	{ "discard_cmds", "cmds", CK_COUNT, true, g_cmds, "device discard commands completed" },
@@ -51,7 +52,8 @@ static const struct report_col columns[] = {
 	{ "peak_cmds_per_s", "peak/s", CK_RATE, true, g_peak,
 	  "most discard commands completed within one aligned second" },
 	{ "added_ns", "added", CK_NS, true, g_added,
-	  "time discard adds to the workload: makespan minus the `none` cell's (else device time in discard)" },
+	  "time discard adds to the workload: its end (last record or foreground completion) minus the `none` "
+	  "cell's (else minus the trace's own end)" },
 	{ "share", "share", CK_SHARE, true, g_share, "added_ns / wall_ns" },
 	{ "requests", "requests", CK_COUNT, false, g_req, "source requests (FREE/INTENT/BIO) the commands carried" },
 	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes within one aligned second" },
@@ -59,7 +61,10 @@ static const struct report_col columns[] = {
 	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
 	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },
 	{ "wall_ns", "wall", CK_NS, false, g_wall, "the workload's wall time: the trace's span" },
-	{ "makespan_ns", "makespan", CK_NS, false, g_makespan, "replay start to last completion" },
+	{ "makespan_ns", "makespan", CK_NS, false, g_makespan,
+	  "replay start to the last completion, discards draining after the workload included" },
+	{ "workload_ns", "workload", CK_NS, false, g_workload,
+	  "replay start to the workload's end: its last record or foreground completion, whichever is later" },
 };
 
 const struct report_col *report_columns(size_t *n)
@@ -191,9 +196,9 @@ static void relative(const struct report *r, struct report_cell *c)
 		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns - (int64_t)b->fg_stall_ns;
 		if ((c->have & CH_WRITE_P99) && (b->have & CH_WRITE_P99) && b->write_p99_ns)
 			c->write_p99_inflation = (double)c->write_p99_ns / (double)b->write_p99_ns;
-		c->added_ns = c->makespan_ns > b->makespan_ns ? c->makespan_ns - b->makespan_ns : 0;
+		c->added_ns = c->workload_ns > b->workload_ns ? c->workload_ns - b->workload_ns : 0;
 	} else {
-		c->added_ns = c->discard_ns;
+		c->added_ns = c->workload_ns > c->wall_ns ? c->workload_ns - c->wall_ns : 0;
 	}
 	/* The engine's discard-free twin replays the same foreground I/O: a per-cell `none`. */
 	if (c->have & CH_TWIN) {

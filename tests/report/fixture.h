@@ -22,7 +22,7 @@ struct fx_policy {
 	uint64_t size;		/* bytes per command */
 	uint64_t lat_ns;	/* per command, serial */
 	uint64_t fg_wait_ns;	/* each write waits this long */
-	uint64_t extra_makespan_ns;
+	uint64_t extra_makespan_ns;	/* the workload's last write completes this much later */
 	bool overlap;		/* every command covers the same range twice */
 };
 
@@ -59,8 +59,10 @@ static inline void fx_fill(struct report_cell *c, const struct fx_policy *fp, do
 		for (; i < fp->ncmds && t + lat <= rec.time_ns; i++, t += lat)
 			fx_discard(p, c, fp, i, t, lat);
 		report_probe__record(p, &rec);
-		struct target_done w = { .submit_ns = rec.time_ns, .start_ns = rec.time_ns + fp->fg_wait_ns,
-					 .done_ns = rec.time_ns + fp->fg_wait_ns + 100000, .bytes = 4096,
+		/* the workload's last write waits behind the discards: the workload ends late by extra */
+		uint64_t wait = k < 100 ? fp->fg_wait_ns : (uint64_t)(fp->extra_makespan_ns * scale);
+		struct target_done w = { .submit_ns = rec.time_ns, .start_ns = rec.time_ns + wait,
+					 .done_ns = rec.time_ns + wait + 100000, .bytes = 4096,
 					 .op = TS_OP_WRITE, .klass = TC_FOREGROUND };
 		report_probe__done(p, &w);
 	}

@@ -69,7 +69,8 @@ Test(verdict, figures_relative_to_none)
 	cr_assert(x->have & CH_BASELINE);
 	cr_assert_eq(x->added_ns, 8 * FX_S);
 	cr_assert_float_eq(x->share, 0.8, 1e-12);
-	cr_assert_eq(x->stall_vs_none_ns, 101 * 5 * (int64_t)FX_MS);
+	cr_assert_eq(x->stall_vs_none_ns, 100 * 5 * (int64_t)FX_MS + 8 * (int64_t)FX_S);
+	cr_assert_eq(x->workload_ns, 10 * FX_S + 8 * FX_S + 100000);
 	cr_assert_float_eq(x->write_p99_inflation, 5.1 / 0.1, 0.05 * 51);
 	cr_assert_float_eq(x->redundancy, 1.0, 1e-12);
 	cr_assert(isnan(n->redundancy));
