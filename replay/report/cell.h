@@ -106,13 +106,15 @@ struct report_cell {
 	uint64_t makespan_ns;		/* replay end - start (includes discards still draining after the workload) */
 	uint64_t workload_ns;		/* when the workload was done: the later of the trace's last record and
 					   the last foreground completion */
+	uint64_t fg_held_ns;		/* wall time during which some foreground command waited to start
+					   (union of its [submit, start) intervals) */
 	struct cell_series series;
 	struct cell_runs runs;
 
 	/* relative to `none`, filled by report__finish (NAN / 0 if no baseline) */
 	int64_t stall_vs_none_ns;
 	double write_p99_inflation;	/* write_p99 / none's write_p99 */
-	uint64_t added_ns;		/* what discard adds to the workload's time: workload_ns - none's */
+	uint64_t added_ns;		/* what discard adds to the workload's time (report.c, relative()) */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 };

@@ -13,9 +13,11 @@
 struct report_probe {
 	struct report_cell *c;
 	struct ranges *uniq;
+	struct ranges *held;		/* foreground [submit, start) intervals */
 	struct cell_lat wlat;		/* foreground write latency */
 	uint64_t start_ns, last_rec_ns;
 	uint64_t fg_last_done;		/* latest foreground completion */
+	bool held_lost;			/* out of memory for the held intervals: fg_held_ns is a lower bound */
 	uint64_t freed, intended, trimmed;
 	bool saw_free, saw_intent;
 	/* free-not-yet-trimmed, two candidate sources, value at the end of each bin */
@@ -93,7 +95,10 @@ struct report_probe *report_probe__new(struct report_cell *cell, uint64_t start_
 	if (!p)
 		return NULL;
 	p->uniq = ranges__new();
-	if (!p->uniq) {
+	p->held = ranges__new();
+	if (!p->uniq || !p->held) {
+		ranges__destroy(p->uniq);
+		ranges__destroy(p->held);
 		free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -230,6 +235,8 @@ void report_probe__done(struct report_probe *p, const struct target_done *d)
 	c->fg_stall_ns += d->start_ns > d->submit_ns ? d->start_ns - d->submit_ns : 0;
 	if (d->done_ns > p->fg_last_done)
 		p->fg_last_done = d->done_ns;
+	if (d->start_ns > d->submit_ns && ranges__add(p->held, d->submit_ns, d->start_ns - d->submit_ns))
+		p->held_lost = true;
 	if (d->op == TS_OP_WRITE)
 		cell_lat_add(&p->wlat, d->done_ns > d->submit_ns ? d->done_ns - d->submit_ns : 0);
 }
@@ -251,6 +258,7 @@ void report_probe__finish(struct report_probe *p, uint64_t end_ns)
 	if (p->saw_free || p->saw_intent)
 		c->have |= CH_UNTRIMMED;
 	c->unique_bytes = ranges__unique(p->uniq);
+	c->fg_held_ns = ranges__unique(p->held);
 	c->lat_p50_ns = cell_lat_quantile(&c->lat, 0.50);
 	c->lat_p99_ns = cell_lat_quantile(&c->lat, 0.99);
 	c->lat_max_ns = c->lat.max_ns;
@@ -270,5 +278,6 @@ void report_probe__destroy(struct report_probe *p)
 	if (!p)
 		return;
 	ranges__destroy(p->uniq);
+	ranges__destroy(p->held);
 	free(p);
 }

@@ -19,7 +19,10 @@
  *  - peak discard rate: most commands (bytes) completed within one aligned
  *    second of replay time;
  *  - workload end: the later of the last trace record and the last foreground
- *    completion (discards still draining after it do not delay the workload).
+ *    completion (discards still draining after it do not delay the workload);
+ *  - foreground held: wall time during which at least one foreground command
+ *    waited to start (union of [submit, start) intervals; overlapping waits
+ *    count once, unlike a sum of per-command stalls).
  * No allocation per event: histograms and series are fixed arrays; unique
  * bytes use ranges.h, which grows only with disjoint extents.
  */

@@ -34,6 +34,7 @@ static double g_errors(const struct report_cell *c) { return U(c->errors); }
 static double g_wall(const struct report_cell *c) { return U(c->wall_ns); }
 static double g_makespan(const struct report_cell *c) { return U(c->makespan_ns); }
 static double g_workload(const struct report_cell *c) { return U(c->workload_ns); }
+static double g_held(const struct report_cell *c) { return U(c->fg_held_ns); }
 
 static const struct report_col columns[] = {
 	{ "discard_cmds", "cmds", CK_COUNT, true, g_cmds, "device discard commands completed" },
@@ -52,8 +53,8 @@ static const struct report_col columns[] = {
 	{ "peak_cmds_per_s", "peak/s", CK_RATE, true, g_peak,
 	  "most discard commands completed within one aligned second" },
 	{ "added_ns", "added", CK_NS, true, g_added,
-	  "time discard adds to the workload: its end (last record or foreground completion) minus the `none` "
-	  "cell's (else minus the trace's own end)" },
+	  "time discard adds to the workload: the larger of its later end and its extra held-up time, "
+	  "versus the `none` cell (else versus the trace itself)" },
 	{ "share", "share", CK_SHARE, true, g_share, "added_ns / wall_ns" },
 	{ "requests", "requests", CK_COUNT, false, g_req, "source requests (FREE/INTENT/BIO) the commands carried" },
 	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes within one aligned second" },
@@ -65,6 +66,8 @@ static const struct report_col columns[] = {
 	  "replay start to the last completion, discards draining after the workload included" },
 	{ "workload_ns", "workload", CK_NS, false, g_workload,
 	  "replay start to the workload's end: its last record or foreground completion, whichever is later" },
+	{ "fg_held_ns", "held", CK_NS, false, g_held,
+	  "wall time during which some foreground command waited to start (union of the waits)" },
 };
 
 const struct report_col *report_columns(size_t *n)
@@ -184,6 +187,22 @@ uint64_t report_trace_wall(const struct report *r, size_t t)
 	return 0;
 }
 
+/*
+ * What discard adds to the workload, replayed open-loop at the trace's times:
+ * the later end of the workload, or the extra wall time during which its I/O
+ * was held up waiting to start, whichever is larger. The first catches a
+ * workload whose last I/O waits (seed 001: XFS rm behind serial TRIMs); the
+ * second a workload held up in the middle; discards that drain after the
+ * workload (btrfs' delayed discard, a final fstrim pass) add neither.
+ */
+static uint64_t added(const struct report_cell *c, uint64_t base_end, uint64_t base_held)
+{
+	uint64_t end = c->workload_ns > base_end ? c->workload_ns - base_end : 0;
+	uint64_t held = c->fg_held_ns > base_held ? c->fg_held_ns - base_held : 0;
+
+	return end > held ? end : held;
+}
+
 static void relative(const struct report *r, struct report_cell *c)
 {
 	const struct report_cell *b = report_baseline(r, c);
@@ -196,9 +215,9 @@ static void relative(const struct report *r, struct report_cell *c)
 		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns - (int64_t)b->fg_stall_ns;
 		if ((c->have & CH_WRITE_P99) && (b->have & CH_WRITE_P99) && b->write_p99_ns)
 			c->write_p99_inflation = (double)c->write_p99_ns / (double)b->write_p99_ns;
-		c->added_ns = c->workload_ns > b->workload_ns ? c->workload_ns - b->workload_ns : 0;
+		c->added_ns = added(c, b->workload_ns, b->fg_held_ns);
 	} else {
-		c->added_ns = c->workload_ns > c->wall_ns ? c->workload_ns - c->wall_ns : 0;
+		c->added_ns = added(c, c->wall_ns, 0);
 	}
 	/* The engine's discard-free twin replays the same foreground I/O: a per-cell `none`. */
 	if (c->have & CH_TWIN) {

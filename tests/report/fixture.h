@@ -60,7 +60,7 @@ static inline void fx_fill(struct report_cell *c, const struct fx_policy *fp, do
 			fx_discard(p, c, fp, i, t, lat);
 		report_probe__record(p, &rec);
 		/* the workload's last write waits behind the discards: the workload ends late by extra */
-		uint64_t wait = k < 100 ? fp->fg_wait_ns : (uint64_t)(fp->extra_makespan_ns * scale);
+		uint64_t wait = (uint64_t)((k < 100 ? fp->fg_wait_ns : fp->extra_makespan_ns) * scale);
 		struct target_done w = { .submit_ns = rec.time_ns, .start_ns = rec.time_ns + wait,
 					 .done_ns = rec.time_ns + wait + 100000, .bytes = 4096,
 					 .op = TS_OP_WRITE, .klass = TC_FOREGROUND };
