@@ -256,8 +256,12 @@ Test(compare_run, runs_on_a_file_target)
 	snprintf(args, sizeof(args), "rm.tsim -p 'sort-merge-async,none' -M file:%s --runs 3 -j 1 -o r.json", img);
 	int st = compare(args, &out, &err);
 
-	if (st && out && strstr(out, "unknown profile 'file:"))
+	/* without a registered file target, "file:PATH" is taken for a model profile path */
+	if (st && out && (strstr(out, "unknown profile 'file:") || strstr(out, "unable to open file:"))) {
+		free(out);
+		free(err);
 		cr_skip_test("the file target is not registered in this build");
+	}
 	cr_assert_eq(st, 0, "%s\n%s", out, err);
 	cr_assert(strstr(out, "runs (seconds):"), "%s", out);
 	cr_assert(strstr(out, "`sort-merge-async` vs `none` (3 runs each), makespan"), "%s", out);
