@@ -121,7 +121,7 @@ static void col_widths(const struct report *r, const struct report_col *cols, si
 		w[k] = (int)strlen(cols[k].head);
 		for (size_t i = 0; cols[k].table && i < r->ncells; i++) {
 			const struct report_cell *c = &r->cells[i];
-			int n = c->status ? 0 : (int)strlen(report_fmt_value(cols[k].kind, cols[k].get(c), buf,
+			int n = !report_cell_ok(c) ? 0 : (int)strlen(report_fmt_value(cols[k].kind, cols[k].get(c), buf,
 									       sizeof(buf)));
 
 			if (n > w[k])
@@ -158,6 +158,10 @@ int report__write_table(const struct report *r, FILE *f)
 				fprintf(f, "%-*s  %-*s", (int)wp, c->policy, (int)wm, c->profile);
 				if (c->status) {
 					fprintf(f, " error: %s\n", c->error);
+					continue;
+				}
+				if (c->na[0]) {
+					fprintf(f, " n/a: %s\n", c->na);
 					continue;
 				}
 				for (size_t k = 0; k < ncol; k++)
@@ -213,7 +217,7 @@ int report__write_csv(const struct report *r, FILE *f)
 	fputs("trace,policy,profile,status,error", f);
 	for (size_t k = 0; k < ncol; k++)
 		fprintf(f, ",%s", cols[k].key);
-	fputs("\r\n", f);
+	fputs(",not_applicable\r\n", f);
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
@@ -222,14 +226,16 @@ int report__write_csv(const struct report *r, FILE *f)
 		csv_field(f, c->policy);
 		fputc(',', f);
 		csv_field(f, c->profile);
-		fprintf(f, ",%s,", c->status ? "error" : "ok");
+		fprintf(f, ",%s,", c->status ? "error" : c->na[0] ? "n/a" : "ok");
 		csv_field(f, c->status ? c->error : "");
 		for (size_t k = 0; k < ncol; k++) {
 			buf[0] = 0;
-			if (!c->status)
+			if (report_cell_ok(c))
 				report_raw_value(cols[k].kind, cols[k].get(c), buf, sizeof(buf));
 			fprintf(f, ",%s", buf);
 		}
+		fputc(',', f);
+		csv_field(f, c->status ? "" : c->na);
 		fputs("\r\n", f);
 	}
 	return ferror(f) ? -EIO : 0;

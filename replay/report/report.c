@@ -272,13 +272,13 @@ static int add_comparisons(struct report *r)
 				ref = report__at(r, t, 0, m);
 			const struct report_cell *rc = &r->cells[ref];
 
-			if (rc->status || rc->runs.n < 2)
+			if (!report_cell_ok(rc) || rc->runs.n < 2)
 				continue;
 			for (size_t p = 0; p < r->np; p++) {
 				size_t i = report__at(r, t, p, m);
 				const struct report_cell *c = &r->cells[i];
 
-				if (i == ref || c->status || c->runs.n < 2)
+				if (i == ref || !report_cell_ok(c) || c->runs.n < 2)
 					continue;
 				for (size_t k = 0; k < 2; k++) {
 					struct report_cmp *x = &r->cmps[r->ncmps++];
@@ -311,7 +311,7 @@ int report__finish(struct report *r)
 	reset_derived(r);
 
 	for (size_t i = 0; i < r->ncells; i++)
-		if (!r->cells[i].status)
+		if (report_cell_ok(&r->cells[i]))
 			relative(r, &r->cells[i]);
 	if ((err = add_comparisons(r)))
 		return err;

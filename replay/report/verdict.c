@@ -179,7 +179,7 @@ static int rejected(struct report *r, size_t t, size_t m, const char *w, bool *a
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (!c->status) {
+		if (report_cell_ok(c)) {
 			cmds += c->cmds;
 			errs += c->errors;
 			np += c->cmds > 0;
@@ -204,7 +204,7 @@ static int trim_time(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (c->status || !c->cmds || is_fstrim(c))
+		if (!report_cell_ok(c) || !c->cmds || is_fstrim(c))
 			continue;
 		if (!hi || c->discard_ns > hi->discard_ns)
 			hi = c;
@@ -237,7 +237,7 @@ static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
 		char d[32], iv[32];
 		const char *words;
 
-		if (c->status || !is_fstrim(c))
+		if (!report_cell_ok(c) || !is_fstrim(c))
 			continue;
 		fmt_duration(c->discard_ns, d, sizeof(d));
 		if (!fstrim_interval(c, iv, sizeof(iv)))
@@ -262,7 +262,7 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (c->status || c->none || isnan(c->share) || is_fstrim(c))
+		if (!report_cell_ok(c) || c->none || isnan(c->share) || is_fstrim(c))
 			continue;
 		if (!worst || c->share > worst->share)
 			worst = c;
@@ -299,7 +299,7 @@ static int redundancy(struct report *r, size_t t, size_t m, const char *w)
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 		char x[32], b[32];
 
-		if (c->status || isnan(c->redundancy) || c->redundancy < 1.10)
+		if (!report_cell_ok(c) || isnan(c->redundancy) || c->redundancy < 1.10)
 			continue;
 		err = say(r, "%s, `%s` discards %s the bytes it covers (%s discarded more than once)", w,
 			  c->policy, ratio_str(c->redundancy, x, sizeof(x)),
@@ -315,7 +315,7 @@ static int write_amp(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (c->status || !(c->have & CH_WA))
+		if (!report_cell_ok(c) || !(c->have & CH_WA))
 			continue;
 		if (c->none)
 			none = c;
@@ -367,7 +367,7 @@ static int trace_never_matters(struct report *r, size_t t)
 		for (size_t m = 0; m < r->nm; m++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-			if (c->status || c->none || isnan(c->share) || is_fstrim(c))
+			if (!report_cell_ok(c) || c->none || isnan(c->share) || is_fstrim(c))
 				continue;
 			if (c->share >= REPORT_MATTERS_SHARE)
 				return 0;
