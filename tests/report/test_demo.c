@@ -36,6 +36,7 @@ Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
 
 	cr_assert_not_null(js, "no report.json");
 	agree_verdicts(out, js);
+	cr_assert_gt(agree_ratios(js), 0, "the demo ranks policies: %s", out);
 	if (strstr(out, "synthetic traces")) {
 		/* seed 001 on the SandForce model; seed 002 says discard does not matter */
 		cr_assert(strstr(js, "demo-rm-xfs.tsim on sata-sf2281, discard matters"), "%s", out);
