@@ -345,6 +345,7 @@ int report__write(const struct report *r, enum report_format fmt, FILE *f)
 	case RF_JSON: return report__write_json(r, f);
 	case RF_CSV: return report__write_csv(r, f);
 	case RF_HTML: return report__write_html(r, f);
+	case RF_SUMMARY: return report__write_summary(r, f);
 	default: return report__write_table(r, f);
 	}
 }

@@ -86,7 +86,7 @@ static void where(const struct report *r, size_t t, size_t m, char *buf, size_t 
  * not with the workload, so it gets its own sentence and is left out of the
  * "does discard matter for this workload" comparison.
  */
-static bool is_fstrim(const struct report_cell *c)
+bool report_is_fstrim(const struct report_cell *c)
 {
 	const char *p = c->policy;
 
@@ -204,7 +204,7 @@ static size_t ranked(const struct report *r, size_t t, size_t m, const struct re
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 		size_t k = n++;
 
-		if (!report_cell_ok(c) || !c->cmds || is_fstrim(c)) {
+		if (!report_cell_ok(c) || !c->cmds || report_is_fstrim(c)) {
 			n--;
 			continue;
 		}
@@ -224,7 +224,7 @@ static void idle_list(const struct report *r, size_t t, size_t m, char *buf, siz
 	for (size_t p = 0; p < r->np && o < len; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (!report_cell_ok(c) || c->cmds || c->none || is_fstrim(c))
+		if (!report_cell_ok(c) || c->cmds || c->none || report_is_fstrim(c))
 			continue;
 		o += (size_t)snprintf(buf + o, len - o, "%s`%s`", n++ ? ", " : "; ", c->policy);
 	}
@@ -291,7 +291,7 @@ static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
 		char d[32], iv[32];
 		const char *words;
 
-		if (!report_cell_ok(c) || !is_fstrim(c))
+		if (!report_cell_ok(c) || !report_is_fstrim(c))
 			continue;
 		fmt_duration(c->discard_ns, d, sizeof(d));
 		if (!fstrim_interval(c, iv, sizeof(iv)))
@@ -316,7 +316,7 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (!report_cell_ok(c) || c->none || isnan(c->share) || is_fstrim(c))
+		if (!report_cell_ok(c) || c->none || isnan(c->share) || report_is_fstrim(c))
 			continue;
 		if (!worst || c->share > worst->share)
 			worst = c;
@@ -441,7 +441,7 @@ static int trace_never_matters(struct report *r, size_t t)
 		for (size_t m = 0; m < r->nm; m++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-			if (!report_cell_ok(c) || c->none || isnan(c->share) || is_fstrim(c))
+			if (!report_cell_ok(c) || c->none || isnan(c->share) || report_is_fstrim(c))
 				continue;
 			if (c->share >= REPORT_MATTERS_SHARE)
 				return 0;
