@@ -171,9 +171,13 @@ int report__write_table(const struct report *r, FILE *f)
 				fputc('\n', f);
 			}
 	}
-	fprintf(f, "\ncolumns: in-trim = device time in discard; stall = foreground queueing vs `none`; "
-		"wp99x = p99 write latency vs `none`;\n         added = time discard adds to the workload; "
-		"share = added / wall time.\n");
+	fprintf(f, "\ncolumns: in-trim = device time in discard;\n"
+		"         fgwait-sum = sum of foreground waits: the extra wait of every foreground command because "
+		"of discard,\n           added up over commands that wait at the same time, so it can exceed the "
+		"wall time (it is not wall time);\n"
+		"         wp99x = p99 write latency vs `none`;\n"
+		"         added = wall time discard adds to the workload (later end or longer held-up time, not "
+		"the sum above);\n         share = added / wall time.\n");
 	runs_section(r, f);
 	fprintf(f, "\nverdict:\n");
 	for (size_t i = 0; i < nv; i++)

@@ -45,8 +45,10 @@ static const struct report_col columns[] = {
 	{ "lat_p99_ns", "p99", CK_NS, true, g_p99, "99th percentile discard latency" },
 	{ "lat_max_ns", "max", CK_NS, true, g_max, "largest discard latency" },
 	{ "discard_time_ns", "in-trim", CK_NS, true, g_discard, "device time spent serving discards" },
-	{ "stall_vs_none_ns", "stall", CK_SNS, true, g_stall,
-	  "foreground queueing time minus the `none` cell's: the stall discard caused" },
+	{ "stall_vs_none_ns", "fgwait-sum", CK_SNS, true, g_stall,
+	  "sum of foreground waits: over every foreground command, the extra time it waited because of "
+	  "discard (vs the engine's discard-free twin, else vs the `none` cell); waits overlap, so the sum "
+	  "can exceed the wall time -- it is not wall time (see added_ns and share)" },
 	{ "write_p99_inflation", "wp99x", CK_RATIO, true, g_infl,
 	  "p99 foreground write latency / the `none` cell's" },
 	{ "write_amp", "WA", CK_RATIO, true, g_wa, "device write amplification (FTL targets)" },

@@ -122,6 +122,19 @@ Test(applicable, missing_layer_is_na_everywhere_and_silent_in_verdicts)
 		cr_assert_null(strstr(s, "`xfs`"), "verdict about an n/a cell: %s", s);
 		cr_assert_null(strstr(s, "`fstrim`"), "verdict about an n/a cell: %s", s);
 	}
+	/* the stall column is a labelled sum of waits; the share of wall time comes from added_ns, not from it */
+	cr_assert(strstr(table, " fgwait-sum ") && strstr(table, "fgwait-sum = sum of foreground waits"), "%s", table);
+	for (size_t i = 0; i < 8; i++) {
+		json_t *m = json_object_get(json_array_get(cells, i), "metrics");
+
+		if (!m)
+			continue;
+		double wall = json_number_value(json_object_get(m, "wall_ns"));
+
+		cr_assert_gt(wall, 0);
+		cr_assert_float_eq(json_number_value(json_object_get(m, "share")),
+				   json_number_value(json_object_get(m, "added_ns")) / wall, 1e-12);
+	}
 	json_decref(root);
 	free(js);
 	free(csv);
