@@ -8,7 +8,7 @@
 # Corpora grow in build/fuzz/corpus/NAME (not in git). Seeds: tests/fuzz/seeds/NAME.
 # A crash is written to tests/fuzz/regress/NAME/; once fixed it stays there as a regression input.
 FUZZ_CC := clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
 FUZZ_LIB_OBJS := $(call obj,$(BUILD)/fuzz,$(LIB_SRCS)) $(BUILD)/fuzz/obj/gen/model_profiles.o
