@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Live recording fixtures: a loop device of our own with a filesystem mounted
+ * -o discard, the workload of issue 3, and a per-kind summary of a trace.
+ * Teardown always unmounts and detaches what setup created (Criterion runs
+ * .fini after a failed assertion too).
+ */
+#ifndef TRIMSIM_TEST_RECORD_FIXTURE_H
+#define TRIMSIM_TEST_RECORD_FIXTURE_H
+
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "common/helpers.h"
+#include "traces/trace.h"
+
+struct fsfix {
+	char dir[128];
+	char loop[64];
+	char mnt[192];
+	uint32_t dev;		/* kernel dev_t of the loop device */
+	bool attached, mounted;
+};
+
+static struct fsfix fx;
+
+static void fix_skip_unless_live(void)
+{
+	const char *why = th_live_skip_reason();
+
+	if (why)
+		cr_skip_test("%s", why);
+}
+
+/* Loop device over a sparse file, mkfs, mount -o discard. */
+static void fix_up(const char *fs, unsigned size_mb)
+{
+	char cmd[1024], *out = NULL, *dir;
+	struct stat st;
+	int rc;
+
+	fix_skip_unless_live();
+	memset(&fx, 0, sizeof(fx));
+	dir = th_tmpdir();
+	cr_assert(dir, "mkdtemp failed");
+	snprintf(fx.dir, sizeof(fx.dir), "%s", dir);
+	free(dir);
+	snprintf(fx.mnt, sizeof(fx.mnt), "%s/mnt", fx.dir);
+	snprintf(cmd, sizeof(cmd), "truncate -s %uM %s/img && mkdir %s && losetup -f --show %s/img",
+		 size_mb, fx.dir, fx.mnt, fx.dir);
+	rc = th_run(cmd, &out, NULL);
+	cr_assert(rc == 0 && out && !strncmp(out, "/dev/loop", 9), "losetup failed (%d)", rc);
+	snprintf(fx.loop, sizeof(fx.loop), "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+	fx.attached = true;
+	cr_assert(stat(fx.loop, &st) == 0);
+	fx.dev = TS_DEV_MK(major(st.st_rdev), minor(st.st_rdev));
+	snprintf(cmd, sizeof(cmd), "%s %s && mount -o discard %s %s",
+		 !strcmp(fs, "xfs") ? "mkfs.xfs -q -f" : !strcmp(fs, "ext4") ? "mkfs.ext4 -q -F"
+							    : "mkfs.btrfs -q -f",
+		 fx.loop, fx.loop, fx.mnt);
+	rc = th_run(cmd, NULL, NULL);
+	cr_assert_eq(rc, 0, "mkfs/mount %s on %s failed", fs, fx.loop);
+	fx.mounted = true;
+}
+
+static void fix_down(void)
+{
+	char cmd[512];
+
+	if (fx.mounted) {
+		snprintf(cmd, sizeof(cmd), "umount %s || umount -l %s", fx.mnt, fx.mnt);
+		if (th_run(cmd, NULL, NULL))
+			fprintf(stderr, "warning: could not unmount %s\n", fx.mnt);
+	}
+	if (fx.attached) {
+		snprintf(cmd, sizeof(cmd), "losetup -d %s", fx.loop);
+		if (th_run(cmd, NULL, NULL))
+			fprintf(stderr, "warning: could not detach %s\n", fx.loop);
+	}
+	if (fx.dir[0])
+		th_rmtree(fx.dir);
+	memset(&fx, 0, sizeof(fx));
+}
+
+/* Shell snippets of the workload: a few thousand small files, rm -rf, fstrim. */
+#define WL_CREATE "mkdir %1$s/d && i=0 && while [ $i -lt 3000 ]; do " \
+	"head -c $((i %% 7 * 3000 + 100)) /dev/zero > %1$s/d/f$i; i=$((i+1)); done; sync"
+#define WL_REMOVE "rm -rf %1$s/d; sync; fstrim %1$s; sync"
+
+/* Runs trimsim record with extra args over sh -c script; returns its exit status. */
+static int record(const char *out, const char *extra, const char *script, char **err)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s record -o %s -m %s %s -- sh -c '%s'",
+		 th_trimsim(), out, fx.mnt, extra, script);
+	return th_run(cmd, NULL, err);
+}
+
+struct kind_sum {
+	uint64_t count, bytes;
+};
+
+struct trace_sum {
+	struct kind_sum kind[TS_KIND_MAX + 1];
+	struct kind_sum issue[TS_OP_MAX + 1], done[TS_OP_MAX + 1];
+	uint64_t snap_start, snap_end;	/* free bytes */
+	uint64_t lost_meta;		/* sum of META_LOST lengths */
+	uint64_t foreign;		/* records naming another device */
+	uint64_t unpaired, no_latency;	/* DONE without an outstanding ISSUE / latency */
+	uint64_t fitrim;		/* INTENTs flagged FITRIM */
+	uint64_t max_back;		/* largest step back in time between records, ns */
+	struct trace_status st;
+	uint64_t fs_size;
+	struct ts_record *intent, *bio;	/* for one-to-one matching */
+	size_t nintent, nbio;
+};
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct ts_record *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->length < y->length ? -1 : x->length > y->length;
+}
+
+#define MAX_OUT 4096
+
+static void add_rec(struct ts_record **v, size_t *n, const struct ts_record *r)
+{
+	if (!(*n & (*n - 1)) || !*n) {
+		*v = realloc(*v, (*n ? *n * 2 : 64) * sizeof(**v));
+		cr_assert(*v);
+	}
+	(*v)[(*n)++] = *r;
+}
+
+/* Reads a whole trace; everything about device dev. */
+static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
+{
+	struct { uint64_t off; uint8_t op; bool used; } out[MAX_OUT];
+	size_t nout = 0, ndev;
+	const struct ts_device *devs;
+	struct trace_reader *r;
+	struct ts_record rec;
+	char err[256];
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	r = trace_reader__open(path, err, sizeof(err));
+	cr_assert(r, "%s", err);
+	devs = trace_reader__devices(r, &ndev);
+	cr_assert(ndev >= 1, "no device table in %s", path);
+	for (size_t i = 0; i < ndev; i++)
+		if (devs[i].dev == dev)
+			s->fs_size = devs[i].size;
+	for (uint64_t last = 0; (rc = trace_reader__next(r, &rec)) == 1; last = rec.time_ns > last ? rec.time_ns : last) {
+		if (rec.time_ns < last && last - rec.time_ns > s->max_back)
+			s->max_back = last - rec.time_ns;
+		if (rec.dev != dev && !(rec.kind == TS_META && rec.dev == 0)) {
+			s->foreign++;
+			continue;
+		}
+		s->kind[rec.kind].count++;
+		s->kind[rec.kind].bytes += rec.kind == TS_META ? 0 : rec.length;
+		if (rec.kind == TS_INTENT) {
+			add_rec(&s->intent, &s->nintent, &rec);
+			s->fitrim += !!(rec.flags & TS_F_FITRIM);
+		} else if (rec.kind == TS_BIO) {
+			add_rec(&s->bio, &s->nbio, &rec);
+		} else if (rec.kind == TS_ISSUE) {
+			s->issue[rec.op].count++;
+			s->issue[rec.op].bytes += rec.length;
+			cr_assert(nout < MAX_OUT, "too many outstanding requests");
+			out[nout].off = rec.offset;
+			out[nout].op = rec.op;
+			out[nout++].used = false;
+		} else if (rec.kind == TS_DONE) {
+			size_t i;
+
+			s->done[rec.op].count++;
+			s->done[rec.op].bytes += rec.length;
+			s->no_latency += rec.latency_ns == 0;
+			for (i = 0; i < nout && (out[i].used || out[i].off != rec.offset ||
+						 out[i].op != rec.op); i++)
+				;
+			if (i == nout)
+				s->unpaired++;
+			else
+				out[i].used = true;
+			if (i < nout && nout > MAX_OUT / 2) {	/* compact */
+				size_t k = 0;
+
+				for (size_t j = 0; j < nout; j++)
+					if (!out[j].used)
+						out[k++] = out[j];
+				nout = k;
+			}
+		} else if (rec.kind == TS_META && rec.op == TS_META_FREESPACE) {
+			if (rec.flags & TS_F_SNAP_END)
+				s->snap_end += rec.length;
+			else
+				s->snap_start += rec.length;
+		} else if (rec.kind == TS_META && rec.op == TS_META_LOST) {
+			s->lost_meta += rec.length;
+		}
+	}
+	cr_assert_eq(rc, 0, "%s: %s", path, trace_reader__error(r));
+	s->st = *trace_reader__status(r);
+	trace_reader__close(r);
+	if (s->nintent)
+		qsort(s->intent, s->nintent, sizeof(*s->intent), rec_cmp);
+	if (s->nbio)
+		qsort(s->bio, s->nbio, sizeof(*s->bio), rec_cmp);
+}
+
+static void sum_free(struct trace_sum *s)
+{
+	free(s->intent);
+	free(s->bio);
+}
+
+/* end snapshot - (start + FREE - ALLOC), as a fraction of the filesystem size. */
+static double balance_remainder(const struct trace_sum *s, int64_t *bytes)
+{
+	*bytes = (int64_t)s->snap_end - ((int64_t)s->snap_start + (int64_t)s->kind[TS_FREE].bytes -
+					 (int64_t)s->kind[TS_ALLOC].bytes);
+	return s->fs_size ? (double)*bytes / (double)s->fs_size : 1.0;
+}
+
+static void print_sum(const char *what, const struct trace_sum *s)
+{
+	int64_t rem;
+	double f = balance_remainder(s, &rem);
+
+	fprintf(stderr, "%s: FREE %" PRIu64 " (%" PRIu64 " B), ALLOC %" PRIu64 " (%" PRIu64 " B), "
+		"INTENT %" PRIu64 " (%" PRIu64 " B, %" PRIu64 " FITRIM), BIO %" PRIu64 " (%" PRIu64 " B), "
+		"discard ISSUE %" PRIu64 " DONE %" PRIu64 " (%" PRIu64 " B), flush ISSUE %" PRIu64
+		", lost %" PRIu64 ", free-space remainder %" PRId64 " B (%.4f%%)\n",
+		what, s->kind[TS_FREE].count, s->kind[TS_FREE].bytes, s->kind[TS_ALLOC].count,
+		s->kind[TS_ALLOC].bytes, s->kind[TS_INTENT].count, s->kind[TS_INTENT].bytes, s->fitrim,
+		s->kind[TS_BIO].count, s->kind[TS_BIO].bytes, s->issue[TS_OP_DISCARD].count,
+		s->done[TS_OP_DISCARD].count, s->done[TS_OP_DISCARD].bytes, s->issue[TS_OP_FLUSH].count,
+		s->st.lost + s->lost_meta, rem, f * 100);
+}
+
+/* Every trace must pass these, whatever the filesystem. */
+static void assert_common(const struct trace_sum *s)
+{
+	cr_expect(s->st.footer, "trace has no footer");
+	cr_expect_eq(s->foreign, 0, "%" PRIu64 " records name a device outside the filter", s->foreign);
+	cr_expect_eq(s->unpaired, 0, "%" PRIu64 " DONE records pair with no ISSUE", s->unpaired);
+	cr_expect_eq(s->no_latency, 0, "%" PRIu64 " DONE records without a latency", s->no_latency);
+	cr_expect(s->kind[TS_DONE].count > 0, "no DONE records");
+	/* records in time order (CPUs may race by a hair in the ring buffer) */
+	cr_expect(s->max_back <= 1000000, "a record steps back %" PRIu64 " ns in time", s->max_back);
+}
+
+#endif

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trimsim record on live filesystems (root, loop devices): XFS, ext4 and btrfs
+ * mounted -o discard, the workload of issue 3, checked from the trace alone.
+ */
+#include "record_fixture.h"
+
+static void setup_xfs(void) { fix_up("xfs", 512); }
+static void setup_ext4(void) { fix_up("ext4", 512); }
+static void setup_btrfs(void) { fix_up("btrfs", 512); }
+
+/*
+ * XFS: xfs_discard_extents() issues one __blkdev_issue_discard() per busy
+ * extent, right after trace_xfs_discard_extent() (fs/xfs/xfs_discard.c), so
+ * every INTENT has a BIO with the same device bytes.
+ */
+Test(record, xfs_intent_matches_bio, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+{
+	char out[256], script[1024], *err = NULL;
+	struct trace_sum s;
+	int64_t rem;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/xfs.tsim", fx.dir);
+	snprintf(script, sizeof(script), WL_CREATE "; " WL_REMOVE, fx.mnt);
+	rc = record(out, "", script, &err);
+	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
+	free(err);
+	summarize(out, fx.dev, &s);
+	print_sum("xfs", &s);
+	assert_common(&s);
+	cr_expect(s.kind[TS_FREE].count >= 3000, "FREE %" PRIu64, s.kind[TS_FREE].count);
+	cr_expect(s.kind[TS_ALLOC].count >= 3000, "ALLOC %" PRIu64, s.kind[TS_ALLOC].count);
+	cr_expect(s.kind[TS_INTENT].count > 0);
+	cr_expect_eq(s.kind[TS_INTENT].count, s.kind[TS_BIO].count, "INTENT %" PRIu64 " BIO %" PRIu64,
+		     s.kind[TS_INTENT].count, s.kind[TS_BIO].count);
+	cr_expect_eq(s.kind[TS_INTENT].bytes, s.kind[TS_BIO].bytes);
+	cr_expect(s.fitrim > 0, "fstrim's INTENTs are not flagged FITRIM");
+	for (size_t i = 0; i < s.nintent && i < s.nbio; i++)
+		if (s.intent[i].offset != s.bio[i].offset || s.intent[i].length != s.bio[i].length) {
+			cr_expect_fail("INTENT %" PRIu64 "+%" PRIu64 " has no BIO (nearest %" PRIu64 "+%"
+				       PRIu64 ")", s.intent[i].offset, s.intent[i].length,
+				       s.bio[i].offset, s.bio[i].length);
+			break;
+		}
+	cr_expect_eq(s.issue[TS_OP_DISCARD].bytes, s.kind[TS_BIO].bytes,
+		     "discard ISSUE bytes differ from BIO bytes");
+	cr_expect(s.snap_start > 0 && s.snap_end > 0, "no GETFSMAP snapshots");
+	cr_expect(llabs((long long)(balance_remainder(&s, &rem) * 1e6)) <= 10000,
+		  "end snapshot != start + FREE - ALLOC: remainder %" PRId64 " B", rem);
+	cr_expect_eq(s.st.lost + s.lost_meta, 0, "events lost with the default ring buffer");
+	sum_free(&s);
+}
+
+/*
+ * ext4: with -o discard, ext4_discard_work() trims the freed ranges through
+ * ext4_try_to_trim_range() -> ext4_trim_extent() (fs/ext4/mballoc.c), one
+ * discard bio each; FITRIM takes the same path.
+ */
+Test(record, ext4_intent_matches_issue, .init = setup_ext4, .fini = fix_down, .timeout = 120)
+{
+	char out[256], script[1024], cmd[1024], *err = NULL;
+	struct statfs before, after;
+	struct trace_sum s;
+	double freed, diff;
+	int64_t rem;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), WL_CREATE, fx.mnt);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "creating files failed");
+	cr_assert_eq(statfs(fx.mnt, &before), 0);
+	snprintf(out, sizeof(out), "%s/ext4.tsim", fx.dir);
+	snprintf(script, sizeof(script), WL_REMOVE, fx.mnt);
+	rc = record(out, "", script, &err);
+	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
+	free(err);
+	cr_assert_eq(statfs(fx.mnt, &after), 0);
+	summarize(out, fx.dev, &s);
+	print_sum("ext4 rm -rf", &s);
+	assert_common(&s);
+	cr_expect(s.kind[TS_INTENT].count > 0);
+	cr_expect_eq(s.kind[TS_INTENT].count, s.issue[TS_OP_DISCARD].count,
+		     "INTENT %" PRIu64 " != discard ISSUE %" PRIu64, s.kind[TS_INTENT].count,
+		     s.issue[TS_OP_DISCARD].count);
+	freed = ((double)after.f_bfree - (double)before.f_bfree) * (double)before.f_bsize;
+	diff = (double)s.kind[TS_FREE].bytes - freed;
+	fprintf(stderr, "ext4: FREE %" PRIu64 " B, statfs change %.0f B\n", s.kind[TS_FREE].bytes, freed);
+	cr_expect(freed > 0 && diff <= 0.02 * freed && diff >= -0.02 * freed,
+		  "FREE bytes %" PRIu64 " vs statfs %.0f: more than 2%% apart", s.kind[TS_FREE].bytes, freed);
+	cr_expect(llabs((long long)(balance_remainder(&s, &rem) * 1e6)) <= 10000,
+		  "remainder %" PRId64 " B", rem);
+	sum_free(&s);
+}
+
+/* btrfs has no fs-level discard tracepoint: the block layer still shows its discards. */
+Test(record, btrfs_discards_at_the_device, .init = setup_btrfs, .fini = fix_down, .timeout = 120)
+{
+	char out[256], script[1024], *err = NULL;
+	struct trace_sum s;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/btrfs.tsim", fx.dir);
+	snprintf(script, sizeof(script), WL_CREATE "; " WL_REMOVE, fx.mnt);
+	rc = record(out, "", script, &err);
+	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
+	free(err);
+	summarize(out, fx.dev, &s);
+	print_sum("btrfs", &s);
+	assert_common(&s);
+	cr_expect(s.issue[TS_OP_DISCARD].count > 0, "no discard ISSUE");
+	cr_expect(s.done[TS_OP_DISCARD].count > 0, "no discard DONE");
+	cr_expect_eq(s.kind[TS_FREE].count + s.kind[TS_INTENT].count, 0, "btrfs has no fs events");
+	sum_free(&s);
+}

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trimsim record: the command line, the backend choice and the recording loop. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "replay/cli.h"
+#include "tracer/recorder.h"
+#include "traces/opts.h"
+#include "traces/util.h"
+
+enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_TRACEFS };
+
+struct record_args {
+	const char *out;
+	const char *devs[REC_MAX_DEVS];	/* "-d PATH" or "-m PATH", kept in order */
+	bool is_mount[REC_MAX_DEVS];
+	size_t ndevs;
+	bool io;
+	uint64_t duration_ns;		/* 0: until the command ends or a signal */
+	enum backend_choice backend;
+	uint64_t ringbuf_size;
+	char **cmd;			/* after "--" */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: trimsim record -o FILE [-d DEV | -m MOUNTPOINT]... [--io] [--duration S]\n"
+		"                      [--backend auto|bpf|tracefs] [--ringbuf-size BYTES] [-- CMD ARGS]\n"
+		"\n"
+		"Records what the filesystems on the chosen devices free, allocate and ask to discard,\n"
+		"the discard bios that reach the block layer and the device commands (discard,\n"
+		"write-zeroes, flush; reads and writes with --io), into a trace file. Without -d/-m,\n"
+		"every mounted block-device filesystem is traced. With -- CMD, records while CMD runs\n"
+		"and exits with its status; otherwise until --duration or SIGINT/SIGTERM.\n"
+		"\n"
+		"  -o, --output FILE       trace file (binary, streamed: readable after a crash)\n"
+		"  -d, --device DEV        trace a block device (repeatable)\n"
+		"  -m, --mount DIR         trace the device of a mounted filesystem (repeatable)\n"
+		"      --io                also record reads and writes\n"
+		"      --duration S        stop after S (e.g. 30s, 5m)\n"
+		"      --backend B         auto (eBPF, else tracefs), bpf or tracefs\n"
+		"      --ringbuf-size N    eBPF ring buffer size (default 16M; rounded to a power of two),\n"
+		"                          tracefs per-CPU buffer size\n"
+		"Environment: TRIMSIM_NO_BPF=1 treats eBPF as unavailable; TRIMSIM_BPF_DEBUG=1 shows libbpf's log.\n"
+		"\n"
+		"example:\n"
+		"  trimsim record -o rm.tsim -m /mnt/xfs -- sh -c 'rm -rf /mnt/xfs/linux; fstrim /mnt/xfs'\n"
+		"  trimsim info rm.tsim\n");
+}
+
+static const char *const backend_names[] = { "auto", "bpf", "tracefs", NULL };
+
+static int parse_args(int argc, char **argv, struct record_args *a)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "mount", required_argument, NULL, 'm' },
+		{ "io", no_argument, NULL, 'i' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "backend", required_argument, NULL, 'b' },
+		{ "ringbuf-size", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:d:m:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'd':
+		case 'm':
+			if (a->ndevs == REC_MAX_DEVS) {
+				fprintf(stderr, "trimsim record: at most %d devices\n", REC_MAX_DEVS);
+				return -EINVAL;
+			}
+			a->is_mount[a->ndevs] = c == 'm';
+			a->devs[a->ndevs++] = optarg;
+			break;
+		case 'i':
+			a->io = true;
+			break;
+		case 't':
+			if (parse_duration(optarg, &a->duration_ns) || !a->duration_ns) {
+				fprintf(stderr, "trimsim record: --duration '%s': not a duration\n", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'b': {
+			int i;
+
+			for (i = 0; backend_names[i] && strcmp(backend_names[i], optarg); i++)
+				;
+			if (!backend_names[i]) {
+				fprintf(stderr, "trimsim record: --backend '%s': choose auto, bpf or tracefs\n",
+					optarg);
+				return -EINVAL;
+			}
+			a->backend = (enum backend_choice)i;
+			break;
+		}
+		case 'r':
+			if (parse_bytes(optarg, &a->ringbuf_size) || a->ringbuf_size < 4096) {
+				fprintf(stderr, "trimsim record: --ringbuf-size '%s': need bytes >= 4K\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		default:
+			fprintf(stderr, "trimsim record: unknown or incomplete option '%s' (see --help)\n",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0 || !argv[optind][0]) {
+			fprintf(stderr, "trimsim record: unexpected '%s' (a command goes after --)\n",
+				argv[optind]);
+			return -EINVAL;
+		}
+		a->cmd = &argv[optind];
+	}
+	if (!a->out) {
+		fprintf(stderr, "trimsim record: -o FILE is required (see --help)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	trimsim_stop = 1;
+}
+
+/* The chosen backend, or auto's fallback with a one-line reason. */
+static void *open_backend(const struct record_args *a, const struct rec_config *cfg,
+			  const struct rec_backend_ops **ops)
+{
+	char err[256], err2[256];
+	void *st;
+
+	if (a->backend != BACKEND_TRACEFS) {
+		*ops = &rec_bpf_ops;
+		st = rec_bpf_ops.open(cfg, err, sizeof(err));
+		if (st || a->backend == BACKEND_BPF) {
+			if (!st)
+				fprintf(stderr, "trimsim record: %s\n", err);
+			return st;
+		}
+	}
+	*ops = &rec_tracefs_ops;
+	st = rec_tracefs_ops.open(cfg, err2, sizeof(err2));
+	if (a->backend == BACKEND_AUTO) {
+		if (st)
+			fprintf(stderr, "trimsim record: %s; using tracefs\n", err);
+		else
+			fprintf(stderr, "trimsim record: %s; %s\n", err, err2);
+	} else if (!st) {
+		fprintf(stderr, "trimsim record: %s\n", err2);
+	}
+	return st;
+}
+
+static json_t *make_header(int argc, char **argv, const struct rec_dev *devs, size_t n,
+			   const struct rec_backend_ops *ops, void *st)
+{
+	json_t *h = trace_header__new(argc, argv), *arr;
+	int bad = !h;
+
+	arr = h ? json_object_get(h, "devices") : NULL;
+	if (h && !arr) {
+		arr = json_array();
+		bad |= json_object_set_new(h, "devices", arr);
+	}
+	for (size_t i = 0; !bad && i < n; i++)
+		bad |= json_array_append_new(arr, ts_device_to_json(&devs[i].d));
+	if (!bad) {
+		bad |= json_object_set_new(h, "backend", json_string(ops->name));
+		bad |= json_object_set_new(h, "backend_notes", json_string(ops->notes(st)));
+	}
+	if (bad) {
+		json_decref(h);
+		return NULL;
+	}
+	return h;
+}
+
+static pid_t spawn(char **cmd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "trimsim record: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Records until the command exits, the duration passes or a signal arrives. */
+static int record_loop(struct record_args *a, const struct rec_backend_ops *ops, void *st,
+		       struct recorder *r, int *cmd_status)
+{
+	uint64_t t0 = ts_now_ns(), last = t0;
+	bool tty = isatty(STDERR_FILENO);
+	pid_t pid = -1;
+	int rc = 0;
+
+	if (a->cmd) {
+		pid = spawn(a->cmd);
+		if (pid < 0)
+			return -errno;
+		rc = recorder__meta(r, TS_META_CMD_START, 0, 0, 0, (uint64_t)pid, 0, 0);
+	}
+	while (!rc && !trimsim_stop) {
+		uint64_t now;
+		int status;
+
+		rc = ops->poll(st, r, 100);
+		if (rc < 0)
+			break;
+		rc = recorder__flush(r);	/* TW_STREAM: whole records reach the file now */
+		now = ts_now_ns();
+		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
+			*cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			rc = recorder__meta(r, TS_META_CMD_STOP, 0, 0, 0, (uint64_t)pid,
+					    (uint64_t)*cmd_status, 0);
+			pid = -1;
+			break;
+		}
+		if (a->duration_ns && now - t0 >= a->duration_ns)
+			break;
+		if (tty && now - last >= 1000000000ull) {
+			recorder__print_progress(r, stderr, now);
+			last = now;
+		}
+	}
+	if (pid > 0) {		/* stopped early: let the command finish on its own signal */
+		int status;
+
+		kill(pid, SIGTERM);
+		waitpid(pid, &status, 0);
+		*cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (!rc)
+			rc = recorder__meta(r, TS_META_CMD_STOP, 0, 0, 0, (uint64_t)pid,
+					    (uint64_t)*cmd_status, 0);
+	}
+	/*
+	 * Drain, then settle: filesystems finish their work after the command
+	 * returns (ext4_discard_work(), XFS log completion discards), and the end
+	 * free-space snapshot must see it done. Record until 300 ms pass without an
+	 * event (at most 2 s: a busy root filesystem is never quiet; a signal skips the wait).
+	 */
+	for (uint64_t quiet = ts_now_ns(), end = quiet + 2000000000ull; !rc;) {
+		int n = ops->poll(st, r, 50);
+		uint64_t now = ts_now_ns();
+
+		if (n < 0)
+			rc = n;
+		else if (n > 0)
+			quiet = now;
+		else if (now - quiet >= 300000000ull || trimsim_stop)
+			break;
+		if (now >= end)
+			break;
+	}
+	if (!rc && ops->drain) {
+		int n = ops->drain(st, r);
+
+		rc = n < 0 ? n : 0;
+	}
+	if (tty)
+		fprintf(stderr, "\n");
+	return rc;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { .backend = BACKEND_AUTO };
+	struct rec_dev devs[REC_MAX_DEVS];
+	const struct rec_backend_ops *ops = NULL;
+	struct trace_writer *w = NULL;
+	struct recorder *r = NULL;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct rec_config cfg = { .devs = devs };
+	json_t *h = NULL;
+	char err[512];
+	int rc, status = 1, cmd_status = 0;
+	uint64_t t0;
+	void *st = NULL;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)	/* the command's own --help is its own */
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		}
+	if (parse_args(argc, argv, &a))
+		return 2;
+	if (geteuid() != 0) {
+		fprintf(stderr, "trimsim record: needs root (eBPF needs CAP_BPF and CAP_PERFMON, "
+			"tracefs needs /sys/kernel/tracing)\n");
+		return 1;
+	}
+	for (size_t i = 0; i < a.ndevs; i++) {
+		rc = a.is_mount[i] ? rec_dev__from_mount(a.devs[i], &devs[i], err, sizeof(err))
+				   : rec_dev__from_path(a.devs[i], &devs[i], err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "trimsim record: %s\n", err);
+			return 1;
+		}
+	}
+	cfg.ndevs = a.ndevs;
+	if (!a.ndevs && rec_dev__all_mounted(devs, REC_MAX_DEVS, &cfg.ndevs, err, sizeof(err))) {
+		fprintf(stderr, "trimsim record: %s\n", err);
+		return 1;
+	}
+	cfg.io = a.io;
+	cfg.ringbuf_size = a.ringbuf_size;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	st = open_backend(&a, &cfg, &ops);
+	if (!st)
+		goto out;
+	h = make_header(argc, argv, devs, cfg.ndevs, ops, st);
+	if (!h) {
+		fprintf(stderr, "trimsim record: cannot build the trace header\n");
+		goto out;
+	}
+	w = trace_writer__open(a.out, h, TW_BINARY, TW_STREAM, err, sizeof(err));
+	r = w ? recorder__new(w, devs, cfg.ndevs) : NULL;
+	if (!r) {
+		fprintf(stderr, "trimsim record: %s\n", w ? "out of memory" : err);
+		goto out;
+	}
+	t0 = ts_now_ns();
+	rc = recorder__snapshot(r, false, err, sizeof(err));
+	if (!rc) {
+		rc = record_loop(&a, ops, st, r, &cmd_status);
+		if (rc)
+			snprintf(err, sizeof(err), "%s: %s", a.out, strerror(-rc));
+	}
+	if (!rc)
+		rc = recorder__snapshot(r, true, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "trimsim record: %s\n", err);
+		goto out;
+	}
+	rc = trace_writer__close(w, ts_now_ns(), err, sizeof(err));
+	w = NULL;
+	if (rc) {
+		fprintf(stderr, "trimsim record: %s\n", err);
+		goto out;
+	}
+	recorder__print_summary(r, stderr, ts_now_ns() - t0);
+	status = a.cmd ? cmd_status : 0;
+out:
+	if (w)	/* a streamed file stays readable up to its last whole record */
+		trace_writer__close(w, ts_now_ns(), err, sizeof(err));
+	recorder__free(r);
+	if (st)
+		ops->close(st);
+	json_decref(h);
+	return status;
+}

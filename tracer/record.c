@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recorder: raw events (tr_event, from either backend) become trace
+ * records on the whole device, in bytes:
+ *   XFS   (agno * sb_agblocks + agbno) * blocksize   (XFS_AGB_TO_DADDR, fs/xfs/libxfs/xfs_format.h)
+ *   ext4  block * blocksize; group-relative clusters via ext4_group_first_block_no()
+ *         and EXT4_C2B() (fs/ext4/ext4.h)
+ *   block 512-byte sectors on the whole disk
+ * plus the partition start from sysfs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracer/recorder.h"
+#include "traces/opts.h"
+#include "traces/util.h"
+
+struct recorder {
+	struct trace_writer *w;
+	const struct rec_dev *devs;
+	size_t ndevs;
+	struct kind_stat stats[TS_KIND_MAX + 1];
+	struct kind_stat last[TS_KIND_MAX + 1];	/* at the previous progress line */
+	uint64_t last_ns;
+	uint64_t lost;
+	uint64_t dropped;	/* events of devices outside the table */
+	uint64_t dups;		/* ext4_discard_blocks repeating an ext4_trim_extent */
+	struct { uint32_t dev; uint64_t off, len; } trims[8];	/* recent ext4 trim extents */
+	unsigned ntrim;
+	struct dev_balance {	/* free-space bookkeeping per traced device */
+		uint64_t snap[2];	/* free bytes at start, end (GETFSMAP) */
+		bool has_snap[2];
+		uint64_t freed, allocated;
+	} bal[REC_MAX_DEVS];
+	struct ts_record pending[32];	/* recorder META records waiting for the events before them */
+	unsigned npending;
+};
+
+struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *devs, size_t ndevs)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->w = w;
+	r->devs = devs;
+	r->ndevs = ndevs;
+	return r;
+}
+
+void recorder__free(struct recorder *r)
+{
+	free(r);
+}
+
+static const struct rec_dev *find_dev(const struct recorder *r, uint32_t dev)
+{
+	for (size_t i = 0; i < r->ndevs; i++)
+		if (r->devs[i].d.dev == dev)
+			return &r->devs[i];
+	return NULL;
+}
+
+static int put(struct recorder *r, const struct ts_record *rec)
+{
+	struct kind_stat *k = &r->stats[rec->kind];
+	const struct rec_dev *d = find_dev(r, rec->dev);
+
+	if (d && (rec->kind == TS_FREE || rec->kind == TS_ALLOC))
+		*(rec->kind == TS_FREE ? &r->bal[d - r->devs].freed
+				       : &r->bal[d - r->devs].allocated) += rec->length;
+
+	k->count++;
+	if (rec->kind != TS_META)
+		k->bytes += rec->length;
+	return trace_writer__write(r->w, rec);
+}
+
+/*
+ * META records the recorder makes (command start/stop, lost) carry the time they
+ * happen, but events before that time may still sit in kernel buffers. They wait
+ * here and go out just before the first later event, so the file stays in time order.
+ */
+static int put_pending(struct recorder *r, uint64_t upto)
+{
+	unsigned i = 0;
+	int rc = 0;
+
+	while (!rc && i < r->npending && r->pending[i].time_ns <= upto)
+		rc = put(r, &r->pending[i++]);
+	memmove(r->pending, r->pending + i, (r->npending - i) * sizeof(r->pending[0]));
+	r->npending -= i;
+	return rc;
+}
+
+static int put_event(struct recorder *r, const struct ts_record *rec)
+{
+	int rc = r->npending ? put_pending(r, rec->time_ns) : 0;
+
+	return rc ? rc : put(r, rec);
+}
+
+int recorder__flush_meta(struct recorder *r)
+{
+	return put_pending(r, UINT64_MAX);
+}
+
+static uint64_t xfs_bytes(const struct rec_dev *d, uint64_t agno, uint64_t agbno)
+{
+	return (agno * d->d.xfs_agblocks + agbno) * d->d.fs_block_size;
+}
+
+/* ext4 group-relative cluster -> bytes on the filesystem device. */
+static uint64_t ext4_group_bytes(const struct rec_dev *d, uint64_t group, uint64_t cluster)
+{
+	uint64_t block = group * d->ext4_blocks_per_group + d->ext4_first_data_block +
+			 (cluster << d->ext4_cluster_bits);
+
+	return block * d->d.fs_block_size;
+}
+
+static uint16_t blk_flags(uint32_t opfl)
+{
+	return (opfl & TR_FL_SYNC ? TS_F_SYNC : 0) | (opfl & TR_FL_FUA ? TS_F_FUA : 0) |
+	       (opfl & TR_FL_PREFLUSH ? TS_F_PREFLUSH : 0) | (opfl & TR_FL_META ? TS_F_METADATA : 0) |
+	       (opfl & TR_FL_ERROR ? TS_F_ERROR : 0);
+}
+
+/*
+ * ext4_trim_extent() calls ext4_issue_discard(), which fires ext4_discard_blocks
+ * for the same range (fs/ext4/mballoc.c): one INTENT, not two. A discard that
+ * follows no trim (no-journal frees in ext4_mb_clear_bb()) stays.
+ */
+static bool ext4_dup(struct recorder *r, const struct ts_record *rec, bool is_trim)
+{
+	size_t n = sizeof(r->trims) / sizeof(r->trims[0]);
+
+	if (is_trim) {
+		r->trims[r->ntrim++ % n].dev = rec->dev;
+		r->trims[(r->ntrim - 1) % n].off = rec->offset;
+		r->trims[(r->ntrim - 1) % n].len = rec->length;
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (r->trims[i].dev == rec->dev && r->trims[i].off == rec->offset &&
+		    r->trims[i].len == rec->length) {
+			r->trims[i].dev = 0;
+			r->dups++;
+			return true;
+		}
+	return false;
+}
+
+int recorder__event(struct recorder *r, const struct tr_event *e)
+{
+	const struct rec_dev *d = find_dev(r, e->dev);
+	struct ts_record rec = { .time_ns = e->time_ns, .dev = e->dev, .ino = e->ino };
+	uint64_t bs, c;
+
+	if (!d) {
+		r->dropped++;
+		return 0;
+	}
+	bs = d->d.fs_block_size;
+	c = bs << d->ext4_cluster_bits;
+	switch (e->src) {
+	case TR_EXT4_FREE:
+	case TR_EXT4_DISCARD:
+		rec.kind = e->src == TR_EXT4_FREE ? TS_FREE : TS_INTENT;
+		rec.offset = e->a * bs;
+		rec.length = e->b * bs;
+		rec.flags = TS_FS_EXT4;
+		break;
+	case TR_EXT4_ALLOC:
+	case TR_EXT4_PA_FREE:
+	case TR_EXT4_TRIM:
+		rec.kind = e->src == TR_EXT4_ALLOC ? TS_ALLOC : e->src == TR_EXT4_TRIM ? TS_INTENT : TS_FREE;
+		rec.offset = ext4_group_bytes(d, e->agno, e->a);
+		rec.length = e->b * c;
+		rec.flags = TS_FS_EXT4;
+		break;
+	case TR_XFS_FREE:
+	case TR_XFS_ALLOC:
+	case TR_XFS_DISCARD:
+		rec.kind = e->src == TR_XFS_FREE ? TS_FREE : e->src == TR_XFS_ALLOC ? TS_ALLOC : TS_INTENT;
+		rec.offset = xfs_bytes(d, e->agno, e->a);
+		rec.length = e->b * bs;
+		rec.flags = TS_FS_XFS;
+		break;
+	case TR_BIO:
+	case TR_RQ_ISSUE:
+	case TR_RQ_DONE:
+		rec.kind = e->src == TR_BIO ? TS_BIO : e->src == TR_RQ_ISSUE ? TS_ISSUE : TS_DONE;
+		rec.op = e->opfl & TR_OP_MASK;
+		rec.offset = e->a * 512;	/* already on the whole disk */
+		rec.length = e->b;
+		rec.latency_ns = e->latency_ns;
+		rec.flags = blk_flags(e->opfl);
+		return put_event(r, &rec);
+	case TR_JBD2_COMMIT:
+	case TR_XFS_LOG_DONE:
+		rec.kind = TS_META;
+		rec.op = TS_META_COMMIT;
+		rec.flags = e->src == TR_JBD2_COMMIT ? TS_FS_EXT4 : TS_FS_XFS;
+		return put_event(r, &rec);
+	default:
+		r->dropped++;
+		return 0;
+	}
+	rec.offset += d->d.partition_start;
+	if (rec.kind == TS_INTENT && (e->opfl & TR_FL_FITRIM))
+		rec.flags |= TS_F_FITRIM;
+	if ((e->src == TR_EXT4_TRIM || e->src == TR_EXT4_DISCARD) &&
+	    ext4_dup(r, &rec, e->src == TR_EXT4_TRIM))
+		return 0;
+	return put_event(r, &rec);
+}
+
+int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
+		   uint64_t ino, uint64_t lat, uint16_t flags)
+{
+	struct ts_record rec = {
+		.time_ns = ts_now_ns(), .offset = off, .length = len, .ino = ino,
+		.latency_ns = lat, .dev = dev, .kind = TS_META, .op = meta, .flags = flags,
+	};
+	unsigned i;
+
+	if (r->npending == sizeof(r->pending) / sizeof(r->pending[0])) {
+		int rc = put_pending(r, r->pending[0].time_ns);	/* full: the oldest goes out */
+
+		if (rc)
+			return rc;
+	}
+	for (i = r->npending; i > 0 && r->pending[i - 1].time_ns > rec.time_ns; i--)
+		r->pending[i] = r->pending[i - 1];
+	r->pending[i] = rec;
+	r->npending++;
+	return 0;
+}
+
+/*
+ * Losses seen while recording become META lost records, in time, per CPU. The
+ * format counts the footer's lost and the META lost lengths together
+ * (traces/FORMAT.md, "Footer"), so they are not added to the footer again.
+ */
+int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n)
+{
+	if (!n)
+		return 0;
+	r->lost += n;
+	return recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+}
+
+struct snap_arg {
+	struct recorder *r;
+	const struct rec_dev *d;
+	uint64_t now;
+	uint16_t flags;
+};
+
+static int snap_extent(void *arg, uint64_t offset, uint64_t length)
+{
+	struct snap_arg *a = arg;
+	struct ts_record rec = {
+		.time_ns = a->now, .offset = offset, .length = length, .dev = a->d->d.dev,
+		.kind = TS_META, .op = TS_META_FREESPACE, .flags = a->flags,
+	};
+	struct dev_balance *b = &a->r->bal[a->d - a->r->devs];
+	int end = !!(a->flags & TS_F_SNAP_END);
+
+	b->snap[end] += length;
+	b->has_snap[end] = true;
+	return put(a->r, &rec);
+}
+
+int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
+{
+	if (end) {
+		int rc = recorder__flush_meta(r);
+
+		if (rc)
+			return ts_errf(err, errlen, rc, "writing the trace: %s", strerror(-rc));
+	}
+	for (size_t i = 0; i < r->ndevs; i++) {
+		struct snap_arg a = {
+			.r = r, .d = &r->devs[i], .now = ts_now_ns(),
+			.flags = (uint16_t)(r->devs[i].fs | (end ? TS_F_SNAP_END : 0)),
+		};
+		int rc = rec_dev__freespace(&r->devs[i], snap_extent, &a, err, errlen);
+
+		if (rc && rc != -EOPNOTSUPP && rc != -ENODEV)
+			return rc;
+	}
+	return 0;
+}
+
+int recorder__flush(struct recorder *r)
+{
+	return trace_writer__flush(r->w);
+}
+
+const struct kind_stat *recorder__stats(const struct recorder *r)
+{
+	return r->stats;
+}
+
+uint64_t recorder__lost_total(const struct recorder *r)
+{
+	return r->lost;
+}
+
+uint64_t recorder__dropped(const struct recorder *r)
+{
+	return r->dropped;
+}
+
+void recorder__print_progress(struct recorder *r, FILE *f, uint64_t now_ns)
+{
+	double dt = r->last_ns ? (double)(now_ns - r->last_ns) / 1e9 : 0;
+
+	if (dt > 0) {
+		fprintf(f, "\r");
+		for (unsigned k = TS_FREE; k < TS_META; k++)
+			fprintf(f, "%s %.0f/s  ", ts_kind_name(k),
+				(double)(r->stats[k].count - r->last[k].count) / dt);
+		fprintf(f, "lost %llu   ", (unsigned long long)r->lost);
+		fflush(f);
+	}
+	memcpy(r->last, r->stats, sizeof(r->last));
+	r->last_ns = now_ns;
+}
+
+void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed_ns)
+{
+	char b[32], t[32];
+
+	fprintf(f, "recorded %s:", fmt_duration(elapsed_ns, t, sizeof(t)));
+	for (unsigned k = TS_FREE; k <= TS_KIND_MAX; k++) {
+		if (k == TS_META)
+			fprintf(f, " %s %llu", ts_kind_name(k), (unsigned long long)r->stats[k].count);
+		else
+			fprintf(f, " %s %llu (%s)", ts_kind_name(k),
+				(unsigned long long)r->stats[k].count,
+				fmt_bytes(r->stats[k].bytes, b, sizeof(b)));
+		fprintf(f, k < TS_KIND_MAX ? "," : "");
+	}
+	fprintf(f, "; lost %llu\n", (unsigned long long)r->lost);
+	for (size_t i = 0; i < r->ndevs; i++) {
+		const struct dev_balance *bl = &r->bal[i];
+		int64_t expect, rem;
+
+		if (!bl->has_snap[0] || !bl->has_snap[1])
+			continue;
+		expect = (int64_t)bl->snap[0] + (int64_t)bl->freed - (int64_t)bl->allocated;
+		rem = (int64_t)bl->snap[1] - expect;
+		fprintf(f, "%s (%s): free space %llu + FREE %llu - ALLOC %llu = %lld, end snapshot %llu: "
+			"remainder %lld B (%.3f%% of %s; metadata the events do not show)\n",
+			r->devs[i].d.name, r->devs[i].d.fs, (unsigned long long)bl->snap[0],
+			(unsigned long long)bl->freed, (unsigned long long)bl->allocated, (long long)expect,
+			(unsigned long long)bl->snap[1], (long long)rem,
+			r->devs[i].d.size ? 100.0 * (double)rem / (double)r->devs[i].d.size : 0.0,
+			fmt_bytes(r->devs[i].d.size, b, sizeof(b)));
+	}
+}
