@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trimsim import / export end to end: help, usage errors, atomic output
+ * (nothing left behind on any error), messages naming file and line/offset,
+ * and a trace going out as blktrace and coming back in through the CLI.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/helpers.h"
+#include "export_util.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = th_tmpdir();
+	cr_assert_not_null(dir);
+}
+
+static void teardown(void)
+{
+	th_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(impexp_cli, .init = setup, .fini = teardown);
+
+/* Files in dir, temporaries included. */
+static size_t nfiles(void)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int run(char **out, char **err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run(char **out, char **err, const char *fmt, ...)
+{
+	char args[3072], cmd[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s", dir, th_trimsim(), args);
+	return th_run(cmd, out, err);
+}
+
+static json_t *info(const char *file)
+{
+	char *out = NULL;
+	json_error_t je;
+	json_t *j;
+
+	cr_assert_eq(run(&out, NULL, "info --json '%s'", file), 0, "info %s", file);
+	j = json_loads(out, 0, &je);
+	cr_assert_not_null(j, "info --json: %s", je.text);
+	free(out);
+	return j;
+}
+
+static uint64_t kind_records(json_t *j, const char *kind)
+{
+	return (uint64_t)json_integer_value(json_object_get(json_object_get(json_object_get(j, "kinds"), kind),
+							    "records"));
+}
+
+Test(impexp_cli, help)
+{
+	char *out = NULL;
+
+	cr_assert_eq(run(&out, NULL, "import --help"), 0);
+	cr_assert(strstr(out, "examples:") && strstr(out, "--xfs-agblocks") && strstr(out, "dtrace"), "%s", out);
+	free(out);
+	cr_assert_eq(run(&out, NULL, "export --help"), 0);
+	cr_assert(strstr(out, "examples:") && strstr(out, "#769") && strstr(out, "--records"), "%s", out);
+	free(out);
+}
+
+struct usage {
+	char args[128];
+	int rc;
+	char expect[80];
+};
+
+ParameterizedTestParameters(impexp_cli, usage_errors)
+{
+	static struct usage p[] = {
+		{ "import x.txt -o o.tsim", 2, "--from KIND is required" },
+		{ "import --from nope x.txt -o o.tsim", 2, "unknown kind 'nope'" },
+		{ "import --from dtrace -o o.tsim", 2, "no input FILE" },
+		{ "import --from dtrace x.txt", 2, "-o OUT is required" },
+		{ "import --from dtrace --xfs-agblocks 3 x.txt -o o.tsim", 2, "unknown option '--xfs-agblocks'" },
+		{ "import --from blktrace --ops some x.bin -o o.tsim", 2, "ops" },
+		{ "import --from dtrace missing.txt -o o.tsim", 1, "missing.txt" },
+		{ "export x.tsim -o o.bt", 2, "--to KIND is required" },
+		{ "export --to blktrace -o o.bt", 2, "no TRACE" },
+		{ "export --to blktrace missing.tsim -o o.bt", 1, "missing.tsim" },
+		{ "export --to fio --records sideways x.tsim -o o.log", 2, "records" },
+	};
+	return cr_make_param_array(struct usage, p, sizeof(p) / sizeof(p[0]));
+}
+
+ParameterizedTest(struct usage *p, impexp_cli, usage_errors)
+{
+	char *err = NULL;
+
+	cr_assert_eq(run(NULL, &err, "%s", p->args), p->rc, "%s: %s", p->args, err);
+	cr_assert(strstr(err, p->expect), "expected '%s' in: %s", p->expect, err);
+	cr_assert_eq(nfiles(), 0, "nothing written");
+	free(err);
+}
+
+Test(impexp_cli, dtrace_import_info_and_atomic_failure)
+{
+	char path[512], *err = NULL;
+	json_t *j, *h;
+	static const char good[] =
+		"trimsim-dtrace 1\nfs ada0p2 4096 32768 /usr\nfree 1000 ada0p2 77 8192 32768\n"
+		"start 2000 ada0 delete 1056768 32768\ndone 9000 ada0 delete 1056768 32768 0 7000\n";
+
+	snprintf(path, sizeof(path), "%s/ufs.txt", dir);
+	cr_assert_eq(th_write(path, good, strlen(good)), 0);
+	cr_assert_eq(run(NULL, NULL, "import --from dtrace ufs.txt -o ufs.tsim"), 0);
+	j = info("ufs.tsim");
+	cr_assert_eq(kind_records(j, "FREE"), 1);
+	cr_assert_eq(kind_records(j, "ISSUE"), 1);
+	cr_assert_eq(kind_records(j, "DONE"), 1);
+	h = json_object_get(j, "header");
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(h, "import"), "importer")), "dtrace");
+	cr_assert_eq(json_integer_value(json_object_get(h, "start_ns")), 1000, "start_ns is the source's");
+	cr_assert_str_eq(json_string_value(json_object_get(h, "kernel")), "unknown", "not the importing machine's");
+	cr_assert_not_null(json_object_get(json_object_get(h, "import"), "imported_on_kernel"));
+	cr_assert_eq(json_array_size(json_object_get(h, "devices")), 2);
+	json_decref(j);
+	cr_assert_eq(run(NULL, NULL, "import --from dtrace ufs.txt -o ufs.jsonl --jsonl"), 0);
+	j = info("ufs.jsonl");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "format")), "jsonl");
+	cr_assert_eq(kind_records(j, "FREE"), 1);
+	json_decref(j);
+
+	/* A bad line late in the file: error with the line, no output, no temporary. */
+	snprintf(path, sizeof(path), "%s/bad.txt", dir);
+	{
+		char bad[sizeof(good) + 64];
+
+		snprintf(bad, sizeof(bad), "%sdone 9100 ada0 delete 0 512 0\n", good);
+		cr_assert_eq(th_write(path, bad, strlen(bad)), 0);
+	}
+	cr_assert_eq(run(NULL, &err, "import --from dtrace bad.txt -o bad.tsim"), 1);
+	cr_assert(strstr(err, "bad.txt:6: expected 'done"), "%s", err);
+	cr_assert_eq(nfiles(), 4, "ufs.txt, ufs.tsim, ufs.jsonl, bad.txt only");
+	free(err);
+}
+
+/* A trace written with the trace writer, out through export and back in through import. */
+Test(impexp_cli, blktrace_round_trip)
+{
+	static struct ts_record recs[400];
+	size_t n = tu_workload(recs, 200, 11);
+	char path[512], err[256], *serr = NULL;
+	struct ts_device dev = { .name = "loop42", .dev = TU_DEV, .size = 8ull << 30 };
+	json_t *h = trace_header__new(0, NULL), *j;
+	struct trace_writer *w;
+	uint64_t disc = 0;
+
+	cr_assert_not_null(h);
+	json_object_set_new(h, "devices", json_array());
+	json_array_append_new(json_object_get(h, "devices"), ts_device_to_json(&dev));
+	snprintf(path, sizeof(path), "%s/gen.tsim", dir);
+	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_eq(trace_writer__write(w, &recs[i]), 0);
+		disc += recs[i].kind == TS_ISSUE && recs[i].op == TS_OP_DISCARD;
+	}
+	cr_assert_eq(trace_writer__close(w, recs[n - 1].time_ns, err, sizeof(err)), 0, "%s", err);
+	json_decref(h);
+
+	cr_assert_eq(run(NULL, NULL, "export --to blktrace gen.tsim -o gen.blktrace"), 0);
+	cr_assert_eq(run(NULL, &serr, "import --from blktrace gen.blktrace -o back.tsim --device-size 8G"), 0);
+	free(serr);
+	j = info("back.tsim");
+	cr_assert_eq(kind_records(j, "ISSUE"), 200);
+	cr_assert_eq(kind_records(j, "DONE"), 200);
+	cr_assert_eq(kind_records(j, "BIO"), disc, "one Q per discard");
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(j, "devices"), 0), "size")),
+		     8ll << 30);
+	json_decref(j);
+
+	/* --records free on a trace without FREE records: error, nothing left behind. */
+	cr_assert_eq(run(NULL, &serr, "export --to blktrace gen.tsim --records free -o none.blktrace"), 1);
+	cr_assert(strstr(serr, "no free records"), "%s", serr);
+	cr_assert_eq(nfiles(), 3, "gen.tsim, gen.blktrace, back.tsim only");
+	free(serr);
+}

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trimsim export --to KIND TRACE -o OUT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "replay/cli.h"
+#include "traces/import/cliopt.h"
+#include "traces/util.h"
+#include "exporter.h"
+
+static void export_usage(FILE *f)
+{
+	size_t n;
+	const struct exporter_ops *const *ex = exporters(&n);
+
+	fprintf(f,
+		"usage: trimsim export --to KIND TRACE -o OUT [OPTIONS]\n"
+		"\n"
+		"Writes a trace in a format other tools read. OUT is written atomically:\n"
+		"on any error nothing is left behind.\n"
+		"\n"
+		"kinds and their options:\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "  %s\n", ex[i]->name);
+		for (const char *p = ex[i]->help; *p;) {
+			const char *nl = strchr(p, '\n');
+			int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+			fprintf(f, "    %.*s\n", len, p);
+			p += len + (nl ? 1 : 0);
+		}
+		cliopt__print(ex[i]->opts, f);
+	}
+	fprintf(f,
+		"\n"
+		"examples:\n"
+		"  trimsim export --to blktrace rm.tsim -o rm.blktrace\n"
+		"  blkparse -i - < rm.blktrace\n"
+		"  fio --name=replay --ioengine=libaio --direct=1 --read_iolog=rm.blktrace --replay_redirect=/dev/sdX\n"
+		"  trimsim export --to fio rm.tsim -o rm.iolog --ops discard --file /dev/sdX   (fio >= 3.34 for trims)\n"
+		"  trimsim export --to blktrace rm.tsim --records free -o frees.blktrace  (every free as a discard)\n");
+}
+
+/* First pass: counts per kind and the first record's time. */
+static int survey(const char *in, struct export_ctx *c, char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_reader__open(in, err, errlen);
+	struct ts_record rec;
+	bool first = true;
+	int ret;
+
+	if (!r)
+		return errno ? -errno : -EINVAL;
+	while ((ret = trace_reader__next(r, &rec)) == 1) {
+		if (first)
+			c->first_ns = rec.time_ns;
+		first = false;
+		if (rec.kind <= TS_KIND_MAX)
+			c->kinds[rec.kind]++;
+	}
+	if (ret < 0)
+		ts_errf(err, errlen, ret, "%s", trace_reader__error(r));
+	trace_reader__close(r);
+	return ret;
+}
+
+static int run_export(const struct exporter_ops *ex, const void *opts, const char *in, const char *out,
+		      char *err, size_t errlen)
+{
+	struct export_ctx c = { .in_path = in, .out_path = out };
+	struct trace_reader *r = NULL;
+	struct ts_record rec;
+	char *tmp = NULL;
+	void *state = NULL;
+	uint64_t no = 0;
+	int fd = -1, ret;
+
+	if ((ret = survey(in, &c, err, errlen)))
+		return ret;
+	r = trace_reader__open(in, err, errlen);
+	if (!r)
+		return errno ? -errno : -EINVAL;
+	c.header = trace_reader__header(r);
+	c.devs = trace_reader__devices(r, &c.ndev);
+	if (asprintf(&tmp, "%s.XXXXXX", out) < 0) {
+		tmp = NULL;
+		ret = ts_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(c.out = fdopen(fd, "w"))) {
+		ret = ts_errf(err, errlen, -errno, "%s: cannot create: %s", out, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if ((ret = ex->begin(&state, opts, &c, err, errlen)))
+		goto out;
+	while ((ret = trace_reader__next(r, &rec)) == 1) {
+		if ((ret = ex->record(state, &rec, no++, err, errlen)))
+			goto out;
+		if (trimsim_stop) {
+			ret = ts_errf(err, errlen, -EINTR, "interrupted");
+			goto out;
+		}
+	}
+	if (ret < 0) {
+		ts_errf(err, errlen, ret, "%s", trace_reader__error(r));
+		goto out;
+	}
+	if ((ret = ex->end(state, err, errlen)))
+		goto out;
+	if (fflush(c.out) || fsync(fileno(c.out))) {
+		ret = ts_errf(err, errlen, -errno, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	ret = fclose(c.out) ? -errno : 0;
+	c.out = NULL;
+	if (ret || rename(tmp, out)) {
+		ret = ts_errf(err, errlen, -errno, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+out:
+	if (c.out)
+		fclose(c.out);
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	if (state)
+		ex->destroy(state);
+	trace_reader__close(r);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const struct exporter_ops *ex = NULL;
+	const char *in = NULL, *out = NULL;
+	void *opts = NULL;
+	char err[512] = "";
+	int ret = 2, r;
+
+	if (cli_wants_help(argc, argv)) {
+		export_usage(stdout);
+		return 0;
+	}
+	if (exporters__validate(err, sizeof(err)))
+		goto fail;
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--to") && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--to=", 5))
+			v = argv[i] + 5;
+		if (v && !(ex = exporter__find(v))) {
+			snprintf(err, sizeof(err), "--to: unknown kind '%s' (blktrace, fio)", v);
+			goto usage;
+		}
+	}
+	if (!ex) {
+		snprintf(err, sizeof(err), "--to KIND is required (blktrace, fio)");
+		goto usage;
+	}
+	opts = calloc(1, ex->opts_size);
+	if (!opts || opts__defaults(ex->opts, opts, err, sizeof(err)))
+		goto fail;
+	for (int i = 1; i < argc;) {
+		if (!strcmp(argv[i], "--to")) {
+			i += 2;
+		} else if (!strncmp(argv[i], "--to=", 5)) {
+			i++;
+		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (i + 1 >= argc) {
+				snprintf(err, sizeof(err), "%s needs a file", argv[i]);
+				goto usage;
+			}
+			out = argv[i + 1];
+			i += 2;
+		} else if ((r = cliopt__take(ex->opts, opts, argc, argv, &i, err, sizeof(err))) != 0) {
+			if (r < 0)
+				goto usage;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			snprintf(err, sizeof(err), "unknown option '%s' for --to %s (see --help)", argv[i], ex->name);
+			goto usage;
+		} else if (in) {
+			snprintf(err, sizeof(err), "one TRACE only ('%s' and '%s')", in, argv[i]);
+			goto usage;
+		} else {
+			in = argv[i++];
+		}
+	}
+	if (!in || !out) {
+		snprintf(err, sizeof(err), "%s", !in ? "no TRACE given" : "-o OUT is required");
+		goto usage;
+	}
+	if (run_export(ex, opts, in, out, err, sizeof(err)))
+		goto fail;
+	ret = 0;
+	goto out;
+usage:
+	fprintf(stderr, "trimsim export: %s\n", err);
+	ret = 2;
+	goto out;
+fail:
+	fprintf(stderr, "trimsim export: %s\n", err[0] ? err : strerror(errno));
+	ret = 1;
+out:
+	free(opts);
+	return ret;
+}

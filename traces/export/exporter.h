@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Exporters: a trimsim trace out to the formats other tools read (blktrace
+ * binary for blkparse and fio replay, fio iolog v3). One read-only ops table
+ * per kind in one explicit array (registry.c); per-instance state behind a
+ * void *. The command makes a first pass over the trace (counts per kind, first
+ * time) and then streams records to the hooks; the hooks write to ctx->out,
+ * a temporary file renamed over OUT only when everything succeeded.
+ */
+#ifndef TRIMSIM_EXPORTER_H
+#define TRIMSIM_EXPORTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "traces/opts.h"
+#include "traces/trace.h"
+
+struct export_ctx {
+	FILE *out;
+	const char *out_path;		/* the final path, for messages */
+	const char *in_path;
+	const json_t *header;
+	const struct ts_device *devs;
+	size_t ndev;
+	uint64_t kinds[TS_KIND_MAX + 1];	/* records per kind (first pass) */
+	uint64_t first_ns;		/* time of the first record */
+};
+
+struct exporter_ops {
+	const char *name;		/* --to NAME */
+	const char *help;
+	const struct opt_spec *opts;
+	size_t opts_size;
+	int (*begin)(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen);
+	/* Called for every record in trace order; rec_no counts from 0 for messages. */
+	int (*record)(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen);
+	int (*end)(void *state, char *err, size_t errlen);
+	void (*destroy)(void *state);	/* accepts NULL */
+};
+
+const struct exporter_ops *const *exporters(size_t *n);
+const struct exporter_ops *exporter__find(const char *name);
+int exporters__validate(char *err, size_t errlen);
+
+/*
+ * The options every exporter shares, first in its options struct:
+ * which layer of the trace becomes the output's I/O, and which ops.
+ */
+enum export_layer { EXPORT_AUTO = 0, EXPORT_ISSUE, EXPORT_BIO, EXPORT_INTENT, EXPORT_FREE };
+struct export_common {
+	unsigned records;	/* enum export_layer */
+	unsigned ops;		/* 0 all, 1 discard only */
+};
+extern const char *const export_layer_choices[];
+extern const char *const export_ops_choices[];
+#define EXPORT_COMMON_OPTS(type)								\
+	{ "records", OPT_ENUM, offsetof(type, common.records), 0, 0, "auto",			\
+	  "which records become I/O: issue (device commands, ISSUE/DONE), bio (discard bios),"	\
+	  " intent (fs discard requests), free (fs frees, as discards); auto = the first"	\
+	  " present in that order", export_layer_choices },					\
+	{ "ops", OPT_ENUM, offsetof(type, common.ops), 0, 0, "all",				\
+	  "all ops or only discards", export_ops_choices }
+
+/* The trace kind the layer choice means for this trace (auto resolved); 0 if it has none. */
+unsigned export_layer_kind(unsigned records, const struct export_ctx *c);
+/* Whether r is exported under (kind, ops): ISSUE layer also passes DONE. */
+bool export_wants(unsigned kind, unsigned ops, const struct ts_record *r);
+/* FREE/INTENT/BIO records carry no op: they are discards. */
+unsigned export_op(const struct ts_record *r);
+
+#endif

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fio iolog version 3 exporter, following fio's HOWTO "Trace file format":
+ *   fio version 3 iolog
+ *   TIMESTAMP FILENAME add|open|close
+ *   TIMESTAMP FILENAME read|write|sync|trim OFFSET LENGTH
+ * TIMESTAMP is microseconds from the start of the run (fio's iolog.c writes
+ * utime_since_now() and replays the differences); LENGTH is read as an
+ * unsigned int, so longer records are cut into pieces below 4 GiB.
+ * Each device becomes one file: --file PATH for all of them, else /dev/NAME
+ * from the trace's device table (/dev/block/MAJ:MIN when it has no name).
+ *
+ * fio releases before the fix for fio issue #769 (iolog.c "handle trim
+ * commands when reading iologs", 2023; Debian 12 ships 3.33) reject trim lines
+ * with "bad ddir: 2"; replay discards from the blktrace export there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/util.h"
+#include "exporter.h"
+
+#define FIO_MAX_PIECE	(0xffffffffull & ~4095ull)
+#define FIO_MAX_FILES	64
+
+struct fio_opts {
+	struct export_common common;
+	char file[256];
+};
+
+static const struct opt_spec fio_opt_table[] = {
+	EXPORT_COMMON_OPTS(struct fio_opts),
+	{ "file", OPT_STR, offsetof(struct fio_opts, file), 0, 0, "",
+	  "FILENAME for every device in the log (a device or file to replay on); default /dev/NAME",
+	  NULL, 256 },
+	{ 0 },
+};
+
+struct fio_file {
+	uint32_t dev;
+	char name[280];
+};
+
+struct fio_state {
+	FILE *out;
+	const char *out_path;
+	const struct export_ctx *c;
+	unsigned kind, ops;
+	uint64_t first_ns, last_us;
+	char file[256];
+	struct fio_file files[FIO_MAX_FILES];
+	size_t nfiles;
+};
+
+static const char *fio_action(unsigned op)
+{
+	switch (op) {
+	case TS_OP_READ: return "read";
+	case TS_OP_FLUSH: return "sync";
+	case TS_OP_DISCARD:
+	case TS_OP_SECURE_ERASE: return "trim";
+	default: return "write";
+	}
+}
+
+/* The file for dev, announced with add and open the first time it appears. */
+static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int *ret)
+{
+	struct fio_file *f;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (s->files[i].dev == dev)
+			return s->files[i].name;
+	if (s->file[0] && s->nfiles) {	/* one file for every device */
+		return s->files[0].name;
+	}
+	if (s->nfiles == FIO_MAX_FILES) {
+		*ret = -E2BIG;
+		return NULL;
+	}
+	f = &s->files[s->nfiles++];
+	f->dev = dev;
+	if (s->file[0]) {
+		snprintf(f->name, sizeof(f->name), "%s", s->file);
+	} else {
+		const char *name = NULL;
+		char buf[32];
+
+		for (size_t i = 0; i < s->c->ndev; i++)
+			if (s->c->devs[i].dev == dev && s->c->devs[i].name[0] && !strchr(s->c->devs[i].name, ':'))
+				name = s->c->devs[i].name;
+		if (name)
+			snprintf(f->name, sizeof(f->name), "/dev/%s", name);
+		else
+			snprintf(f->name, sizeof(f->name), "/dev/block/%s", ts_dev_str(dev, buf, sizeof(buf)));
+	}
+	if (fprintf(s->out, "%" PRIu64 " %s add\n%" PRIu64 " %s open\n", us, f->name, us, f->name) < 0)
+		*ret = -EIO;
+	return f->name;
+}
+
+static int fio_begin(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen)
+{
+	const struct fio_opts *o = opts;
+	struct fio_state *s;
+	unsigned kind = export_layer_kind(o->common.records, c);
+
+	if (!kind)
+		return ts_errf(err, errlen, -EINVAL, "%s: no %s records to export",
+			       c->in_path, export_layer_choices[o->common.records]);
+	if (strpbrk(o->file, " \t\n"))
+		return ts_errf(err, errlen, -EINVAL, "--file '%s': fio iolog file names cannot hold spaces", o->file);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	s->out = c->out;
+	s->out_path = c->out_path;
+	s->c = c;
+	s->kind = kind;
+	s->ops = o->common.ops;
+	s->first_ns = c->first_ns;
+	snprintf(s->file, sizeof(s->file), "%s", o->file);
+	*state = s;
+	if (fprintf(s->out, "fio version 3 iolog\n") < 0)
+		return ts_errf(err, errlen, -EIO, "%s: write error", s->out_path);
+	return 0;
+}
+
+static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen)
+{
+	struct fio_state *s = state;
+	const char *name, *act;
+	uint64_t us, off, left;
+	int ret = 0;
+
+	(void)rec_no;
+	/* DONE records are the completions of exported ISSUEs: nothing to replay. */
+	if (r->kind == TS_DONE || !export_wants(s->kind, s->ops, r))
+		return 0;
+	us = (r->time_ns >= s->first_ns ? r->time_ns - s->first_ns : 0) / 1000;
+	if (us < s->last_us)
+		us = s->last_us;	/* fio replays differences: never negative */
+	s->last_us = us;
+	name = fio_file(s, r->dev, us, &ret);
+	if (!name)
+		return ts_errf(err, errlen, ret, "record %" PRIu64 ": more than %d devices", rec_no, FIO_MAX_FILES);
+	act = fio_action(export_op(r));
+	off = r->offset;
+	left = r->length;
+	do {
+		uint64_t piece = left > FIO_MAX_PIECE ? FIO_MAX_PIECE : left;
+
+		if (fprintf(s->out, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, name, act, off, piece) < 0)
+			ret = -EIO;
+		off += piece;
+		left -= piece;
+	} while (left && !ret);
+	if (ret)
+		return ts_errf(err, errlen, ret, "%s: write error", s->out_path);
+	return 0;
+}
+
+static int fio_end(void *state, char *err, size_t errlen)
+{
+	struct fio_state *s = state;
+
+	for (size_t i = 0; i < s->nfiles; i++)
+		if (fprintf(s->out, "%" PRIu64 " %s close\n", s->last_us, s->files[i].name) < 0)
+			return ts_errf(err, errlen, -EIO, "%s: write error", s->out_path);
+	return 0;
+}
+
+static void fio_destroy(void *state)
+{
+	free(state);
+}
+
+const struct exporter_ops exporter_fio = {
+	.name = "fio",
+	.help = "fio iolog version 3 (fio >= 3.31): read/write/sync/trim lines with microsecond timestamps;\n"
+		"replay with fio --read_iolog=OUT [--replay_redirect=DEV]. Note: fio 3.33 (Debian 12) and\n"
+		"older reject trim lines (\"bad ddir: 2\", fio issue #769): use --to blktrace there.",
+	.opts = fio_opt_table,
+	.opts_size = sizeof(struct fio_opts),
+	.begin = fio_begin,
+	.record = fio_record,
+	.end = fio_end,
+	.destroy = fio_destroy,
+};

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Every exporter, in one explicit array, and the layer choice they share. */
+#include <errno.h>
+#include <string.h>
+
+#include "traces/util.h"
+#include "exporter.h"
+
+extern const struct exporter_ops exporter_blktrace;
+extern const struct exporter_ops exporter_fio;
+
+static const struct exporter_ops *const registry[] = {
+	&exporter_blktrace,
+	&exporter_fio,
+};
+
+const char *const export_layer_choices[] = { "auto", "issue", "bio", "intent", "free", NULL };
+const char *const export_ops_choices[] = { "all", "discard", NULL };
+
+const struct exporter_ops *const *exporters(size_t *n)
+{
+	*n = sizeof(registry) / sizeof(registry[0]);
+	return registry;
+}
+
+const struct exporter_ops *exporter__find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
+		if (!strcmp(registry[i]->name, name))
+			return registry[i];
+	return NULL;
+}
+
+int exporters__validate(char *err, size_t errlen)
+{
+	char e[256];
+
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+		const struct exporter_ops *ex = registry[i];
+
+		if (!ex->name || !ex->help || !ex->begin || !ex->record || !ex->end || !ex->destroy)
+			return ts_errf(err, errlen, -EINVAL, "exporter %zu: name, help and all hooks are required", i);
+		if (ex->opts && opts__validate(ex->opts, e, sizeof(e)))
+			return ts_errf(err, errlen, -EINVAL, "exporter %s: %s", ex->name, e);
+	}
+	return 0;
+}
+
+unsigned export_layer_kind(unsigned records, const struct export_ctx *c)
+{
+	static const unsigned kinds[] = { [EXPORT_ISSUE] = TS_ISSUE, [EXPORT_BIO] = TS_BIO,
+					  [EXPORT_INTENT] = TS_INTENT, [EXPORT_FREE] = TS_FREE };
+
+	if (records != EXPORT_AUTO)
+		return records < sizeof(kinds) / sizeof(kinds[0]) && c->kinds[kinds[records]] ? kinds[records] : 0;
+	for (unsigned l = EXPORT_ISSUE; l <= EXPORT_FREE; l++)
+		if (c->kinds[kinds[l]])
+			return kinds[l];
+	return 0;
+}
+
+unsigned export_op(const struct ts_record *r)
+{
+	if (r->kind == TS_FREE || r->kind == TS_INTENT || r->kind == TS_BIO)
+		return TS_OP_DISCARD;
+	return r->op;
+}
+
+bool export_wants(unsigned kind, unsigned ops, const struct ts_record *r)
+{
+	unsigned op;
+
+	if (r->kind != kind && !(kind == TS_ISSUE && r->kind == TS_DONE))
+		return false;
+	op = export_op(r);
+	if (op == TS_OP_NONE || op > TS_OP_MAX)
+		return false;
+	return ops == 0 || op == TS_OP_DISCARD || op == TS_OP_SECURE_ERASE;
+}

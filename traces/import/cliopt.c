@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+
+#include "traces/util.h"
+#include "cliopt.h"
+
+int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
+		 char *err, size_t errlen)
+{
+	const char *arg = argv[*i], *val, *eq;
+	char key[64];
+	size_t n;
+	int ret;
+
+	if (!t || strncmp(arg, "--", 2))
+		return 0;
+	arg += 2;
+	eq = strchr(arg, '=');
+	n = eq ? (size_t)(eq - arg) : strlen(arg);
+	if (n == 0 || n >= sizeof(key))
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		key[k] = arg[k] == '-' ? '_' : arg[k];
+	key[n] = 0;
+	if (!opts__find(t, key))
+		return 0;
+	if (eq) {
+		val = eq + 1;
+	} else {
+		if (*i + 1 >= argc)
+			return ts_errf(err, errlen, -EINVAL, "option --%s needs a value", arg);
+		val = argv[++*i];
+	}
+	ret = opts__set(t, obj, key, val, err, errlen);
+	if (ret)
+		return ret;
+	(*i)++;
+	return 1;
+}
+
+void cliopt__print(const struct opt_spec *t, FILE *f)
+{
+	for (const struct opt_spec *o = t; o && o->key; o++) {
+		char flag[64];
+		size_t k;
+
+		for (k = 0; o->key[k] && k < sizeof(flag) - 1; k++)
+			flag[k] = o->key[k] == '_' ? '-' : o->key[k];
+		flag[k] = 0;
+		fprintf(f, "    --%-20s %s", flag, o->help);
+		if (o->def && o->def[0])
+			fprintf(f, " (default %s)", o->def);
+		if (o->choices) {
+			fprintf(f, " [");
+			for (const char *const *c = o->choices; *c; c++)
+				fprintf(f, "%s%s", c == o->choices ? "" : "|", *c);
+			fprintf(f, "]");
+		}
+		fputc('\n', f);
+	}
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trimsim import --from KIND FILE... -o OUT */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/cli.h"
+#include "traces/util.h"
+#include "cliopt.h"
+#include "importer.h"
+
+static void import_usage(FILE *f)
+{
+	size_t n;
+	const struct importer_ops *const *im = importers(&n);
+
+	fprintf(f,
+		"usage: trimsim import --from KIND [OPTIONS] FILE... -o OUT [--jsonl]\n"
+		"\n"
+		"Converts another tool's trace into a trimsim trace. OUT is written atomically:\n"
+		"on any error nothing is left behind. --jsonl writes JSON Lines instead of binary.\n"
+		"\n"
+		"kinds and their options:\n");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "  %s\n", im[i]->name);
+		for (const char *p = im[i]->help; *p;) {
+			const char *nl = strchr(p, '\n');
+			int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+			fprintf(f, "    %.*s\n", len, p);
+			p += len + (nl ? 1 : 0);
+		}
+		cliopt__print(im[i]->opts, f);
+	}
+	fprintf(f,
+		"\n"
+		"examples:\n"
+		"  trimsim import --from blktrace sda.blktrace.0 sda.blktrace.1 -o rm.tsim --device-size 240G\n"
+		"  blkparse -i sda -d sda.bin >/dev/null; trimsim import --from blktrace sda.bin -o rm.tsim\n"
+		"  trimsim import --from trace-cmd trace.dat --device /dev/sdb1 -o rm.tsim\n"
+		"  trimsim import --from trace-cmd trace.dat --xfs-agblocks 65536 --fs-block-size 4096 -o rm.tsim\n"
+		"  dtrace -qs tracer/freebsd/trimsim.d > ufs.txt; trimsim import --from dtrace ufs.txt -o ufs.tsim\n");
+}
+
+static int write_trace(struct import_sink *sink, const char *out, json_t *header, bool jsonl,
+		       char *err, size_t errlen)
+{
+	struct ts_record buf[1024];
+	struct trace_writer *w;
+	uint64_t pos = 0, end_ns = 0;
+	ssize_t n;
+	int ret = 0;
+
+	w = trace_writer__open(out, header, jsonl ? TW_JSONL : TW_BINARY, TW_ATOMIC, err, errlen);
+	if (!w)
+		return errno ? -errno : -EIO;
+	while ((n = import_sink__read(sink, pos, buf, 1024)) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if ((ret = trace_writer__write(w, &buf[i]))) {
+				ts_errf(err, errlen, ret, "%s: %s", out, trace_writer__error(w));
+				trace_writer__abort(w);
+				return ret;
+			}
+			if (buf[i].time_ns > end_ns)
+				end_ns = buf[i].time_ns;
+		}
+		pos += (uint64_t)n;
+	}
+	if (n < 0) {
+		trace_writer__abort(w);
+		return ts_errf(err, errlen, (int)n, "%s: spool read: %s", out, strerror((int)-n));
+	}
+	return trace_writer__close(w, end_ns, err, errlen);
+}
+
+static json_t *import_header(int argc, char **argv, const struct importer_ops *im, const void *opts,
+			     char *const *files, size_t nfiles, struct import_sink *sink)
+{
+	json_t *h = trace_header__new(argc, argv), *devs = json_array(), *src = json_object(),
+	       *fl = json_array();
+	const struct ts_device *d;
+	size_t nd;
+	int bad = !h || !devs || !src || !fl;
+
+	d = import_sink__devices(sink, &nd);
+	for (size_t i = 0; !bad && i < nd; i++)
+		bad |= json_array_append_new(devs, ts_device_to_json(&d[i]));
+	for (size_t i = 0; !bad && i < nfiles; i++)
+		bad |= json_array_append_new(fl, json_string(files[i]));
+	if (!bad) {
+		/* host and kernel are the recording machine's, which the input does not tell. */
+		bad |= json_object_set(src, "imported_on_host", json_object_get(h, "host"));
+		bad |= json_object_set(src, "imported_on_kernel", json_object_get(h, "kernel"));
+		bad |= json_object_set_new(h, "host", json_string("unknown"));
+		bad |= json_object_set_new(h, "kernel", json_string("unknown"));
+		bad |= json_object_set_new(src, "importer", json_string(im->name));
+		bad |= json_object_set_new(src, "files", fl);
+		fl = NULL;
+		bad |= json_object_set_new(src, "options", opts__to_json(im->opts, opts));
+		bad |= json_object_set_new(h, "devices", devs);
+		devs = NULL;
+		bad |= json_object_set_new(h, "import", src);
+		src = NULL;
+	}
+	json_decref(devs);
+	json_decref(src);
+	json_decref(fl);
+	/* Record times are the source's clock: start_ns is the first record's, not ours. */
+	if (!bad && import_sink__count(sink)) {
+		struct ts_record first;
+
+		if (import_sink__read(sink, 0, &first, 1) == 1)
+			bad |= json_object_set_new(h, "start_ns", json_integer((json_int_t)first.time_ns));
+	}
+	if (bad) {
+		json_decref(h);
+		return NULL;
+	}
+	return h;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	const struct importer_ops *im = NULL;
+	const char *out = NULL;
+	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	struct import_sink *sink = NULL;
+	json_t *header = NULL;
+	void *opts = NULL;
+	size_t nfiles = 0;
+	bool jsonl = false;
+	char err[512] = "";
+	int ret = 1, r;
+
+	if (cli_wants_help(argc, argv)) {
+		import_usage(stdout);
+		free(files);
+		return 0;
+	}
+	if (!files || importers__validate(err, sizeof(err)))
+		goto fail;
+	/* --from first: the importer's options depend on it. */
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--from") && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--from=", 7))
+			v = argv[i] + 7;
+		if (v && !(im = importer__find(v))) {
+			snprintf(err, sizeof(err), "--from: unknown kind '%s' (blktrace, trace-cmd, dtrace)", v);
+			goto usage;
+		}
+	}
+	if (!im) {
+		snprintf(err, sizeof(err), "--from KIND is required");
+		goto usage;
+	}
+	opts = calloc(1, im->opts_size ? im->opts_size : 1);
+	if (!opts || opts__defaults(im->opts, opts, err, sizeof(err)))
+		goto fail;
+	for (int i = 1; i < argc;) {
+		if (!strcmp(argv[i], "--from")) {
+			i += 2;
+		} else if (!strncmp(argv[i], "--from=", 7) || !strcmp(argv[i], "--jsonl")) {
+			jsonl |= !strcmp(argv[i], "--jsonl");
+			i++;
+		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
+			if (i + 1 >= argc) {
+				snprintf(err, sizeof(err), "%s needs a file", argv[i]);
+				goto usage;
+			}
+			out = argv[i + 1];
+			i += 2;
+		} else if ((r = cliopt__take(im->opts, opts, argc, argv, &i, err, sizeof(err))) != 0) {
+			if (r < 0)
+				goto usage;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			snprintf(err, sizeof(err), "unknown option '%s' for --from %s (see --help)", argv[i], im->name);
+			goto usage;
+		} else {
+			files[nfiles++] = argv[i++];
+		}
+	}
+	if (!nfiles || !out) {
+		snprintf(err, sizeof(err), "%s", !nfiles ? "no input FILE given" : "-o OUT is required");
+		goto usage;
+	}
+	sink = import_sink__new();
+	if (!sink) {
+		snprintf(err, sizeof(err), "temporary spool: %s", strerror(errno));
+		goto fail;
+	}
+	if (im->run(opts, files, nfiles, sink, err, sizeof(err)))
+		goto fail;
+	header = import_header(argc, argv, im, opts, files, nfiles, sink);
+	if (!header) {
+		snprintf(err, sizeof(err), "header: out of memory");
+		goto fail;
+	}
+	if (write_trace(sink, out, header, jsonl, err, sizeof(err)))
+		goto fail;
+	fprintf(stderr, "trimsim import: %" PRIu64 " records (%" PRIu64 " BIO, %" PRIu64 " ISSUE, %" PRIu64
+		" DONE, %" PRIu64 " FREE, %" PRIu64 " INTENT, %" PRIu64 " ALLOC) -> %s\n",
+		import_sink__count(sink), import_sink__kind_count(sink, TS_BIO),
+		import_sink__kind_count(sink, TS_ISSUE), import_sink__kind_count(sink, TS_DONE),
+		import_sink__kind_count(sink, TS_FREE), import_sink__kind_count(sink, TS_INTENT),
+		import_sink__kind_count(sink, TS_ALLOC), out);
+	ret = 0;
+	goto out;
+usage:
+	fprintf(stderr, "trimsim import: %s\n", err);
+	ret = 2;
+	goto out;
+fail:
+	fprintf(stderr, "trimsim import: %s\n", err[0] ? err : strerror(errno));
+	ret = 1;
+out:
+	json_decref(header);
+	import_sink__free(sink);
+	free(opts);
+	free(files);
+	return ret;
+}
