@@ -257,7 +257,8 @@ static int dt_run(const void *opts, char *const *files, size_t nfiles, struct im
 	for (size_t i = 0; i < nfiles && !ret; i++)
 		ret = dt_file(s, files[i], err, errlen);
 	if (!ret) {
-		qsort(s->v, s->n, sizeof(s->v[0]), cmp_rec);
+		if (s->n)	/* s->v is NULL when no line held a record: qsort(NULL, 0) is undefined */
+			qsort(s->v, s->n, sizeof(s->v[0]), cmp_rec);
 		for (size_t i = 0; i < s->n && !ret; i++)
 			ret = import_sink__record(sink, &s->v[i].r);
 		if (ret)
