@@ -6,6 +6,7 @@
 #   make test          runs the smoke too, as the Criterion suite tests/reliab/test_fuzz_smoke.c
 #                      (so its result is counted in the closing "tests: ..." line)
 # Corpora grow in build/fuzz/corpus/NAME (not in git). Seeds: tests/fuzz/seeds/NAME.
+# Extra libFuzzer flags for one harness: tests/fuzz/NAME.options (one line).
 # A crash is written to tests/fuzz/regress/NAME/; once fixed it stays there as a regression input.
 FUZZ_CC := clang
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
@@ -48,13 +49,13 @@ fuzz: fuzz-bins
 	@st=0; for b in $(FUZZ_BINS); do n=$$(basename $$b); \
 		mkdir -p $(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
-		$$b -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) -artifact_prefix=tests/fuzz/regress/$$n/ \
+		$$b -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) $$(cat tests/fuzz/$$n.options 2>/dev/null) -artifact_prefix=tests/fuzz/regress/$$n/ \
 			$(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n >$(BUILD)/fuzz/$$n.log 2>&1 || st=1; \
 		tests/fuzz/summary.sh $$n $(BUILD)/fuzz/$$n.log; done; exit $$st
 
 fuzz-smoke: fuzz-bins
 	@st=0; for b in $(FUZZ_BINS); do n=$$(basename $$b); mkdir -p tests/fuzz/seeds/$$n tests/fuzz/regress/$$n $(BUILD)/fuzz/smoke/$$n; \
-		$$b -max_total_time=$(SMOKE_SECONDS) $(FUZZ_RUN_FLAGS) -artifact_prefix=$(BUILD)/fuzz/smoke/$$n/ \
+		$$b -max_total_time=$(SMOKE_SECONDS) $(FUZZ_RUN_FLAGS) $$(cat tests/fuzz/$$n.options 2>/dev/null) -artifact_prefix=$(BUILD)/fuzz/smoke/$$n/ \
 			$(BUILD)/fuzz/smoke/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n >$(BUILD)/fuzz/$$n.smoke.log 2>&1 \
 			|| { tail -40 $(BUILD)/fuzz/$$n.smoke.log; st=1; }; \
 		tests/fuzz/summary.sh $$n $(BUILD)/fuzz/$$n.smoke.log; done; exit $$st
