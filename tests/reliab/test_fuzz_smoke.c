@@ -24,7 +24,7 @@ ParameterizedTestParameters(fuzz, smoke)
 {
 	static struct harness t[] = {
 		{ "fuzz_reader" }, { "fuzz_jsonl" }, { "fuzz_profile" }, { "fuzz_policy" },
-		{ "fuzz_import_blktrace" }, { "fuzz_import_tracecmd" }, { "fuzz_import_dtrace" },
+		{ "fuzz_import_blktrace" }, { "fuzz_import_tracecmd" }, { "fuzz_import_dtrace" }, { "fuzz_replay" },
 	};
 	return cr_make_param_array(struct harness, t, sizeof(t) / sizeof(t[0]));
 }
