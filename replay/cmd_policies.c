@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trimsim policies: the stage kinds and presets, with options, defaults and the kernel code they follow. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "policy.h"
+#include "../traces/util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: trimsim policies [--json]\n"
+		"\n"
+		"Lists the policy stages (composed with '|') and the presets (named pipelines that\n"
+		"emulate a kernel), with their options, defaults and the kernel source they follow.\n"
+		"\n"
+		"  --json   one JSON object on stdout\n"
+		"\n"
+		"examples:\n"
+		"  trimsim policies\n"
+		"  trimsim replay t.tsim -p 'source(free) | batch(window=1s) | sort | merge(max=64M,segments=64) | min(64K)'\n"
+		"  trimsim replay t.tsim -p 'sort-merge-async(qd=8)'\n");
+}
+
+static const char *type_name(enum opt_type t)
+{
+	static const char *const names[] = {
+		[OPT_U64] = "integer", [OPT_U32] = "integer", [OPT_BOOL] = "bool", [OPT_DOUBLE] = "number",
+		[OPT_BYTES] = "size", [OPT_DURATION] = "duration", [OPT_STR] = "string", [OPT_ENUM] = "choice",
+	};
+
+	return t <= OPT_ENUM && names[t] ? names[t] : "?";
+}
+
+static json_t *opts_json(const struct opt_spec *o)
+{
+	json_t *arr = json_array();
+
+	for (; o && o->key; o++) {
+		json_t *j = json_object(), *ch = json_array();
+
+		json_object_set_new(j, "key", json_string(o->key));
+		json_object_set_new(j, "type", json_string(type_name(o->type)));
+		json_object_set_new(j, "default", o->def ? json_string(o->def) : json_null());
+		json_object_set_new(j, "help", json_string(o->help ? o->help : ""));
+		for (const char *const *c = o->choices; c && *c; c++)
+			json_array_append_new(ch, json_string(*c));
+		json_object_set_new(j, "choices", ch);
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
+static json_t *all_json(void)
+{
+	json_t *o = json_object(), *st = json_array(), *pr = json_array();
+	const struct policy_stage_ops *s;
+
+	for (size_t i = 0; (s = policy_stage_at(i)); i++) {
+		json_t *j = json_object();
+
+		json_object_set_new(j, "name", json_string(s->name));
+		json_object_set_new(j, "help", json_string(s->help ? s->help : ""));
+		json_object_set_new(j, "follows", s->follows ? json_string(s->follows) : json_null());
+		json_object_set_new(j, "positional", s->positional ? json_string(s->positional) : json_null());
+		json_object_set_new(j, "options", opts_json(s->opts));
+		json_array_append_new(st, j);
+	}
+	for (const struct policy_preset *p = policy_presets; p->name; p++) {
+		json_t *j = json_object(), *tu = json_array();
+
+		json_object_set_new(j, "name", json_string(p->name));
+		json_object_set_new(j, "help", json_string(p->help ? p->help : ""));
+		json_object_set_new(j, "follows", p->follows ? json_string(p->follows) : json_null());
+		json_object_set_new(j, "pipeline", json_string(p->pipeline));
+		for (const struct policy_tunable *t = p->tunables; t && t->key; t++) {
+			json_t *k = json_object();
+
+			json_object_set_new(k, "key", json_string(t->key));
+			json_object_set_new(k, "default", json_string(t->def));
+			json_object_set_new(k, "help", json_string(t->help ? t->help : ""));
+			json_array_append_new(tu, k);
+		}
+		json_object_set_new(j, "tunables", tu);
+		json_array_append_new(pr, j);
+	}
+	json_object_set_new(o, "stages", st);
+	json_object_set_new(o, "presets", pr);
+	return o;
+}
+
+static void print_text(FILE *f)
+{
+	const struct policy_stage_ops *s;
+
+	fprintf(f, "stages (compose with '|'; a bare first argument sets the option marked *):\n");
+	for (size_t i = 0; (s = policy_stage_at(i)); i++) {
+		fprintf(f, "\n  %s: %s\n", s->name, s->help ? s->help : "");
+		if (s->follows)
+			fprintf(f, "    follows %s\n", s->follows);
+		for (const struct opt_spec *o = s->opts; o && o->key; o++)
+			fprintf(f, "    %s%-12s %-9s default %-8s %s\n",
+				s->positional && !strcmp(s->positional, o->key) ? "*" : " ", o->key,
+				type_name(o->type), o->def ? o->def : "-", o->help ? o->help : "");
+	}
+	fprintf(f, "\npresets (name or name(tunable=value, ...)):\n");
+	for (const struct policy_preset *p = policy_presets; p->name; p++) {
+		fprintf(f, "\n  %s: %s\n", p->name, p->help ? p->help : "");
+		if (p->follows)
+			fprintf(f, "    follows %s\n", p->follows);
+		fprintf(f, "    = %s\n", p->pipeline);
+		for (const struct policy_tunable *t = p->tunables; t && t->key; t++)
+			fprintf(f, "     %-12s default %-8s %s\n", t->key, t->def, t->help ? t->help : "");
+	}
+}
+
+int cmd_policies(int argc, char **argv)
+{
+	bool json = false;
+	char err[1024];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			fprintf(stderr, "trimsim policies: unknown argument '%s'\n", argv[i]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (policy_registry_validate(err, sizeof(err))) {
+		fprintf(stderr, "trimsim policies: registry: %s\n", err);
+		return 1;
+	}
+	if (json) {
+		json_t *o = all_json();
+
+		if (!o || json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2)) || fputc('\n', stdout) == EOF) {
+			json_decref(o);
+			return 1;
+		}
+		json_decref(o);
+		return 0;
+	}
+	print_text(stdout);
+	return 0;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trimsim replay: a trace through a policy into a target; a summary table on
+ * stdout and, with -o, the result JSON (RESULT.md), written atomically.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "result.h"
+#include "../traces/util.h"
+
+#define BATCH 4096
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: trimsim replay TRACE [-p POLICY] [-M PROFILE[:key=value,...]] [options]\n"
+		"\n"
+		"Feeds the trace through a discard policy into a device model (or a real device or\n"
+		"file), submits the trace's own reads, writes and flushes through the same target,\n"
+		"and reports discard commands, bytes, latencies, foreground stall and makespan.\n"
+		"\n"
+		"  -p, --policy POLICY   preset or pipeline (default as-recorded); see trimsim policies\n"
+		"  -M, --model PROFILE   device model profile with overrides (default nvme); see trimsim models\n"
+		"  -t, --target NAME[:ARG]  any registered target, e.g. fixed:discard=9ms,qd=1\n"
+		"      --device PATH     a real block device (needs --destructive: its data is destroyed)\n"
+		"      --file PATH       a regular file: discards punch holes\n"
+		"      --qd N            target queue depth (default: the target's own)\n"
+		"      --destructive     allow writes and discards on a real device\n"
+		"      --timing MODE     trace (keep the trace's timing, default) or asap\n"
+		"      --speed X         with --timing trace: replay X times faster (default 1)\n"
+		"      --seed N          model seed (default 1); same inputs and seed, same JSON\n"
+		"      --dev MAJ:MIN     the traced device to replay (default: the header's only or\n"
+		"                        first filesystem device)\n"
+		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
+		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md)\n"
+		"  -q, --quiet           no summary table\n"
+		"\n"
+		"examples:\n"
+		"  trimsim replay rm-xfs.tsim -p xfs -M sata-sf2281\n"
+		"  trimsim replay rm-xfs.tsim -p 'sort-merge-async(qd=32)' -M sata-sf2281 -o smx.json\n"
+		"  trimsim replay rm.tsim -p 'source(free) | batch(1s) | sort | merge(max=64M) | min(64K)' -M nvme\n"
+		"  trimsim replay rm.tsim -p as-recorded -M 'sata-sf2281:trim_base=5ms' --timing asap\n"
+		"  trimsim replay rm.tsim -p passthrough --file /tmp/disk.img\n");
+}
+
+struct args {
+	const char *trace, *policy, *out, *target_name;
+	char target_arg[1024];
+	struct engine_cfg cfg;
+	bool quiet, dev_set;
+};
+
+enum { O_DEVICE = 256, O_FILE, O_QD, O_DESTRUCTIVE, O_TIMING, O_SPEED, O_SEED, O_DEV, O_NOBASE };
+
+static int set_target(struct args *a, const char *name, const char *arg)
+{
+	if (a->target_name && strcmp(a->target_name, name)) {
+		fprintf(stderr, "trimsim replay: choose one target (-M, -t, --device or --file)\n");
+		return -EINVAL;
+	}
+	a->target_name = name;
+	snprintf(a->target_arg, sizeof(a->target_arg), "%s", arg);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option lo[] = {
+		{ "policy", required_argument, NULL, 'p' }, { "model", required_argument, NULL, 'M' },
+		{ "target", required_argument, NULL, 't' }, { "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' },
+		{ "device", required_argument, NULL, O_DEVICE }, { "file", required_argument, NULL, O_FILE },
+		{ "qd", required_argument, NULL, O_QD }, { "destructive", no_argument, NULL, O_DESTRUCTIVE },
+		{ "timing", required_argument, NULL, O_TIMING }, { "speed", required_argument, NULL, O_SPEED },
+		{ "seed", required_argument, NULL, O_SEED }, { "dev", required_argument, NULL, O_DEV },
+		{ "no-baseline", no_argument, NULL, O_NOBASE }, { NULL, 0, NULL, 0 },
+	};
+	uint64_t u;
+	int c;
+
+	a->policy = "as-recorded";
+	a->cfg.speed = 1.0;
+	a->cfg.seed = 1;
+	a->cfg.baseline = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:M:t:o:qh", lo, NULL)) != -1) {
+		char *colon;
+		int ret = 0;
+
+		switch (c) {
+		case 'p': a->policy = optarg; break;
+		case 'M': ret = set_target(a, "model", optarg); break;
+		case 't':
+			colon = strchr(optarg, ':');
+			if (colon)
+				*colon = 0;
+			ret = set_target(a, optarg, colon ? colon + 1 : "");
+			break;
+		case O_DEVICE: ret = set_target(a, "device", optarg); break;
+		case O_FILE: ret = set_target(a, "file", optarg); break;
+		case 'o': a->out = optarg; break;
+		case 'q': a->quiet = true; break;
+		case O_DESTRUCTIVE: a->cfg.destructive = true; break;
+		case O_NOBASE: a->cfg.baseline = false; break;
+		case O_QD:
+			if (parse_u64(optarg, &u) || !u || u > 65536)
+				return fprintf(stderr, "trimsim replay: --qd '%s': expected 1..65536\n", optarg), -EINVAL;
+			a->cfg.qd = (unsigned)u;
+			break;
+		case O_TIMING:
+			if (strcmp(optarg, "trace") && strcmp(optarg, "asap"))
+				return fprintf(stderr, "trimsim replay: --timing '%s': expected trace or asap\n",
+					       optarg), -EINVAL;
+			a->cfg.timing = strcmp(optarg, "asap") ? TIMING_TRACE : TIMING_ASAP;
+			break;
+		case O_SPEED:
+			if (parse_double(optarg, &a->cfg.speed) || !(a->cfg.speed > 0) || a->cfg.speed > 1e9)
+				return fprintf(stderr, "trimsim replay: --speed '%s': expected a number > 0\n",
+					       optarg), -EINVAL;
+			break;
+		case O_SEED:
+			if (parse_u64(optarg, &a->cfg.seed))
+				return fprintf(stderr, "trimsim replay: --seed '%s': expected an integer\n", optarg),
+				       -EINVAL;
+			break;
+		case O_DEV:
+			if (ts_dev_parse(optarg, &a->cfg.devno))
+				return fprintf(stderr, "trimsim replay: --dev '%s': expected MAJOR:MINOR\n", optarg),
+				       -EINVAL;
+			a->dev_set = true;
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -EINVAL;
+		}
+		if (ret)
+			return ret;
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	a->trace = argv[optind];
+	if (!a->target_name)
+		set_target(a, "model", "nvme");
+	return 0;
+}
+
+/* The traced device to replay: --dev, the header's only device, or its first filesystem. */
+static const struct ts_device *pick_device(struct trace_reader *r, struct args *a)
+{
+	size_t n = 0;
+	const struct ts_device *d = trace_reader__devices(r, &n);
+
+	if (a->dev_set) {
+		for (size_t i = 0; i < n; i++)
+			if (d[i].dev == a->cfg.devno)
+				return &d[i];
+		return NULL;
+	}
+	if (n == 1) {
+		a->cfg.devno = d[0].dev;
+		return &d[0];
+	}
+	for (size_t i = 0; i < n; i++)
+		if (d[i].fs[0]) {
+			a->cfg.devno = d[i].dev;
+			return &d[i];
+		}
+	return NULL;
+}
+
+/*
+ * Real targets size their file or check the device against the highest byte
+ * the trace touches: one extra streaming pass over the trace.
+ */
+static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_reader__open(path, err, errlen);
+	const struct ts_record *recs;
+	ssize_t n;
+
+	if (!r)
+		return -errno;
+	*ext = 0;
+	while ((n = trace_reader__batch(r, &recs, BATCH)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if ((!devno || recs[i].dev == devno) && recs[i].kind != TS_META &&
+			    recs[i].offset + recs[i].length > *ext)
+				*ext = recs[i].offset + recs[i].length;
+	if (n < 0)
+		snprintf(err, errlen, "%s", trace_reader__error(r));
+	trace_reader__close(r);
+	return n < 0 ? (int)n : 0;
+}
+
+static int feed_all(struct engine *e, struct trace_reader *r, char *err, size_t errlen)
+{
+	const struct ts_record *recs;
+	ssize_t n;
+	int ret;
+
+	while ((n = trace_reader__batch(r, &recs, BATCH)) > 0)
+		if ((ret = engine__feed(e, recs, (size_t)n)))
+			return snprintf(err, errlen, "%s", engine__error(e)), ret;
+	if (n < 0)
+		return snprintf(err, errlen, "%s", trace_reader__error(r)), (int)n;
+	if ((ret = engine__finish(e)))
+		return snprintf(err, errlen, "%s", engine__error(e)), ret;
+	return 0;
+}
+
+static int null_sink(void *arg, const struct policy_event *ev)
+{
+	(void)arg, (void)ev;
+	return 0;
+}
+
+/* Policy string errors first, before any file is opened. */
+static int check_policy(const char *spec, char *err, size_t errlen)
+{
+	struct policy *p = policy__new(spec, NULL, null_sink, NULL, err, errlen);
+
+	if (!p)
+		return -EINVAL;
+	policy__destroy(p);
+	return 0;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct trace_reader *r = NULL;
+	struct engine *e = NULL;
+	json_t *res = NULL;
+	char err[1024] = "";
+	int ret, rc = 1;
+
+	if (parse_args(argc, argv, &a))
+		return 2;
+	a.cfg.policy = a.policy;
+	a.cfg.target_arg = a.target_arg;
+	if ((ret = check_policy(a.policy, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		return 2;
+	}
+	a.cfg.target = target_find(a.target_name);
+	if (!a.cfg.target) {
+		size_t n;
+		const struct target_ops *const *t = target_registry(&n);
+
+		fprintf(stderr, "trimsim replay: target '%s' is not built in (targets:", a.target_name);
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, " %s", t[i]->name);
+		fprintf(stderr, ")\n");
+		return 2;
+	}
+	if (!(r = trace_reader__open(a.trace, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		return 1;
+	}
+	a.cfg.dev = pick_device(r, &a);
+	if (!a.cfg.devno && !a.quiet)
+		fprintf(stderr, "trimsim replay: %s: no single device in the header; replaying every device "
+			"(choose one with --dev)\n", a.trace);
+	if (a.cfg.target->realtime && trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, err, sizeof(err))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		goto out;
+	}
+	if (!(e = engine__new(&a.cfg, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		rc = strstr(err, "policy:") ? 2 : 1;
+		goto out;
+	}
+	if ((ret = feed_all(e, r, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s: %s\n", a.trace, err);
+		goto out;
+	}
+	if (!(res = result__build(e, r, a.trace, a.target_name))) {
+		fprintf(stderr, "trimsim replay: out of memory\n");
+		goto out;
+	}
+	if (a.out && result__write(res, a.out, err, sizeof(err))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		goto out;
+	}
+	if (!a.quiet)
+		result__print(res, stdout);
+	rc = 0;
+out:
+	json_decref(res);
+	engine__free(e);
+	trace_reader__close(r);
+	return rc;
+}

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The replay engine (engine.h, ENGINE.md). Two lanes share one command
+ * table: the real lane (policy discards + foreground I/O) and, for model
+ * targets, a shadow lane (foreground only) whose latencies are the
+ * discard-free baseline for stall and latency inflation.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine_int.h"
+#include "../traces/util.h"
+
+static int efail(struct engine *e, int ret, const char *fmt, const char *detail)
+{
+	if (!e->err[0])
+		snprintf(e->err, sizeof(e->err), fmt, detail);
+	return ret;
+}
+
+/* ---- time: trace ns <-> engine ns ---- */
+static uint64_t scale(const struct engine *e, uint64_t d)
+{
+	if (e->cfg.timing == TIMING_ASAP || e->cfg.speed == 1.0)
+		return d;
+	return (uint64_t)llround((double)d / e->cfg.speed);
+}
+
+static uint64_t to_engine(const struct engine *e, uint64_t t)
+{
+	if (t == UINT64_MAX)
+		return UINT64_MAX;
+	if (e->cfg.timing == TIMING_ASAP)	/* keep a policy's delay relative to the current record */
+		return e->lane[0].now + (t > e->last_trace ? t - e->last_trace : 0);
+	return e->base + scale(e, t > e->t0 ? t - e->t0 : 0);
+}
+
+static uint64_t to_trace(const struct engine *e, uint64_t x)
+{
+	if (e->cfg.timing == TIMING_ASAP)
+		return e->last_trace;
+	x = x > e->base ? x - e->base : 0;
+	return e->t0 + (e->cfg.speed == 1.0 ? x : (uint64_t)llround((double)x * e->cfg.speed));
+}
+
+static void lane_sync(struct lane *l, uint64_t t)
+{
+	if (l->ops->clock)
+		t = l->ops->clock(l->priv) > t ? l->ops->clock(l->priv) : t;
+	if (t > l->now)
+		l->now = t;
+}
+
+/* ---- command table ---- */
+static int slot_alloc(struct engine *e, size_t *tag)
+{
+	if (e->free_slot == SIZE_MAX) {
+		int ret = grow_array((void **)&e->slots, &e->slots_cap, e->nslots + 1, sizeof(*e->slots));
+
+		if (ret)
+			return ret;
+		e->slots[e->nslots].next_free = SIZE_MAX;
+		e->free_slot = e->nslots++;
+	}
+	*tag = e->free_slot;
+	e->free_slot = e->slots[*tag].next_free;
+	memset(&e->slots[*tag], 0, sizeof(struct slot));
+	return 0;
+}
+
+static void slot_release(struct engine *e, size_t tag)
+{
+	e->slots[tag].next_free = e->free_slot;
+	e->free_slot = tag;
+}
+
+static void note_queued(struct engine *e)
+{
+	size_t q = e->nslots;
+
+	for (unsigned i = 0; i < e->nlanes; i++)
+		q += e->lane[i].fg_n + evq__len(&e->lane[i].dq);
+	if (q > e->peak_q)
+		e->peak_q = q;
+}
+
+/* ---- dispatch ---- */
+static bool discard_room(const struct lane *l)
+{
+	return !l->qd || l->d_inflight < l->qd;
+}
+
+/* When the lane could next submit something (UINT64_MAX: nothing, or no room). */
+static uint64_t lane_ready(const struct lane *l)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (l->inflight >= l->max)
+		return t;
+	if (l->fg_n)
+		t = l->fg[l->fg_head].ready;
+	if (evq__len(&l->dq) && discard_room(l)) {
+		uint64_t d = evq__get(&l->dq, 0).time_ns;
+
+		t = d < t ? d : t;
+	}
+	return t;
+}
+
+static int observe_submit(struct engine *e, const struct target_cmd *cmd)
+{
+	const struct engine_observer *o = e->cfg.observer;
+	int ret;
+
+	if (!o || !o->submit || !(ret = o->submit(o->arg, cmd)))
+		return 0;
+	return efail(e, ret < 0 ? ret : -EINVAL, "%s", "replay observer failed on a submit");
+}
+
+static int submit_discard(struct engine *e, struct lane *l)
+{
+	struct policy_event ev = evq__get(&l->dq, 0);
+	struct target_seg one = { ev.offset, ev.length };
+	struct target_cmd cmd = {
+		.submit_ns = l->now, .offset = ev.offset, .length = ev.length,
+		.segs = ev.nr_segs > 1 ? ev.segs : NULL, .nr_segs = ev.nr_segs > 1 ? ev.nr_segs : 0,
+		.op = TS_OP_DISCARD, .klass = TC_DISCARD, .flags = ev.flags,
+	};
+	struct slot *s;
+	size_t tag;
+	int ret;
+
+	if ((ret = slot_alloc(e, &tag)))
+		return ret;
+	s = &e->slots[tag];
+	s->pending = 1;
+	s->mc = (struct metrics_cmd){
+		.submit_ns = l->now, .ready_ns = ev.time_ns, .freed_ns = ev.freed_ns, .bytes = ev.bytes,
+		.segs = cmd.segs ? cmd.segs : &one, .nr_segs = cmd.nr_segs, .count = ev.count,
+		.op = TS_OP_DISCARD, .klass = TC_DISCARD,
+	};
+	cmd.tag = tag;
+	if ((ret = l->ops->submit(l->priv, &cmd)))
+		return efail(e, ret, "target %s: discard submit failed", l->ops->name);
+	if ((ret = observe_submit(e, &cmd)))
+		return ret;
+	l->inflight++;
+	l->d_inflight++;
+	ret = metrics__submit(e->m, &s->mc);
+	s->mc.segs = NULL;
+	evq__pop(&l->dq);
+	return ret;
+}
+
+static int submit_fg(struct engine *e, struct lane *l)
+{
+	struct fg_item *it = &l->fg[l->fg_head];
+	struct target_seg one = { it->offset, it->length };
+	struct target_cmd cmd = {
+		.tag = it->tag, .submit_ns = l->now, .offset = it->offset, .length = it->length,
+		.op = it->op, .klass = TC_FOREGROUND, .flags = it->flags,
+	};
+	struct slot *s = &e->slots[it->tag];
+	int ret;
+
+	if ((ret = l->ops->submit(l->priv, &cmd)))
+		return efail(e, ret, "target %s: submit failed", l->ops->name);
+	l->inflight++;
+	l->fg_head = (l->fg_head + 1) % l->fg_cap;
+	l->fg_n--;
+	if (l->shadow)
+		return 0;
+	if ((ret = observe_submit(e, &cmd)))
+		return ret;
+	s->mc = (struct metrics_cmd){
+		.submit_ns = l->now, .ready_ns = it->ready, .bytes = it->length, .segs = &one,
+		.count = 1, .op = it->op, .klass = TC_FOREGROUND,
+	};
+	ret = metrics__submit(e->m, &s->mc);
+	s->mc.segs = NULL;
+	return ret;
+}
+
+static int dispatch(struct engine *e, struct lane *l)
+{
+	while (l->inflight < l->max) {
+		bool fg = l->fg_n && l->fg[l->fg_head].ready <= l->now;
+		bool d = evq__len(&l->dq) && discard_room(l) && evq__get(&l->dq, 0).time_ns <= l->now;
+		int ret;
+
+		if (fg && d)	/* both ready: the one that was ready first; foreground on ties */
+			d = evq__get(&l->dq, 0).time_ns < l->fg[l->fg_head].ready;
+		if (d)
+			ret = submit_discard(e, l);
+		else if (fg)
+			ret = submit_fg(e, l);
+		else
+			return 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int dispatch_all(struct engine *e)
+{
+	for (unsigned i = 0; i < e->nlanes; i++) {
+		int ret = dispatch(e, &e->lane[i]);
+
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- completions ---- */
+static int complete(struct engine *e, struct lane *l, const struct target_done *d)
+{
+	struct slot *s;
+	int ret = 0;
+
+	if (d->tag >= e->nslots || !(e->slots[d->tag].pending & (l->shadow ? 2 : 1)))
+		return efail(e, -EPROTO, "target %s: completion for a command never submitted", l->ops->name);
+	s = &e->slots[d->tag];
+	l->inflight--;
+	if (l->shadow) {
+		s->base = d->done_ns > s->ready[1] ? d->done_ns - s->ready[1] : 0;
+		s->pending &= (uint8_t)~2u;
+	} else {
+		s->lat = d->done_ns > s->ready[0] ? d->done_ns - s->ready[0] : 0;
+		if (e->cfg.observer && e->cfg.observer->done)
+			e->cfg.observer->done(e->cfg.observer->arg, d);
+		s->pending &= (uint8_t)~1u;
+		if ((ret = metrics__done(e->m, &s->mc, d)))
+			return ret;
+		if (s->mc.klass == TC_DISCARD) {
+			struct policy_done pd = {
+				.submit_ns = to_trace(e, d->submit_ns), .done_ns = to_trace(e, d->done_ns),
+				.bytes = s->mc.bytes, .count = s->mc.count, .error = d->error,
+			};
+
+			l->d_inflight--;
+			if ((ret = policy__complete(e->pol, &pd)))
+				return efail(e, ret, "%s", policy__error(e->pol));
+		}
+	}
+	if (!s->pending) {
+		if (s->mc.klass == TC_FOREGROUND && e->nlanes > 1)
+			ret = metrics__baseline(e->m, s->mc.op, s->lat, s->base);
+		slot_release(e, d->tag);
+	}
+	return ret;
+}
+
+/* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
+static int reap_one(struct engine *e, uint64_t until)
+{
+	struct lane *best = NULL;
+	struct target_done d;
+	int ret;
+
+	if (e->realtime) {
+		best = &e->lane[0];
+		if (!best->inflight)
+			return 0;
+	} else {
+		uint64_t t = UINT64_MAX;
+
+		for (unsigned i = 0; i < e->nlanes; i++) {
+			struct lane *l = &e->lane[i];
+			uint64_t n = l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
+
+			if (n < t)
+				t = n, best = l;
+		}
+		if (!best || t > until)
+			return 0;
+	}
+	ret = best->ops->reap(best->priv, until, &d);
+	if (ret <= 0)
+		return ret < 0 ? efail(e, ret, "target %s: reap failed", best->ops->name) : 0;
+	lane_sync(best, d.done_ns);
+	if ((ret = complete(e, best, &d)))
+		return ret;
+	return (ret = dispatch(e, best)) ? ret : 1;
+}
+
+/* Real-time targets with nothing in flight: sleep until their clock reaches t. */
+static void wait_clock(struct lane *l, uint64_t t)
+{
+	uint64_t c;
+
+	while ((c = l->ops->clock(l->priv)) < t && !trimsim_stop) {
+		uint64_t d = t - c;
+		struct timespec ts = { (time_t)(d / 1000000000u), (long)(d % 1000000000u) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Processes completions, policy timers and queued commands in time order up to engine time T. */
+static int run_until(struct engine *e, uint64_t T)
+{
+	for (;;) {
+		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, next;
+		int ret;
+
+		if (trimsim_stop)
+			return efail(e, -EINTR, "%s", "interrupted");
+		if (!e->flushed && e->cfg.timing == TIMING_TRACE)
+			tp = to_engine(e, policy__next_deadline(e->pol));
+		for (unsigned i = 0; i < e->nlanes; i++) {
+			uint64_t r = lane_ready(&e->lane[i]);
+
+			tq = r < tq ? r : tq;
+		}
+		next = T < tp ? T : tp;
+		next = tq < next ? tq : next;
+		while ((ret = reap_one(e, next)) == 1)
+			;
+		if (ret < 0)
+			return ret;
+		if (e->realtime && next != UINT64_MAX)
+			wait_clock(&e->lane[0], next);
+		if (next == UINT64_MAX) {
+			/* Everything in flight completed; what is queued for later can go now. */
+			bool queued = false;
+
+			for (unsigned i = 0; i < e->nlanes; i++)
+				queued |= e->lane[i].fg_n || evq__len(&e->lane[i].dq);
+			if (!queued)
+				return 0;
+			continue;
+		}
+		for (unsigned i = 0; i < e->nlanes; i++)
+			lane_sync(&e->lane[i], next);
+		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp))))
+			return efail(e, ret, "%s", policy__error(e->pol));
+		if ((ret = dispatch_all(e)))
+			return ret;
+		note_queued(e);
+		if (next >= T && tp > T)
+			return 0;
+	}
+}
+
+static bool anything_queued(const struct engine *e)
+{
+	for (unsigned i = 0; i < e->nlanes; i++)
+		if (e->lane[i].fg_n || evq__len(&e->lane[i].dq))
+			return true;
+	return false;
+}
+
+/*
+ * asap: before the next record, everything queued goes (backpressure on the
+ * record stream). Time moves to the next completion or the next queued
+ * command's time, whichever comes first.
+ */
+static int asap_drain(struct engine *e)
+{
+	for (;;) {
+		uint64_t t = UINT64_MAX;
+		int ret;
+
+		if ((ret = dispatch_all(e)))
+			return ret;
+		if (!anything_queued(e))
+			return 0;
+		for (unsigned i = 0; i < e->nlanes; i++) {
+			struct lane *l = &e->lane[i];
+			uint64_t r = lane_ready(l), d = !e->realtime && l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
+
+			t = r < t ? r : t;
+			t = d < t ? d : t;
+		}
+		if (t != UINT64_MAX) {
+			if ((ret = run_until(e, t)))
+				return ret;
+			continue;
+		}
+		if ((ret = reap_one(e, UINT64_MAX)) < 0)	/* real-time, no room: wait for a completion */
+			return ret;
+		if (!ret)
+			return efail(e, -EPROTO, "%s", "engine: queued commands cannot be dispatched");
+	}
+}
+
+/* ---- policy output and trace input ---- */
+int engine_sink(void *arg, const struct policy_event *ev)
+{
+	struct engine *e = arg;
+	struct policy_event q = *ev;
+	uint64_t hold = ev->time_ns > ev->freed_ns ? scale(e, ev->time_ns - ev->freed_ns) : 0;
+
+	q.time_ns = to_engine(e, ev->time_ns);
+	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
+	return evq__push(&e->lane[0].dq, &q);
+}
+
+/* The application's own I/O: submitted through the target at trace time. */
+static bool is_foreground(const struct ts_record *r)
+{
+	if (r->kind != TS_ISSUE)
+		return false;
+	if (r->op == TS_OP_FLUSH)
+		return true;
+	return r->length && (r->op == TS_OP_READ || r->op == TS_OP_WRITE || r->op == TS_OP_WRITE_ZEROES);
+}
+
+static int enqueue_fg(struct engine *e, const struct ts_record *r)
+{
+	size_t tag;
+	int ret;
+
+	if ((ret = slot_alloc(e, &tag)))
+		return ret;
+	e->slots[tag].pending = e->nlanes > 1 ? 3 : 1;
+	e->slots[tag].mc.klass = TC_FOREGROUND;
+	e->slots[tag].mc.op = r->op;
+	for (unsigned i = 0; i < e->nlanes; i++) {
+		struct lane *l = &e->lane[i];
+
+		if (l->fg_n == l->fg_cap) {
+			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
+			struct fg_item *n = malloc(cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			for (size_t k = 0; k < l->fg_n; k++)
+				n[k] = l->fg[(l->fg_head + k) % l->fg_cap];
+			free(l->fg);
+			l->fg = n;
+			l->fg_cap = cap;
+			l->fg_head = 0;
+		}
+		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : to_engine(e, r->time_ns);
+		l->fg[(l->fg_head + l->fg_n++) % l->fg_cap] = (struct fg_item){
+			.tag = tag, .ready = e->slots[tag].ready[i],
+			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
+		};
+	}
+	e->fg_records++;
+	return 0;
+}
+
+int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ts_record r = recs[i];
+		int ret;
+
+		e->records++;
+		if (e->cfg.devno && r.dev != e->cfg.devno)
+			continue;
+		e->used++;
+		if (!e->started) {
+			e->started = true;
+			e->t0 = r.time_ns;
+			for (unsigned k = 0; k < e->nlanes; k++) {
+				lane_sync(&e->lane[k], 0);
+				e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
+			}
+		}
+		if (e->cfg.observer && e->cfg.observer->record)
+			e->cfg.observer->record(e->cfg.observer->arg, &r);
+		if (r.time_ns < e->last_trace) {
+			e->out_of_order++;
+			r.time_ns = e->last_trace;
+		}
+		e->last_trace = r.time_ns;
+		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
+		if (ret)
+			return ret;
+		if ((ret = policy__record(e->pol, &r)))
+			return efail(e, ret, "%s", policy__error(e->pol));
+		if (is_foreground(&r) && (ret = enqueue_fg(e, &r)))
+			return efail(e, ret, "%s", "engine: out of memory");
+		if ((ret = dispatch_all(e)))
+			return ret;
+	}
+	return 0;
+}
+
+int engine__finish(struct engine *e)
+{
+	int ret;
+
+	if ((ret = policy__flush(e->pol, e->last_trace)))
+		return efail(e, ret, "%s", policy__error(e->pol));
+	e->flushed = true;
+	if ((ret = dispatch_all(e)) || (ret = run_until(e, UINT64_MAX)))
+		return ret;
+	for (unsigned i = 0; i < e->nlanes; i++)
+		if (e->lane[i].inflight || e->lane[i].fg_n || evq__len(&e->lane[i].dq))
+			return efail(e, -EPROTO, "%s", "engine: commands left undone at the end");
+	metrics__finish(e->m, e->started ? to_engine(e, e->last_trace) : 0, e->base);
+	return 0;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The replay engine (ENGINE.md): a discrete-event loop that streams trace
+ * records through a policy pipeline into a target, submits the trace's
+ * foreground I/O through the same target, and feeds the metrics core.
+ * Memory is bounded by the policy's windows, the dispatch queues and the
+ * target's state, never by the trace length.
+ */
+#ifndef TRIMSIM_ENGINE_H
+#define TRIMSIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "metrics.h"
+#include "policy.h"
+#include "target.h"
+#include "../traces/trace.h"
+
+enum engine_timing { TIMING_TRACE = 0, TIMING_ASAP = 1 };
+
+/*
+ * Optional watcher (reports, plots): sees what the engine sees on the real
+ * target, in engine order. Any hook may be NULL; a hook's error stops the replay.
+ */
+struct engine_observer {
+	void *arg;
+	/* Every record of the replayed device, before the policy sees it. */
+	void (*record)(void *arg, const struct ts_record *rec);
+	/* Every command submitted to the target (discards: all their ranges in cmd->segs or offset/length). */
+	int (*submit)(void *arg, const struct target_cmd *cmd);
+	/* Every completion from the target (not the baseline twin's). */
+	void (*done)(void *arg, const struct target_done *d);
+};
+
+struct engine_cfg {
+	const char *policy;		/* policy string */
+	const struct target_ops *target;
+	const char *target_arg;		/* after "name:" */
+	enum engine_timing timing;
+	double speed;			/* trace timing: 2.0 replays twice as fast */
+	uint64_t seed;
+	uint32_t devno;			/* only this device's records; 0: all */
+	const struct ts_device *dev;	/* its header entry, NULL if unknown */
+	unsigned qd;			/* target queue depth override (0: target default) */
+	uint64_t trace_extent;		/* highest offset+length the replayed records touch (0: unknown) */
+	bool destructive;
+	bool baseline;			/* model targets: measure foreground on a discard-free twin */
+	const struct engine_observer *observer;	/* may be NULL */
+};
+
+struct engine;
+
+/* NULL with errno and a one-line message in err. */
+struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errlen);
+/* Records in time order. 0 or -errno (engine__error). */
+int engine__feed(struct engine *e, const struct ts_record *recs, size_t n);
+/* End of trace: flush the policy, drain the target. */
+int engine__finish(struct engine *e);
+/* The result object (RESULT.md) minus the trace and run sections the caller adds. */
+json_t *engine__result(const struct engine *e);
+const struct metrics *engine__metrics(const struct engine *e);
+const char *engine__error(const struct engine *e);
+/* Peak entries held in the dispatch queues and in-flight table (memory-bound tests). */
+size_t engine__peak_queued(const struct engine *e);
+uint32_t engine__devno(const struct engine *e);
+void engine__free(struct engine *e);
+
+#endif

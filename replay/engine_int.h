@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The engine's state, shared by engine.c (the loop) and engine_setup.c (open, result, free). */
+#ifndef TRIMSIM_ENGINE_INT_H
+#define TRIMSIM_ENGINE_INT_H
+
+#include "engine.h"
+#include "policies/evq.h"
+
+struct fg_item {
+	uint64_t tag, ready, offset, length;
+	uint8_t op;
+	uint16_t flags;
+};
+
+struct lane {
+	const struct target_ops *ops;
+	void *priv;
+	bool shadow;
+	uint64_t now;			/* this lane's clock (engine time) */
+	struct fg_item *fg;		/* ring of foreground commands waiting to go */
+	size_t fg_cap, fg_head, fg_n;
+	struct evq dq;			/* discards waiting to go (real lane); ev.time_ns = ready */
+	unsigned inflight, d_inflight, max, qd;
+};
+
+struct slot {
+	struct metrics_cmd mc;
+	uint64_t lat, base;		/* foreground: done - ready (what the application waited) */
+	uint64_t ready[2];		/* per lane: when the command was ready */
+	uint8_t pending;		/* bit 0: real lane, bit 1: shadow lane */
+	size_t next_free;
+};
+
+struct engine {
+	struct engine_cfg cfg;
+	struct policy *pol;
+	struct metrics *m;
+	struct lane lane[2];
+	unsigned nlanes;
+	struct slot *slots;
+	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
+	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
+	bool started, flushed, realtime;
+	size_t peak_q;
+	char err[600];
+};
+
+/* The policy's sink: queues a discard for dispatch. */
+int engine_sink(void *arg, const struct policy_event *ev);
+
+#endif

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Opening an engine (policy, target lanes), its result object, and freeing it (engine.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, size_t errlen)
+{
+	struct target_env env = {
+		.seed = e->cfg.seed, .device_size = e->cfg.dev ? e->cfg.dev->size : 0,
+		.trace_extent = e->cfg.trace_extent, .qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
+	};
+	int ret;
+
+	l->ops = e->cfg.target;
+	l->shadow = shadow;
+	evq_init(&l->dq);
+	ret = l->ops->open(e->cfg.target_arg ? e->cfg.target_arg : "", &env, &l->priv, err, errlen);
+	if (ret) {
+		l->priv = NULL;
+		if (!err[0])
+			snprintf(err, errlen, "target %s: open failed: %s", l->ops->name, strerror(-ret));
+		return ret;
+	}
+	l->max = l->ops->max_inflight(l->priv);
+	l->max = l->max ? l->max : 1;
+	l->qd = policy__props(e->pol)->qd;
+	return 0;
+}
+
+struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errlen)
+{
+	struct policy_env penv = { .dev = cfg->dev, .devno = cfg->devno, .seed = cfg->seed };
+	struct engine *e = calloc(1, sizeof(*e));
+	int ret = -ENOMEM;
+
+	err[0] = 0;
+	if (!e)
+		goto out;
+	e->cfg = *cfg;
+	if (!(e->cfg.speed > 0))
+		e->cfg.speed = 1.0;
+	e->free_slot = SIZE_MAX;
+	e->realtime = cfg->target->realtime;
+	if (e->realtime && !cfg->target->clock) {
+		ret = -EINVAL;
+		snprintf(err, errlen, "target %s: real-time target without a clock", cfg->target->name);
+		goto out;
+	}
+	if (!(e->m = metrics__new()))
+		goto out;
+	if (!(e->pol = policy__new(cfg->policy, &penv, engine_sink, e, err, errlen))) {
+		ret = -errno;
+		goto out;
+	}
+	e->nlanes = 1;
+	if ((ret = open_lane(e, &e->lane[0], false, err, errlen)))
+		goto out;
+	if (cfg->baseline && !e->realtime && policy__props(e->pol)->source != PS_NONE) {
+		if ((ret = open_lane(e, &e->lane[1], true, err, errlen)))
+			goto out;
+		e->nlanes = 2;
+	}
+	ret = 0;
+out:
+	if (ret) {
+		if (!err[0])
+			snprintf(err, errlen, "replay: %s", strerror(-ret));
+		engine__free(e);
+		errno = -ret;
+		return NULL;
+	}
+	return e;
+}
+
+json_t *engine__result(const struct engine *e)
+{
+	json_t *o = json_object(), *t = json_object(), *tr = json_object(), *rec = json_object();
+	json_t *pol = policy__report(e->pol);
+	int ret = 0;
+
+	if (!o || !t || !tr || !rec || !pol) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	json_object_set_new(t, "name", json_string(e->cfg.target->name));
+	json_object_set_new(t, "spec", json_string(e->cfg.target_arg ? e->cfg.target_arg : ""));
+	json_object_set_new(t, "baseline", json_boolean(e->nlanes > 1));
+	if (e->cfg.target->report && (ret = e->cfg.target->report(e->lane[0].priv, t)))
+		goto out;
+	json_object_set_new(tr, "mode", json_string(e->cfg.timing == TIMING_ASAP ? "asap" : "trace"));
+	json_object_set_new(tr, "speed", json_real(e->cfg.timing == TIMING_ASAP ? 0 : e->cfg.speed));
+	json_object_set_new(rec, "read", json_integer((json_int_t)e->records));
+	json_object_set_new(rec, "replayed", json_integer((json_int_t)e->used));
+	json_object_set_new(rec, "foreground", json_integer((json_int_t)e->fg_records));
+	json_object_set_new(rec, "out_of_order", json_integer((json_int_t)e->out_of_order));
+	json_object_set_new(rec, "span_ns", json_integer((json_int_t)(e->last_trace - e->t0)));
+	json_object_set_new(o, "policy", pol);
+	pol = NULL;
+	json_object_set_new(o, "target", t);
+	t = NULL;
+	json_object_set_new(o, "timing", tr);
+	tr = NULL;
+	json_object_set_new(o, "records", rec);
+	rec = NULL;
+	json_object_set_new(o, "seed", json_integer((json_int_t)e->cfg.seed));
+	ret = metrics__to_json(e->m, o);
+	if (!ret) {	/* the device's own figure, where the target knows it (FTL models) */
+		json_t *wa = json_object_get(json_object_get(o, "target"), "write_amplification");
+
+		if (json_is_number(wa))
+			json_object_set(json_object_get(o, "device"), "write_amplification", wa);
+	}
+out:
+	json_decref(t);
+	json_decref(tr);
+	json_decref(rec);
+	json_decref(pol);
+	if (ret) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+const struct metrics *engine__metrics(const struct engine *e) { return e->m; }
+const char *engine__error(const struct engine *e) { return e->err[0] ? e->err : "replay: unknown error"; }
+size_t engine__peak_queued(const struct engine *e) { return e->peak_q; }
+uint32_t engine__devno(const struct engine *e) { return e->cfg.devno; }
+
+void engine__free(struct engine *e)
+{
+	if (!e)
+		return;
+	for (unsigned i = 0; i < 2; i++) {
+		struct lane *l = &e->lane[i];
+
+		if (l->ops && l->priv)
+			l->ops->close(l->priv);
+		free(l->fg);
+		evq_free(&l->dq);
+	}
+	policy__destroy(e->pol);
+	metrics__free(e->m);
+	free(e->slots);
+	free(e);
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Log-linear histogram (hist.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "hist.h"
+
+void hist_init(struct hist *h)
+{
+	*h = (struct hist){ .min = UINT64_MAX };
+}
+
+void hist_free(struct hist *h)
+{
+	if (!h)
+		return;
+	free(h->b);
+	hist_init(h);
+}
+
+unsigned hist_bucket(uint64_t v)
+{
+	unsigned msb, shift;
+
+	if (v < (2u << HIST_SUB_BITS))
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	shift = msb - HIST_SUB_BITS;
+	return (shift << HIST_SUB_BITS) + (unsigned)(v >> shift);
+}
+
+void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi)
+{
+	unsigned shift;
+
+	if (idx < (2u << HIST_SUB_BITS)) {
+		*lo = *hi = idx;
+		return;
+	}
+	shift = (idx >> HIST_SUB_BITS) - 1;
+	*lo = (uint64_t)(idx - (shift << HIST_SUB_BITS)) << shift;
+	*hi = *lo + ((1ull << shift) - 1);
+}
+
+int hist_add(struct hist *h, uint64_t v)
+{
+	if (!h->b && !(h->b = calloc(HIST_BUCKETS, sizeof(*h->b))))
+		return -ENOMEM;
+	h->b[hist_bucket(v)]++;
+	h->n++;
+	h->sum += v;
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
+	return 0;
+}
+
+uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!h->n)
+		return 0;
+	rank = (uint64_t)ceil(q * (double)h->n);
+	rank = rank < 1 ? 1 : rank > h->n ? h->n : rank;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		uint64_t lo, hi, mid;
+
+		if (!h->b[i] || (seen += h->b[i]) < rank)
+			continue;
+		hist_bucket_range(i, &lo, &hi);
+		mid = lo + (hi - lo) / 2;
+		return mid < h->min ? h->min : mid > h->max ? h->max : mid;
+	}
+	return h->max;
+}
+
+json_t *hist_json(const struct hist *h)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "count", json_integer((json_int_t)h->n));
+	json_object_set_new(o, "min_ns", json_integer((json_int_t)(h->n ? h->min : 0)));
+	json_object_set_new(o, "max_ns", json_integer((json_int_t)h->max));
+	json_object_set_new(o, "mean_ns", json_integer((json_int_t)llround(hist_mean(h))));
+	json_object_set_new(o, "sum_ns", json_integer((json_int_t)h->sum));
+	json_object_set_new(o, "p50_ns", json_integer((json_int_t)hist_quantile(h, 0.50)));
+	json_object_set_new(o, "p99_ns", json_integer((json_int_t)hist_quantile(h, 0.99)));
+	json_object_set_new(o, "p999_ns", json_integer((json_int_t)hist_quantile(h, 0.999)));
+	return o;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Log-linear latency histogram (HDR-style): values below 128 are exact,
+ * above that each power of two has 64 linear buckets, so a quantile is within
+ * 1/64 (1.6 %) of the true value. 3776 buckets, allocated on first use.
+ */
+#ifndef TRIMSIM_HIST_H
+#define TRIMSIM_HIST_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#define HIST_SUB_BITS	6
+#define HIST_BUCKETS	(58 * 64 + 64)
+
+struct hist {
+	uint64_t n, min, max;
+	long double sum;
+	uint64_t *b;
+};
+
+void hist_init(struct hist *h);
+void hist_free(struct hist *h);
+int hist_add(struct hist *h, uint64_t v);	/* 0 or -ENOMEM */
+/* Nearest-rank quantile q in [0,1], as the bucket's midpoint clamped to [min, max]; 0 if empty. */
+uint64_t hist_quantile(const struct hist *h, double q);
+static inline double hist_mean(const struct hist *h) { return h->n ? (double)(h->sum / h->n) : 0; }
+/* {"count","min_ns","mean_ns","p50_ns","p99_ns","p999_ns","max_ns","sum_ns"} */
+json_t *hist_json(const struct hist *h);
+/* Bucket index of v and the range [lo, hi] a bucket holds (for tests and CDF plots). */
+unsigned hist_bucket(uint64_t v);
+void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi);
+
+#endif

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The metrics core (metrics.h, RESULT.md). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rangeset.h"
+#include "metrics.h"
+#include "../traces/trace.h"
+
+#define NS_PER_S 1000000000ull
+
+struct busy {
+	unsigned inflight;
+	uint64_t since, total;
+};
+
+struct rate_win {
+	uint64_t sec, cmds, bytes;	/* the current one-second window */
+	uint64_t peak_cmds, peak_bytes;
+	uint64_t peak_cmds_at, peak_bytes_at;
+};
+
+struct metrics {
+	struct hist lat[TS_OP_MAX + 1];		/* done - submit, per op class */
+	struct hist service[TS_OP_MAX + 1];	/* done - start */
+	struct hist base[TS_OP_MAX + 1];	/* foreground on the shadow target: done - ready */
+	struct hist app[TS_OP_MAX + 1];		/* foreground: done - ready (what the application waited) */
+	struct hist free_delay;			/* discard submit - freed */
+	struct hist queue_delay;		/* discard submit - ready (dispatch queueing) */
+	struct hist cmd_size;			/* discard bytes per command */
+	struct rangeset *unique;
+	struct busy all, discard;
+	struct rate_win rate;
+	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
+	uint64_t fg_cmds, fg_bytes, fg_errors;
+	uint64_t stall_ns, stalled_cmds, base_pairs;
+	long double lat_sum_pairs, base_sum_pairs;
+	uint64_t end_ns, last_done;
+};
+
+struct metrics *metrics__new(void)
+{
+	struct metrics *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	for (unsigned i = 0; i <= TS_OP_MAX; i++) {
+		hist_init(&m->lat[i]);
+		hist_init(&m->service[i]);
+		hist_init(&m->base[i]);
+		hist_init(&m->app[i]);
+	}
+	hist_init(&m->free_delay);
+	hist_init(&m->queue_delay);
+	hist_init(&m->cmd_size);
+	if (!(m->unique = rangeset__new())) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void metrics__free(struct metrics *m)
+{
+	if (!m)
+		return;
+	for (unsigned i = 0; i <= TS_OP_MAX; i++) {
+		hist_free(&m->lat[i]);
+		hist_free(&m->service[i]);
+		hist_free(&m->base[i]);
+		hist_free(&m->app[i]);
+	}
+	hist_free(&m->free_delay);
+	hist_free(&m->queue_delay);
+	hist_free(&m->cmd_size);
+	rangeset__free(m->unique);
+	free(m);
+}
+
+static void busy_up(struct busy *b, uint64_t t)
+{
+	if (!b->inflight++)
+		b->since = t;
+}
+
+static void busy_down(struct busy *b, uint64_t t)
+{
+	if (b->inflight && !--b->inflight)
+		b->total += t > b->since ? t - b->since : 0;
+}
+
+static void rate_add(struct rate_win *r, uint64_t t, uint64_t bytes)
+{
+	uint64_t sec = t / NS_PER_S;
+
+	if (sec != r->sec)
+		r->sec = sec, r->cmds = r->bytes = 0;
+	r->cmds++;
+	r->bytes += bytes;
+	if (r->cmds > r->peak_cmds)
+		r->peak_cmds = r->cmds, r->peak_cmds_at = sec;
+	if (r->bytes > r->peak_bytes)
+		r->peak_bytes = r->bytes, r->peak_bytes_at = sec;
+}
+
+int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
+{
+	int ret = 0;
+
+	busy_up(&m->all, c->submit_ns);
+	if (c->klass != TC_DISCARD) {
+		m->fg_cmds++;
+		m->fg_bytes += c->bytes;
+		return 0;
+	}
+	busy_up(&m->discard, c->submit_ns);
+	m->d_cmds++;
+	m->d_bytes += c->bytes;
+	m->d_requests += c->count;
+	m->d_segs += c->nr_segs ? c->nr_segs : 1;
+	rate_add(&m->rate, c->submit_ns, c->bytes);
+	for (uint32_t i = 0; i < (c->nr_segs ? c->nr_segs : 1); i++) {
+		int64_t r = rangeset__add(m->unique, c->segs[i].offset, c->segs[i].length);
+
+		if (r < 0)
+			return (int)r;
+	}
+	if (c->freed_ns && c->submit_ns >= c->freed_ns)
+		ret = hist_add(&m->free_delay, c->submit_ns - c->freed_ns);
+	if (!ret && c->submit_ns >= c->ready_ns)
+		ret = hist_add(&m->queue_delay, c->submit_ns - c->ready_ns);
+	if (!ret)
+		ret = hist_add(&m->cmd_size, c->bytes);
+	return ret;
+}
+
+int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct target_done *d)
+{
+	unsigned op = c->op <= TS_OP_MAX ? c->op : TS_OP_NONE;
+	int ret;
+
+
+	busy_down(&m->all, d->done_ns);
+	m->last_done = d->done_ns > m->last_done ? d->done_ns : m->last_done;
+	if (c->klass == TC_DISCARD) {
+		busy_down(&m->discard, d->done_ns);
+		m->d_freed += d->freed;
+		m->d_dev_cmds += d->dev_cmds;
+		m->d_errors += d->error != 0;
+	} else {
+		m->fg_errors += d->error != 0;
+		ret = hist_add(&m->app[op], d->done_ns > c->ready_ns ? d->done_ns - c->ready_ns : 0);
+		if (ret)
+			return ret;
+	}
+	if ((ret = hist_add(&m->lat[op], d->done_ns >= c->submit_ns ? d->done_ns - c->submit_ns : 0)))
+		return ret;
+	return hist_add(&m->service[op], d->done_ns >= d->start_ns ? d->done_ns - d->start_ns : 0);
+}
+
+int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t base_ns)
+{
+	m->base_pairs++;
+	m->lat_sum_pairs += lat_ns;
+	m->base_sum_pairs += base_ns;
+	if (lat_ns > base_ns) {
+		m->stall_ns += lat_ns - base_ns;
+		m->stalled_cmds++;
+	}
+	return hist_add(&m->base[op <= TS_OP_MAX ? op : 0], base_ns);
+}
+
+void metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns)
+{
+	end_ns = end_ns > m->last_done ? end_ns : m->last_done;
+	m->end_ns = end_ns > origin_ns ? end_ns - origin_ns : 0;
+}
+
+static double ratio(long double a, long double b)
+{
+	return b > 0 ? (double)(a / b) : 0;
+}
+
+static json_t *discard_json(const struct metrics *m)
+{
+	json_t *o = json_object();
+	uint64_t uniq = rangeset__bytes(m->unique);
+
+	json_object_set_new(o, "commands", json_integer((json_int_t)m->d_cmds));
+	json_object_set_new(o, "requests", json_integer((json_int_t)m->d_requests));
+	json_object_set_new(o, "ranges", json_integer((json_int_t)m->d_segs));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)m->d_bytes));
+	json_object_set_new(o, "unique_bytes", json_integer((json_int_t)uniq));
+	json_object_set_new(o, "redundancy", json_real(ratio(m->d_bytes, uniq)));
+	json_object_set_new(o, "mean_bytes", json_real(ratio(m->d_bytes, m->d_cmds)));
+	json_object_set_new(o, "device_freed_bytes", json_integer((json_int_t)m->d_freed));
+	json_object_set_new(o, "device_commands", json_integer((json_int_t)m->d_dev_cmds));
+	json_object_set_new(o, "errors", json_integer((json_int_t)m->d_errors));
+	json_object_set_new(o, "busy_ns", json_integer((json_int_t)m->discard.total));
+	json_object_set_new(o, "peak_commands_per_s", json_integer((json_int_t)m->rate.peak_cmds));
+	json_object_set_new(o, "peak_bytes_per_s", json_integer((json_int_t)m->rate.peak_bytes));
+	json_object_set_new(o, "free_to_discard", hist_json(&m->free_delay));
+	json_object_set_new(o, "dispatch_wait", hist_json(&m->queue_delay));
+	json_object_set_new(o, "command_bytes", hist_json(&m->cmd_size));
+	return o;
+}
+
+static json_t *foreground_json(const struct metrics *m)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "commands", json_integer((json_int_t)m->fg_cmds));
+	json_object_set_new(o, "bytes", json_integer((json_int_t)m->fg_bytes));
+	json_object_set_new(o, "errors", json_integer((json_int_t)m->fg_errors));
+	json_object_set_new(o, "baseline_pairs", json_integer((json_int_t)m->base_pairs));
+	json_object_set_new(o, "stall_ns", json_integer((json_int_t)m->stall_ns));
+	json_object_set_new(o, "stalled_commands", json_integer((json_int_t)m->stalled_cmds));
+	json_object_set_new(o, "latency_inflation", json_real(ratio(m->lat_sum_pairs, m->base_sum_pairs)));
+	return o;
+}
+
+int metrics__to_json(const struct metrics *m, json_t *obj)
+{
+	json_t *lat = json_object(), *base = json_object(), *dev = json_object(), *app = json_object();
+
+	if (!lat || !base || !dev || !app) {
+		json_decref(lat), json_decref(base), json_decref(dev), json_decref(app);
+		return -ENOMEM;
+	}
+	for (unsigned i = 1; i <= TS_OP_MAX; i++) {
+		if (m->lat[i].n) {
+			json_t *h = hist_json(&m->lat[i]);
+
+			json_object_set_new(h, "service", hist_json(&m->service[i]));
+			json_object_set_new(lat, ts_op_name(i), h);
+		}
+		if (m->base[i].n)
+			json_object_set_new(base, ts_op_name(i), hist_json(&m->base[i]));
+		if (m->app[i].n)
+			json_object_set_new(app, ts_op_name(i), hist_json(&m->app[i]));
+	}
+	json_object_set_new(dev, "busy_ns", json_integer((json_int_t)m->all.total));
+	json_object_set_new(dev, "utilization", json_real(ratio(m->all.total, m->end_ns)));
+	json_object_set_new(obj, "discard", discard_json(m));
+	json_object_set_new(obj, "foreground", foreground_json(m));
+	json_object_set_new(json_object_get(obj, "foreground"), "baseline_latency", base);
+	json_object_set_new(json_object_get(obj, "foreground"), "latency", app);
+	json_object_set_new(obj, "latency", lat);
+	json_object_set_new(obj, "device", dev);
+	json_object_set_new(obj, "makespan_ns", json_integer((json_int_t)m->end_ns));
+	return 0;
+}
+
+uint64_t metrics__discard_cmds(const struct metrics *m) { return m->d_cmds; }
+uint64_t metrics__discard_bytes(const struct metrics *m) { return m->d_bytes; }
+uint64_t metrics__unique_bytes(const struct metrics *m) { return rangeset__bytes(m->unique); }
+uint64_t metrics__makespan(const struct metrics *m) { return m->end_ns; }
+const struct hist *metrics__latency(const struct metrics *m, unsigned op)
+{
+	return op <= TS_OP_MAX ? &m->lat[op] : NULL;
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blk-plug: block-layer merging of discard bios inside one blk_plug
+ * (Linux 6.12), for filesystems that issue many discards under a plug
+ * (xfs_discard_extents()).
+ *
+ * - block/blk-merge.c: blk_attempt_plug_merge(): a new bio is only tried
+ *   against the last request in the plug list;
+ * - blk_try_merge() / block/blk.h: blk_discard_mergable(): on a device with
+ *   max_discard_segments > 1 any discard merges as one more range
+ *   (bio_attempt_discard_merge(): while segments < max_discard_segments and
+ *   the total stays within max_discard_sectors); otherwise only a contiguous
+ *   back or front merge within max_discard_sectors;
+ * - block/blk-mq.c: blk_add_rq_to_plug(): the plug is flushed when it holds
+ *   BLK_MAX_REQUEST_COUNT (32) requests or its last request has at least
+ *   BLK_PLUG_FLUSH_SIZE (128 KiB) when a new one is added.
+ * The plug spans the requests the previous stage emits at one instant; it is
+ * flushed when time moves on (blk_finish_plug()).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kstages.h"
+
+struct plug_cfg {
+	bool enable;
+	uint32_t segments;	/* 0: the device's max_discard_segments */
+	uint64_t max;		/* 0: the device's discard_max_bytes */
+	uint32_t max_rq;
+	uint64_t flush_size;
+};
+
+static const struct opt_spec plug_opts[] = {
+	{ "enable", OPT_BOOL, offsetof(struct plug_cfg, enable), 0, 1, "1",
+	  "0: no merging, every bio is its own request" },
+	{ "segments", OPT_U32, offsetof(struct plug_cfg, segments), 0, 4096, "0",
+	  "max_discard_segments; 0 = from the trace's device table (1 if unknown)" },
+	{ "max", OPT_BYTES, offsetof(struct plug_cfg, max), 0, 0, "0",
+	  "max_discard_sectors in bytes; 0 = the device's discard_max_bytes (4 GiB if unknown)" },
+	{ "max_rq", OPT_U32, offsetof(struct plug_cfg, max_rq), 1, 4096, "32",
+	  "requests that flush the plug (BLK_MAX_REQUEST_COUNT)" },
+	{ "flush_size", OPT_BYTES, offsetof(struct plug_cfg, flush_size), 0, 0, "128K",
+	  "a last request this large flushes the plug when the next is added (BLK_PLUG_FLUSH_SIZE)" },
+	{ NULL },
+};
+
+struct plug_rq {
+	struct policy_event ev;		/* segs point into segs[] below */
+	uint64_t end;			/* single-range: end of the range */
+};
+
+struct plug_state {
+	struct plug_cfg cfg;
+	struct plug_rq *rq;		/* max_rq requests */
+	struct target_seg *segs;	/* max_rq * segments ranges */
+	uint32_t n;
+	uint64_t time;			/* the plug's instant */
+	uint64_t bios, requests, merged;
+};
+
+static void plug_destroy(void *priv)
+{
+	struct plug_state *s = priv;
+
+	if (!s)
+		return;
+	free(s->rq);
+	free(s->segs);
+	free(s);
+}
+
+static int plug_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		     void **priv, char *err, size_t errlen)
+{
+	struct plug_state *s = calloc(1, sizeof(*s));
+
+	(void)props, (void)err, (void)errlen;
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *(const struct plug_cfg *)cfg;
+	if (!s->cfg.segments)
+		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
+	if (!s->cfg.max)
+		s->cfg.max = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : 4ull << 30;
+	s->rq = calloc(s->cfg.max_rq, sizeof(*s->rq));
+	s->segs = calloc((size_t)s->cfg.max_rq * s->cfg.segments, sizeof(*s->segs));
+	if (!s->rq || !s->segs) {
+		plug_destroy(s);
+		return -ENOMEM;
+	}
+	*priv = s;
+	return 0;
+}
+
+static int plug_flush_all(struct plug_state *s, uint64_t now, struct policy_out *out)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < s->n && !err; i++) {
+		struct policy_event *ev = &s->rq[i].ev;
+
+		ev->time_ns = now;
+		if (ev->nr_segs <= 1) {
+			ev->segs = NULL;
+			ev->nr_segs = 0;
+			ev->length = ev->bytes;
+		}
+		err = policy_out__emit(out, ev);
+	}
+	s->n = 0;
+	return err;
+}
+
+/* bio_attempt_discard_merge() or a contiguous back/front merge into the last request. */
+static bool try_merge(struct plug_state *s, const struct policy_event *ev)
+{
+	struct plug_rq *rq;
+
+	if (!s->n || ev->nr_segs > 1)
+		return false;
+	rq = &s->rq[s->n - 1];
+	if (rq->ev.bytes + ev->length > s->cfg.max)
+		return false;
+	if (s->cfg.segments > 1) {
+		struct target_seg *segs = s->segs + (size_t)(s->n - 1) * s->cfg.segments;
+
+		if (rq->ev.nr_segs >= s->cfg.segments)
+			return false;
+		segs[rq->ev.nr_segs++] = (struct target_seg){ ev->offset, ev->length };
+	} else if (rq->end == ev->offset) {
+		rq->end += ev->length;
+	} else if (ev->offset + ev->length == rq->ev.offset) {
+		rq->ev.offset = ev->offset;
+	} else {
+		return false;
+	}
+	rq->ev.bytes += ev->length;
+	rq->ev.count += ev->count;
+	if (ev->freed_ns < rq->ev.freed_ns)
+		rq->ev.freed_ns = ev->freed_ns;
+	s->merged++;
+	return true;
+}
+
+static int plug_push(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	struct plug_state *s = priv;
+	struct plug_rq *rq;
+	int err;
+
+	s->bios++;
+	if (!s->cfg.enable) {
+		s->requests++;
+		return policy_out__emit(out, ev);
+	}
+	if (s->n && ev->time_ns != s->time && (err = plug_flush_all(s, s->time > ev->time_ns ?
+								    s->time : ev->time_ns, out)))
+		return err;
+	s->time = ev->time_ns;
+	if (try_merge(s, ev))
+		return 0;
+	if (ev->nr_segs > 1 || ev->length > s->cfg.max) {
+		/* Not mergeable: goes out on its own, after what is plugged. */
+		if ((err = plug_flush_all(s, ev->time_ns, out)))
+			return err;
+		s->requests++;
+		return policy_out__emit(out, ev);
+	}
+	/* blk_add_rq_to_plug() */
+	if (s->n && (s->n >= s->cfg.max_rq || s->rq[s->n - 1].ev.bytes >= s->cfg.flush_size) &&
+	    (err = plug_flush_all(s, ev->time_ns, out)))
+		return err;
+	rq = &s->rq[s->n];
+	rq->ev = *ev;
+	rq->ev.segs = s->segs + (size_t)s->n * s->cfg.segments;
+	rq->ev.nr_segs = 1;
+	rq->ev.bytes = ev->length;
+	s->segs[(size_t)s->n * s->cfg.segments] = (struct target_seg){ ev->offset, ev->length };
+	rq->end = ev->offset + ev->length;
+	s->n++;
+	s->requests++;
+	return 0;
+}
+
+static uint64_t plug_next_deadline(void *priv)
+{
+	struct plug_state *s = priv;
+
+	return s->n ? s->time : UINT64_MAX;
+}
+
+static int plug_tick(void *priv, uint64_t now, struct policy_out *out)
+{
+	return plug_flush_all(priv, now, out);
+}
+
+static int plug_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	return plug_flush_all(priv, now, out);
+}
+
+static int plug_report(void *priv, json_t *obj)
+{
+	struct plug_state *s = priv;
+
+	json_object_set_new(obj, "bios", json_integer((json_int_t)s->bios));
+	json_object_set_new(obj, "requests", json_integer((json_int_t)s->requests));
+	json_object_set_new(obj, "merged", json_integer((json_int_t)s->merged));
+	json_object_set_new(obj, "segments", json_integer(s->cfg.segments));
+	return 0;
+}
+
+const struct policy_stage_ops stage_blk_plug = {
+	.name = "blk-plug",
+	.help = "block-layer plug merging of discard bios issued at one instant (last request only)",
+	.follows = "block/blk-merge.c: blk_attempt_plug_merge(), bio_attempt_discard_merge(); "
+		   "block/blk-mq.c: blk_add_rq_to_plug() (Linux 6.12)",
+	.opts = plug_opts,
+	.cfg_size = sizeof(struct plug_cfg),
+	.positional = "segments",
+	.init = plug_init,
+	.push = plug_push,
+	.tick = plug_tick,
+	.next_deadline = plug_next_deadline,
+	.flush = plug_flush,
+	.report = plug_report,
+	.destroy = plug_destroy,
+};

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * btrfs-async: btrfs -o discard=async (default on SSDs since Linux 6.2),
+ * Linux 6.12, fs/btrfs/discard.c and fs/btrfs/free-space-cache.c.
+ *
+ * - Freed space joins its block group's free-space cache untrimmed
+ *   (btrfs_add_free_space()); it coalesces with untrimmed neighbours and
+ *   absorbs trimmed ones, which become untrimmed again ("overtrimming").
+ * - btrfs_discard_queue_work() / __add_to_discard_list(): a block group put on
+ *   a discard list becomes eligible BTRFS_DISCARD_DELAY (120 s) later; while
+ *   listed it only moves to the tail (LRU). A group with nothing used goes to
+ *   list 0 with BTRFS_DISCARD_UNUSED_DELAY (10 s), add_to_discard_unused_list().
+ * - Lists 1 and 2 have size filters discard_minlen[] = {0, 1 MiB, 32 KiB};
+ *   btrfs_discard_check_filter() moves a group on list 2 back to list 1 when a
+ *   coalesced free region reaches 1 MiB.
+ * - btrfs_discard_workfn() -> peek_discard_list() -> find_next_block_group():
+ *   each run discards ONE untrimmed extent >= the list's filter at or after
+ *   the group's cursor (trim_no_bitmap(async)), at most max_discard_size
+ *   (64 MiB) unless the rest would be under 32 KiB; at the end of the group
+ *   the bitmap pass (none here) and btrfs_finish_discard_pass():
+ *   btrfs_update_discard_index() requeues it on the next list (eligible 120 s
+ *   later again) or drops it after the last list.
+ * - __btrfs_discard_schedule_work(): the next run after
+ *   max(1000 ms / iops_limit clamped to [1, 1000] ms (btrfs_discard_calc_delay()),
+ *   last bytes / kbps_limit, time until the group is eligible).
+ * - do_trimming() discards synchronously: dispatch at qd=1.
+ * Block groups are bgsize slices of the device from offset 0; free space
+ * before the recording comes from the start snapshot (untrimmed, not queued:
+ * btrfs loads every group as untrimmed at mount).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ivset.h"
+#include "kstages.h"
+
+#define BTRFS_NR_LISTS		3
+#define BTRFS_MAX_FILTER	(1ull << 20)	/* BTRFS_ASYNC_DISCARD_MAX_FILTER */
+#define BTRFS_MIN_FILTER	(32ull << 10)	/* BTRFS_ASYNC_DISCARD_MIN_FILTER */
+static const uint64_t discard_minlen[BTRFS_NR_LISTS] = { 0, BTRFS_MAX_FILTER, BTRFS_MIN_FILTER };
+
+struct btrfs_cfg {
+	uint64_t delay;
+	uint64_t unused_delay;
+	uint32_t iops_limit;
+	uint32_t kbps_limit;
+	uint64_t max_discard_size;
+	uint64_t bgsize;
+	bool drain;
+};
+
+static const struct opt_spec btrfs_opts[] = {
+	{ "delay", OPT_DURATION, offsetof(struct btrfs_cfg, delay), 0, 86400e9, "120s",
+	  "BTRFS_DISCARD_DELAY: a queued block group waits this long before its first discard" },
+	{ "unused_delay", OPT_DURATION, offsetof(struct btrfs_cfg, unused_delay), 0, 86400e9, "10s",
+	  "BTRFS_DISCARD_UNUSED_DELAY: the same for a block group with nothing allocated" },
+	{ "iops_limit", OPT_U32, offsetof(struct btrfs_cfg, iops_limit), 0, 1e6, "1000",
+	  "sysfs discard/iops_limit: discards per second (0 = no limit)" },
+	{ "kbps_limit", OPT_U32, offsetof(struct btrfs_cfg, kbps_limit), 0, 4e9, "0",
+	  "sysfs discard/kbps_limit: KiB/s (0 = no limit)" },
+	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 0, "64M",
+	  "sysfs discard/max_discard_size: largest single discard (0 = no limit)" },
+	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 1e15, "1G",
+	  "data block group size" },
+	{ "drain", OPT_BOOL, offsetof(struct btrfs_cfg, drain), 0, 1, "1",
+	  "at the end of the trace the discard work runs on (the system stays up) until nothing is queued; "
+	  "0: stop, as an unmount would (btrfs_discard_cleanup())" },
+	{ NULL },
+};
+
+enum { BG_RESET = 0, BG_EXTENTS, BG_BITMAPS };
+
+struct bg {
+	uint64_t eligible, cursor, lru;
+	uint8_t index, state;
+	bool listed;
+};
+
+struct btrfs_state {
+	struct btrfs_cfg cfg;
+	struct ivset *untrimmed, *trimmed;	/* the free-space cache; val = freed_ns */
+	struct bg *bg;
+	size_t nbg;
+	uint64_t devsize, lru, work_at, prev_bytes, base_delay;
+	uint32_t dev;
+	uint16_t flags;
+	uint64_t frees, runs, discards, bytes, passes;
+};
+
+static void btrfs_destroy(void *priv)
+{
+	struct btrfs_state *s = priv;
+
+	if (!s)
+		return;
+	ivset__destroy(s->untrimmed);
+	ivset__destroy(s->trimmed);
+	free(s->bg);
+	free(s);
+}
+
+static int btrfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		      void **priv, char *err, size_t errlen)
+{
+	struct btrfs_state *s = calloc(1, sizeof(*s));
+
+	(void)err, (void)errlen;
+	if (!s || !(s->untrimmed = ivset__new(true)) || !(s->trimmed = ivset__new(true))) {
+		btrfs_destroy(s);
+		return -ENOMEM;
+	}
+	s->cfg = *(const struct btrfs_cfg *)cfg;
+	s->devsize = env->dev ? env->dev->size : 0;
+	s->dev = env->devno;
+	s->work_at = UINT64_MAX;
+	/* btrfs_discard_calc_delay() */
+	if (s->cfg.iops_limit) {
+		uint64_t ms = 1000 / s->cfg.iops_limit;
+
+		s->base_delay = (ms < 1 ? 1 : ms > 1000 ? 1000 : ms) * 1000000ull;
+	}
+	props->source = PS_FREE;
+	*priv = s;
+	return 0;
+}
+
+static int ensure_bg(struct btrfs_state *s, size_t i)
+{
+	size_t n = s->nbg ? s->nbg : 16;
+	struct bg *b;
+
+	if (i < s->nbg)
+		return 0;
+	while (n <= i)
+		n *= 2;
+	if (!(b = realloc(s->bg, n * sizeof(*b))))
+		return -ENOMEM;
+	memset(b + s->nbg, 0, (n - s->nbg) * sizeof(*b));
+	s->bg = b;
+	s->nbg = n;
+	return 0;
+}
+
+static uint64_t bg_start(const struct btrfs_state *s, size_t i)
+{
+	return (uint64_t)i * s->cfg.bgsize;
+}
+
+static uint64_t bg_end(const struct btrfs_state *s, size_t i)
+{
+	uint64_t e = bg_start(s, i) + s->cfg.bgsize;
+
+	return s->devsize && e > s->devsize ? s->devsize : e;
+}
+
+static uint64_t bg_used(const struct btrfs_state *s, size_t i)
+{
+	uint64_t a = bg_start(s, i), len = bg_end(s, i) - a;
+	uint64_t fr = ivset__covered(s->untrimmed, a, len) + ivset__covered(s->trimmed, a, len);
+
+	return len - fr;
+}
+
+/* __add_to_discard_list() */
+static void add_to_list(struct btrfs_state *s, size_t i, uint64_t now)
+{
+	struct bg *g = &s->bg[i];
+
+	if (!g->listed || g->index == 0) {
+		if (g->index == 0)
+			g->index = 1;
+		g->eligible = now + s->cfg.delay;
+		g->state = BG_RESET;
+	}
+	g->listed = true;
+	g->lru = ++s->lru;
+}
+
+/* add_to_discard_unused_list() */
+static void add_to_unused(struct btrfs_state *s, size_t i, uint64_t now)
+{
+	struct bg *g = &s->bg[i];
+
+	g->listed = true;
+	g->index = 0;
+	g->eligible = now + s->cfg.unused_delay;
+	g->state = BG_RESET;
+	g->lru = ++s->lru;
+}
+
+static void unlist(struct bg *g)
+{
+	g->listed = false;
+	g->eligible = 0;
+}
+
+/* find_next_block_group(): the head of each list, the first already eligible or the earliest. */
+static struct bg *find_next(struct btrfs_state *s, uint64_t now, size_t *idx)
+{
+	size_t head[BTRFS_NR_LISTS] = { 0 };
+	bool have[BTRFS_NR_LISTS] = { false };
+	struct bg *ret = NULL;
+
+	for (size_t i = 0; i < s->nbg; i++) {
+		struct bg *g = &s->bg[i];
+
+		if (g->listed && (!have[g->index] || g->lru < s->bg[head[g->index]].lru)) {
+			head[g->index] = i;
+			have[g->index] = true;
+		}
+	}
+	for (int l = 0; l < BTRFS_NR_LISTS; l++) {
+		if (!have[l])
+			continue;
+		if (!ret) {
+			ret = &s->bg[head[l]];
+			*idx = head[l];
+		}
+		if (ret->eligible < now)
+			break;
+		if (ret->eligible > s->bg[head[l]].eligible) {
+			ret = &s->bg[head[l]];
+			*idx = head[l];
+		}
+	}
+	return ret;
+}
+
+/* __btrfs_discard_schedule_work() */
+static void schedule(struct btrfs_state *s, uint64_t now, bool force)
+{
+	size_t i;
+	struct bg *g;
+	uint64_t delay = s->base_delay ? s->base_delay : 1;	/* no limit: back to back */
+
+	if (!force && s->work_at != UINT64_MAX)
+		return;
+	if (!(g = find_next(s, now, &i))) {
+		s->work_at = UINT64_MAX;
+		return;
+	}
+	if (s->cfg.kbps_limit && s->prev_bytes) {
+		uint64_t d = s->prev_bytes * 1000000000ull / ((uint64_t)s->cfg.kbps_limit * 1024);
+
+		delay = d > delay ? d : delay;
+	}
+	if (now < g->eligible && g->eligible - now > delay)
+		delay = g->eligible - now;
+	s->work_at = now + delay;
+}
+
+/* btrfs_finish_discard_pass() */
+static void finish_pass(struct btrfs_state *s, size_t i, uint64_t now)
+{
+	struct bg *g = &s->bg[i];
+
+	s->passes++;
+	unlist(g);
+	if (bg_used(s, i) == 0) {
+		if (ivset__covered(s->untrimmed, bg_start(s, i), bg_end(s, i) - bg_start(s, i)))
+			add_to_unused(s, i, now);
+		return;		/* else btrfs_mark_bg_unused(): the group goes away */
+	}
+	if (++g->index == BTRFS_NR_LISTS) {	/* btrfs_update_discard_index() */
+		g->index = 1;
+		return;
+	}
+	add_to_list(s, i, now);
+}
+
+/* trim_no_bitmap(async): one extent. Returns bytes discarded. */
+static int trim_one(struct btrfs_state *s, size_t i, uint64_t now, struct policy_out *out, uint64_t *done)
+{
+	struct bg *g = &s->bg[i];
+	uint64_t b0 = bg_start(s, i), b1 = bg_end(s, i), minlen = discard_minlen[g->index];
+	struct iv v;
+	int err;
+
+	*done = 0;
+	while (ivset__next(s->untrimmed, g->cursor, &v) && v.start < b1) {
+		uint64_t a = v.start > b0 ? v.start : b0;
+		uint64_t e = v.end < b1 ? v.end : b1, bytes = e - a;
+
+		if (bytes < minlen) {
+			g->cursor = e;
+			continue;
+		}
+		if (s->cfg.max_discard_size && bytes >= s->cfg.max_discard_size + BTRFS_MIN_FILTER)
+			bytes = s->cfg.max_discard_size;
+		if ((err = ivset__remove(s->untrimmed, a, bytes)) ||
+		    (err = ivset__add(s->trimmed, a, bytes, v.val, 0)))
+			return err;
+		g->cursor = a + bytes;
+		*done = bytes;
+		s->discards++;
+		s->bytes += bytes;
+		return kstage_emit(out, now, a, bytes, 0, v.val, 1, s->dev, s->flags);
+	}
+	g->cursor = b1;
+	return 0;
+}
+
+/* btrfs_discard_workfn() */
+static int btrfs_tick(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct btrfs_state *s = priv;
+	uint64_t trimmed = 0;
+	struct bg *g;
+	size_t i;
+	int err;
+
+	if (now < s->work_at)
+		return 0;
+	s->work_at = UINT64_MAX;
+	s->runs++;
+	for (;;) {
+		if (!(g = find_next(s, now, &i)))
+			return 0;
+		if (now < g->eligible) {
+			schedule(s, now, true);
+			return 0;
+		}
+		if (g->index == 0 && bg_used(s, i) != 0) {
+			add_to_list(s, i, now);	/* peek_discard_list(): no longer unused */
+			continue;
+		}
+		break;
+	}
+	if (g->state == BG_RESET) {
+		g->cursor = bg_start(s, i);
+		g->state = BG_EXTENTS;
+	}
+	if (g->state == BG_EXTENTS) {
+		if ((err = trim_one(s, i, now, out, &trimmed)))
+			return err;
+	} else {
+		g->cursor = bg_end(s, i);	/* no bitmaps: nothing to trim there */
+	}
+	if (g->cursor >= bg_end(s, i)) {
+		if (g->state == BG_BITMAPS) {
+			finish_pass(s, i, now);
+		} else {
+			g->cursor = bg_start(s, i);
+			g->state = BG_BITMAPS;
+		}
+	}
+	s->prev_bytes = trimmed;
+	schedule(s, now, true);
+	return 0;
+}
+
+static int add_free(struct btrfs_state *s, uint64_t a, uint64_t b, uint64_t freed, uint64_t now)
+{
+	size_t i = a / s->cfg.bgsize;
+	uint64_t b0 = bg_start(s, i), b1 = bg_end(s, i), filter;
+	struct bg *g;
+	struct iv v;
+	int err;
+
+	if ((err = ensure_bg(s, i)))
+		return err;
+	g = &s->bg[i];
+	/* Trimmed neighbours merge into the new untrimmed region. */
+	if (a > b0 && ivset__find_le(s->trimmed, a - 1, &v) && v.end == a) {
+		uint64_t l = v.start > b0 ? v.start : b0;
+
+		if ((err = ivset__remove(s->trimmed, l, a - l)))
+			return err;
+		a = l;
+	}
+	if (b < b1 && ivset__get(s->trimmed, b, &v)) {
+		uint64_t r = v.end < b1 ? v.end : b1;
+
+		if ((err = ivset__remove(s->trimmed, b, r - b)))
+			return err;
+		b = r;
+	}
+	if ((err = ivset__add(s->untrimmed, a, b - a, freed, 0)))
+		return err;
+	ivset__next(s->untrimmed, a, &v);
+	filter = (v.end < b1 ? v.end : b1) - (v.start > b0 ? v.start : b0);
+	/* btrfs_discard_check_filter() */
+	if (g->listed && g->index > 1 && filter >= discard_minlen[g->index - 1]) {
+		unlist(g);
+		for (int l = 1; l < BTRFS_NR_LISTS; l++) {
+			if (filter >= discard_minlen[l]) {
+				g->index = (uint8_t)l;
+				add_to_list(s, i, now);
+				break;
+			}
+		}
+	}
+	/* btrfs_discard_queue_work() */
+	if (bg_used(s, i) == 0)
+		add_to_unused(s, i, now);
+	else
+		add_to_list(s, i, now);
+	schedule(s, now, false);
+	return 0;
+}
+
+static int btrfs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	struct btrfs_state *s = priv;
+	uint64_t a = ev->offset, end = ev->offset + ev->length;
+	int err;
+
+	(void)out;
+	s->frees++;
+	s->dev = ev->dev;
+	s->flags = ev->flags;
+	while (a < end) {
+		uint64_t b = (a / s->cfg.bgsize + 1) * s->cfg.bgsize;
+
+		if (b > end)
+			b = end;
+		if ((err = add_free(s, a, b, ev->freed_ns, ev->time_ns)))
+			return err;
+		a = b;
+	}
+	return 0;
+}
+
+/* End of trace: let the work run on at its own pace until the lists are empty. */
+static int btrfs_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct btrfs_state *s = priv;
+	int err;
+
+	(void)now;
+	while (s->cfg.drain && s->work_at != UINT64_MAX)
+		if ((err = btrfs_tick(s, s->work_at, out)))
+			return err;
+	return 0;
+}
+
+static int btrfs_observe(void *priv, const struct ts_record *r, struct policy_out *out)
+{
+	struct btrfs_state *s = priv;
+	int err;
+
+	(void)out;
+	if (r->kind == TS_ALLOC && r->length) {
+		if ((err = ivset__remove(s->untrimmed, r->offset, r->length)))
+			return err;
+		return ivset__remove(s->trimmed, r->offset, r->length);
+	}
+	if (kstage_is_snapshot(r))
+		return ivset__add(s->untrimmed, r->offset, r->length, r->time_ns, 0);
+	return 0;
+}
+
+static uint64_t btrfs_next_deadline(void *priv)
+{
+	return ((struct btrfs_state *)priv)->work_at;
+}
+
+static int btrfs_report(void *priv, json_t *obj)
+{
+	struct btrfs_state *s = priv;
+
+	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "work_runs", json_integer((json_int_t)s->runs));
+	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
+	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
+	json_object_set_new(obj, "passes", json_integer((json_int_t)s->passes));
+	json_object_set_new(obj, "untrimmed_bytes_left", json_integer((json_int_t)ivset__bytes(s->untrimmed)));
+	return 0;
+}
+
+const struct policy_stage_ops stage_btrfs_async = {
+	.name = "btrfs-discard",
+	.help = "btrfs discard=async: block groups wait 120 s, then one discard per run, size-filtered lists, rate limits",
+	.follows = "fs/btrfs/discard.c: btrfs_discard_workfn(), __add_to_discard_list(), "
+		   "btrfs_discard_check_filter(), __btrfs_discard_schedule_work(); "
+		   "fs/btrfs/free-space-cache.c: trim_no_bitmap() (Linux 6.12)",
+	.opts = btrfs_opts,
+	.cfg_size = sizeof(struct btrfs_cfg),
+	.init = btrfs_init,
+	.observe = btrfs_observe,
+	.push = btrfs_push,
+	.tick = btrfs_tick,
+	.next_deadline = btrfs_next_deadline,
+	.flush = btrfs_flush,
+	.report = btrfs_report,
+	.destroy = btrfs_destroy,
+};

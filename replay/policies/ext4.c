@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ext4-mb: ext4 online discard (-o discard), Linux 6.12, fs/ext4/mballoc.c.
+ *
+ * - ext4_free_blocks() -> ext4_mb_clear_bb(): a journaled free becomes an
+ *   ext4_free_data entry {group, start, count, tid} in the group's rb-tree
+ *   (ext4_mb_free_metadata()). Entries merge only when physically
+ *   contiguous, in the same transaction and the same group, and which
+ *   neighbours are tried depends on the kernel (merge=):
+ *   - parent (Linux >= 6.17, "ext4: merge freed extent with existing extents
+ *     before insertion"): only the node the rb-tree descent ends at; the new
+ *     extent joins it (it keeps its list place), which may then join its own
+ *     prev/next. A free adjacent to the other in-order neighbour stays apart,
+ *     so the tree's exact shape matters: rbsim.c keeps lib/rbtree.c's shape.
+ *   - neighbours (Linux <= 6.16, ext4_try_merge_freed_extent()): the new
+ *     entry is inserted, absorbs an adjacent rb_prev() and rb_next(), and
+ *     goes to the tail of the list.
+ *   Every free until the next commit belongs to the running transaction.
+ * - ext4_process_freed_data() (jbd2 commit callback): the committed entries
+ *   go back to the buddy (ext4_free_data_in_buddy()), then ext4_discard_work()
+ *   runs ext4_try_to_trim_range(start, end, minblocks=1) per entry, in list
+ *   order: every free run that starts inside the entry is discarded with one
+ *   ext4_trim_extent() -> ext4_issue_discard() -> sb_issue_discard()
+ *   (synchronous: dispatch at qd=1). Since Linux 6.6 the run reaches the next
+ *   allocated block of the group (mb_find_next_bit() up to
+ *   ext4_last_grp_cluster()), which can re-discard free space next to the
+ *   entry: extend=1. Before (seed 001's 2011 kernels) exactly the entry.
+ * - data=writeback user data (journal=0) is discarded at once, unmerged.
+ * Commit points: META_COMMIT records; without them jbd2's commit timer
+ * (JBD2_DEFAULT_MAX_COMMIT_AGE, 5 s after the transaction's first free).
+ * Free space for extend: the start snapshot, plus committed frees, minus ALLOC.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ivset.h"
+#include "kstages.h"
+#include "rbsim.h"
+
+enum { MERGE_PARENT, MERGE_NEIGHBOURS };
+static const char *const ext4_merges[] = { "parent", "neighbours", NULL };
+
+struct ext4_cfg {
+	uint64_t commit;
+	bool extend;
+	uint64_t bgsize;
+	bool journal;
+	unsigned merge;
+};
+
+static const struct opt_spec ext4_opts[] = {
+	{ "commit", OPT_DURATION, offsetof(struct ext4_cfg, commit), 1e6, 86400e9, "5s",
+	  "journal commit interval while the trace shows no META_COMMIT (mount option commit=)" },
+	{ "extend", OPT_BOOL, offsetof(struct ext4_cfg, extend), 0, 1, "1",
+	  "Linux >= 6.6: a discarded run extends to the next allocated block of its group" },
+	{ "bgsize", OPT_BYTES, offsetof(struct ext4_cfg, bgsize), 0, 0, "0",
+	  "block group size; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
+	{ "journal", OPT_BOOL, offsetof(struct ext4_cfg, journal), 0, 1, "1",
+	  "0: data=writeback, frees are discarded at once without waiting for the commit" },
+	{ "merge", OPT_ENUM, offsetof(struct ext4_cfg, merge), 0, 0, "parent",
+	  "freed-extent merging: parent (Linux >= 6.17: only the rb-tree insertion parent), "
+	  "neighbours (<= 6.16: both rb-tree neighbours)", ext4_merges },
+	{ NULL },
+};
+
+struct ext4_state {
+	struct ext4_cfg cfg;
+	struct rbsim *rb;	/* this transaction's entries, one rb-tree per group */
+	uint32_t *roots;	/* by group number */
+	size_t nroots;
+	struct ivset *free;	/* free space known to the buddy: val = freed_ns */
+	struct iv *list;	/* commit scratch, grown by doubling */
+	size_t cap;
+	uint64_t pstart, seq, deadline;
+	uint32_t dev;
+	uint16_t flags;
+	bool seen_commit;
+	uint64_t frees, merges, commits, discards, bytes, extended;
+};
+
+static void ext4_destroy(void *priv)
+{
+	struct ext4_state *s = priv;
+
+	if (!s)
+		return;
+	rbsim__destroy(s->rb);
+	free(s->roots);
+	ivset__destroy(s->free);
+	free(s->list);
+	free(s);
+}
+
+static int ext4_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		     void **priv, char *err, size_t errlen)
+{
+	struct ext4_state *s = calloc(1, sizeof(*s));
+
+	(void)err, (void)errlen;
+	if (!s || !(s->rb = rbsim__new()) || !(s->free = ivset__new(true))) {
+		ext4_destroy(s);
+		return -ENOMEM;
+	}
+	s->cfg = *(const struct ext4_cfg *)cfg;
+	if (!s->cfg.bgsize) {
+		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
+
+		s->cfg.bgsize = 8 * bs * bs;	/* one bitmap block of blocks */
+	}
+	s->pstart = env->dev ? env->dev->partition_start : 0;
+	s->dev = env->devno;
+	s->deadline = UINT64_MAX;
+	props->source = PS_FREE;
+	*priv = s;
+	return 0;
+}
+
+static uint64_t group_start(const struct ext4_state *s, uint64_t off)
+{
+	if (off < s->pstart)
+		return 0;
+	return s->pstart + (off - s->pstart) / s->cfg.bgsize * s->cfg.bgsize;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct iv *x = a, *y = b;
+
+	return x->aux < y->aux ? -1 : x->aux > y->aux;
+}
+
+/* ext4_try_to_trim_range(entry.start, entry.end - 1, 1) on the buddy bitmap. */
+static int trim_entry(struct ext4_state *s, const struct iv *e, uint64_t now, struct policy_out *out)
+{
+	uint64_t pos = e->start, gend = group_start(s, e->start) + s->cfg.bgsize;
+	struct iv v;
+	int err;
+
+	while (pos < e->end && ivset__next(s->free, pos, &v) && v.start < e->end) {
+		uint64_t a = v.start > pos ? v.start : pos;
+		uint64_t b = s->cfg.extend ? (v.end < gend ? v.end : gend) : (v.end < e->end ? v.end : e->end);
+
+		s->discards++;
+		s->bytes += b - a;
+		if (b > e->end)
+			s->extended += b - e->end;
+		if ((err = kstage_emit(out, now, a, b - a, 0, e->val, 1, s->dev, s->flags)))
+			return err;
+		pos = b;
+	}
+	return 0;
+}
+
+static int grow_list(struct ext4_state *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 256;
+	struct iv *l;
+
+	if (n <= s->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	if (!(l = realloc(s->list, cap * sizeof(*l))))
+		return -ENOMEM;
+	s->list = l;
+	s->cap = cap;
+	return 0;
+}
+
+/* ext4_process_freed_data(): all entries into the buddy, then the discard work in list order. */
+static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
+{
+	size_t n = 0;
+	int err;
+
+	s->deadline = UINT64_MAX;
+	for (size_t g = 0; g < s->nroots; g++) {
+		for (uint32_t i = rbsim__first(s->rb, s->roots[g]); i; i = rbsim__next(s->rb, i)) {
+			const struct rbnode *e = rbsim__node(s->rb, i);
+			struct iv v = { e->start, e->end, e->val, e->seq };
+
+			if ((err = grow_list(s, n + 1)))
+				return err;
+			s->list[n++] = v;
+			if ((err = ivset__add(s->free, v.start, v.end - v.start, v.val, 0)))
+				return err;
+		}
+		s->roots[g] = 0;
+	}
+	rbsim__clear(s->rb);
+	if (!n)
+		return 0;
+	s->commits++;
+	qsort(s->list, n, sizeof(*s->list), cmp_seq);
+	for (size_t k = 0; k < n; k++)
+		if ((err = trim_entry(s, &s->list[k], now, out)))
+			return err;
+	return 0;
+}
+
+static int new_node(struct ext4_state *s, uint32_t *root, uint32_t parent, bool left,
+		    uint64_t a, uint64_t b, uint64_t freed_ns, uint32_t *out)
+{
+	uint32_t n = rbsim__alloc(s->rb);
+	struct rbnode *e;
+
+	if (!n)
+		return -ENOMEM;
+	e = rbsim__node(s->rb, n);
+	e->start = a;
+	e->end = b;
+	e->val = freed_ns;
+	e->seq = ++s->seq;
+	rbsim__insert(s->rb, root, parent, left, n);
+	*out = n;
+	return 0;
+}
+
+/* ext4_merge_freed_extents(): keep absorbs gone, which follows it directly. */
+static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t gone)
+{
+	struct rbnode *k = rbsim__node(s->rb, keep), *g = rbsim__node(s->rb, gone);
+
+	k->end = g->end;
+	if (g->val < k->val)
+		k->val = g->val;
+	rbsim__erase(s->rb, root, gone);
+	s->merges++;
+}
+
+static int ensure_root(struct ext4_state *s, size_t g)
+{
+	size_t cap = s->nroots ? s->nroots : 64;
+	uint32_t *r;
+
+	if (g < s->nroots)
+		return 0;
+	while (cap <= g)
+		cap *= 2;
+	if (!(r = realloc(s->roots, cap * sizeof(*r))))
+		return -ENOMEM;
+	memset(r + s->nroots, 0, (cap - s->nroots) * sizeof(*r));
+	s->roots = r;
+	s->nroots = cap;
+	return 0;
+}
+
+/* Linux >= 6.17: join the insertion parent, which may then join its own neighbour. */
+static int merge_parent(struct ext4_state *s, uint32_t *root, uint32_t parent, bool left,
+			uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	struct rbnode *e = parent ? rbsim__node(s->rb, parent) : NULL;
+	uint32_t i, n;
+
+	if (e && b == e->start) {
+		e->start = a;
+		e->val = freed_ns < e->val ? freed_ns : e->val;
+		s->merges++;
+		if ((i = rbsim__prev(s->rb, parent)) && rbsim__node(s->rb, i)->end == a)
+			absorb(s, root, i, parent);
+		return 0;
+	}
+	if (e && e->end == a) {
+		e->end = b;
+		e->val = freed_ns < e->val ? freed_ns : e->val;
+		s->merges++;
+		if ((i = rbsim__next(s->rb, parent)) && rbsim__node(s->rb, i)->start == b)
+			absorb(s, root, parent, i);
+		return 0;
+	}
+	return new_node(s, root, parent, left, a, b, freed_ns, &n);
+}
+
+/* Linux <= 6.16: insert, then ext4_try_merge_freed_extent() with rb_prev() and rb_next(). */
+static int merge_neighbours(struct ext4_state *s, uint32_t *root, uint32_t parent, bool left,
+			    uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	uint32_t n, i;
+	int err;
+
+	if ((err = new_node(s, root, parent, left, a, b, freed_ns, &n)))
+		return err;
+	if ((i = rbsim__prev(s->rb, n)) && rbsim__node(s->rb, i)->end == a) {
+		struct rbnode *p = rbsim__node(s->rb, i), *e = rbsim__node(s->rb, n);
+
+		e->start = p->start;
+		e->val = p->val < e->val ? p->val : e->val;
+		rbsim__erase(s->rb, root, i);
+		s->merges++;
+	}
+	if ((i = rbsim__next(s->rb, n)) && rbsim__node(s->rb, i)->start == b)
+		absorb(s, root, n, i);
+	return 0;
+}
+
+/* ext4_mb_free_metadata() for one group's piece [a, b). */
+static int add_entry(struct ext4_state *s, uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	size_t g = (group_start(s, a) - s->pstart) / s->cfg.bgsize;
+	uint32_t *root, n, parent = 0;
+	bool left = false;
+	int err;
+
+	if ((err = ensure_root(s, g)))
+		return err;
+	root = &s->roots[g];
+	for (n = *root; n; ) {
+		const struct rbnode *e = rbsim__node(s->rb, n);
+
+		parent = n;
+		if (a < e->start) {
+			left = true;
+			n = e->left;
+		} else if (a >= e->end) {
+			left = false;
+			n = e->right;
+		} else {
+			return 0;	/* "Block already on to-be-freed list" */
+		}
+	}
+	if (s->cfg.merge == MERGE_PARENT)
+		return merge_parent(s, root, parent, left, a, b, freed_ns);
+	return merge_neighbours(s, root, parent, left, a, b, freed_ns);
+}
+
+static int ext4_push(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	struct ext4_state *s = priv;
+	uint64_t a = ev->offset, end = ev->offset + ev->length;
+	int err;
+
+	s->frees++;
+	s->dev = ev->dev;
+	s->flags = ev->flags;
+	if (!s->cfg.journal) {
+		/* ext4_mb_clear_bb(): not journaled, ext4_issue_discard() right away. */
+		s->discards++;
+		s->bytes += ev->length;
+		if ((err = ivset__add(s->free, ev->offset, ev->length, ev->freed_ns, 0)))
+			return err;
+		return kstage_emit(out, ev->time_ns, ev->offset, ev->length, ev->ino, ev->freed_ns, 1,
+				   ev->dev, ev->flags);
+	}
+	while (a < end) {	/* ext4_free_blocks() splits at group boundaries */
+		uint64_t b = group_start(s, a) + s->cfg.bgsize;
+
+		if (b > end)
+			b = end;
+		if ((err = add_entry(s, a, b, ev->freed_ns)))
+			return err;
+		a = b;
+	}
+	if (!s->seen_commit && s->deadline == UINT64_MAX)
+		s->deadline = ev->time_ns + s->cfg.commit;	/* jbd2 transaction t_expires */
+	return 0;
+}
+
+static int ext4_observe(void *priv, const struct ts_record *r, struct policy_out *out)
+{
+	struct ext4_state *s = priv;
+
+	if (r->kind == TS_ALLOC && r->length)
+		return ivset__remove(s->free, r->offset, r->length);
+	if (kstage_is_snapshot(r))
+		return ivset__add(s->free, r->offset, r->length, r->time_ns, 0);
+	if (kstage_is_commit(r)) {
+		s->seen_commit = true;
+		return commit(s, r->time_ns, out);
+	}
+	return 0;
+}
+
+static uint64_t ext4_next_deadline(void *priv)
+{
+	return ((struct ext4_state *)priv)->deadline;
+}
+
+static int ext4_tick(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct ext4_state *s = priv;
+
+	return now >= s->deadline ? commit(s, now, out) : 0;
+}
+
+static int ext4_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	return commit(priv, now, out);
+}
+
+static int ext4_report(void *priv, json_t *obj)
+{
+	struct ext4_state *s = priv;
+
+	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "merged_frees", json_integer((json_int_t)s->merges));
+	json_object_set_new(obj, "commits", json_integer((json_int_t)s->commits));
+	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
+	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
+	json_object_set_new(obj, "bytes_beyond_frees", json_integer((json_int_t)s->extended));
+	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
+	return 0;
+}
+
+const struct policy_stage_ops stage_ext4_mb = {
+	.name = "ext4-mb",
+	.help = "ext4: frees merged within a transaction, discarded after the journal commit",
+	.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_try_merge_freed_extent(), "
+		   "ext4_process_freed_data(), ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; "
+		   "merge=parent follows the 6.17+ ext4_mb_free_metadata())",
+	.opts = ext4_opts,
+	.cfg_size = sizeof(struct ext4_cfg),
+	.positional = "commit",
+	.init = ext4_init,
+	.observe = ext4_observe,
+	.push = ext4_push,
+	.tick = ext4_tick,
+	.next_deadline = ext4_next_deadline,
+	.flush = ext4_flush,
+	.report = ext4_report,
+	.destroy = ext4_destroy,
+};

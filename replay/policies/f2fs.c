@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * f2fs-discard: f2fs online discard (-o discard, the default), Linux 6.12,
+ * fs/f2fs/segment.c.
+ *
+ * - Invalidated blocks become discard candidates at checkpoint
+ *   (f2fs_clear_prefree_segments(), add_discard_addrs()); a new candidate
+ *   front/back merges with adjacent pending commands
+ *   (__update_discard_tree_range()), each command at most discard_max_bytes.
+ * - Pending commands sit in pend_list[plist_idx(blocks)], MAX_PLIST_NUM = 512
+ *   buckets by length.
+ * - issue_discard_thread() with DPOLICY_BG (__init_discard_policy()): a round
+ *   (__issue_discard_cmd()) walks the buckets from the largest down, never
+ *   below discard_granularity (16 blocks: sub-granularity candidates stay
+ *   pending), issues at most max_discard_request (8) and waits for them
+ *   (__wait_all_discard_cmd()). With discard_io_aware (default on,
+ *   discard_io_aware_gran = 512: every bucket) a round issues nothing unless
+ *   the fs has been idle for DEF_IDLE_INTERVAL (5 s), is_idle(DISCARD_TIME).
+ * - Sleep: min_discard_issue_time 50 ms after a round that issued,
+ *   f2fs_time_to_wait() or mid_discard_issue_time 500 ms after a round
+ *   interrupted by I/O, max_discard_issue_time 60 s when nothing was eligible.
+ *   wake_up_discard_thread() at checkpoint wakes it early when idle.
+ * Checkpoints: META_COMMIT records; without them every DEF_CP_INTERVAL (60 s).
+ * Busy = FREE, ALLOC or foreground (non-discard) ISSUE records.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ivset.h"
+#include "kstages.h"
+
+#define F2FS_MAX_PLIST	512u	/* MAX_PLIST_NUM */
+#define F2FS_MAX_REQ	64u
+
+struct f2fs_cfg {
+	uint32_t granularity;
+	uint64_t block;
+	uint32_t max_requests;
+	uint64_t min_interval, mid_interval, max_interval, idle, checkpoint;
+	bool io_aware;
+	bool drain;
+};
+
+static const struct opt_spec f2fs_opts[] = {
+	{ "granularity", OPT_U32, offsetof(struct f2fs_cfg, granularity), 1, F2FS_MAX_PLIST, "16",
+	  "discard_granularity in blocks: shorter candidates are never issued by the background thread" },
+	{ "block", OPT_BYTES, offsetof(struct f2fs_cfg, block), 512, 1 << 20, "4K", "f2fs block size" },
+	{ "max_requests", OPT_U32, offsetof(struct f2fs_cfg, max_requests), 1, F2FS_MAX_REQ, "8",
+	  "max_discard_request: discards per round" },
+	{ "min_interval", OPT_DURATION, offsetof(struct f2fs_cfg, min_interval), 1e6, 3600e9, "50ms",
+	  "min_discard_issue_time: sleep after a round that issued" },
+	{ "mid_interval", OPT_DURATION, offsetof(struct f2fs_cfg, mid_interval), 1e6, 3600e9, "500ms",
+	  "mid_discard_issue_time: sleep after a round that backed off for I/O" },
+	{ "max_interval", OPT_DURATION, offsetof(struct f2fs_cfg, max_interval), 1e6, 86400e9, "60s",
+	  "max_discard_issue_time: sleep when nothing was eligible" },
+	{ "idle", OPT_DURATION, offsetof(struct f2fs_cfg, idle), 0, 3600e9, "5s",
+	  "discard_idle_interval: the fs counts as idle this long after its last operation" },
+	{ "checkpoint", OPT_DURATION, offsetof(struct f2fs_cfg, checkpoint), 1e6, 86400e9, "60s",
+	  "checkpoint interval while the trace shows no META_COMMIT (DEF_CP_INTERVAL)" },
+	{ "io_aware", OPT_BOOL, offsetof(struct f2fs_cfg, io_aware), 0, 1, "1",
+	  "discard_io_aware: issue only when the fs is idle" },
+	{ "drain", OPT_BOOL, offsetof(struct f2fs_cfg, drain), 0, 1, "1",
+	  "at the end of the trace the thread runs on (rounds min_interval apart) until nothing is eligible" },
+	{ NULL },
+};
+
+struct f2fs_state {
+	struct f2fs_cfg cfg;
+	struct ivset *prefree;	/* invalidated since the last checkpoint */
+	struct ivset *pend;	/* discard commands waiting: val = freed_ns */
+	struct iv pick[F2FS_MAX_REQ];
+	uint64_t max_cmd, start_ns, thread_at, cp_at, last_busy;
+	uint32_t waiting, dev;
+	uint16_t flags;
+	bool seen_commit;
+	uint64_t rounds, backoffs, discards, bytes, checkpoints;
+};
+
+static void f2fs_destroy(void *priv)
+{
+	struct f2fs_state *s = priv;
+
+	if (!s)
+		return;
+	ivset__destroy(s->prefree);
+	ivset__destroy(s->pend);
+	free(s);
+}
+
+static int f2fs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		     void **priv, char *err, size_t errlen)
+{
+	struct f2fs_state *s = calloc(1, sizeof(*s));
+
+	(void)err, (void)errlen;
+	if (!s || !(s->prefree = ivset__new(true)) || !(s->pend = ivset__new(true))) {
+		f2fs_destroy(s);
+		return -ENOMEM;
+	}
+	s->cfg = *(const struct f2fs_cfg *)cfg;
+	s->max_cmd = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : UINT64_MAX;
+	if (s->max_cmd < s->cfg.block)
+		s->max_cmd = s->cfg.block;
+	s->start_ns = s->last_busy = env->start_ns;
+	s->thread_at = env->start_ns + s->cfg.min_interval;	/* first wait_ms = min_discard_issue_time */
+	s->cp_at = UINT64_MAX;
+	s->dev = env->devno;
+	props->source = PS_FREE;
+	*priv = s;
+	return 0;
+}
+
+static unsigned plist_idx(const struct f2fs_state *s, uint64_t bytes)
+{
+	uint64_t blk = bytes / s->cfg.block;
+
+	return blk >= F2FS_MAX_PLIST ? F2FS_MAX_PLIST - 1 : blk ? (unsigned)blk - 1 : 0;
+}
+
+static bool eligible(const struct f2fs_state *s, uint64_t bytes)
+{
+	return plist_idx(s, bytes) + 1 >= s->cfg.granularity && bytes >= s->cfg.block;
+}
+
+/* Larger bucket first, then lower offset (our stand-in for each bucket's FIFO). */
+static bool before(const struct f2fs_state *s, const struct iv *a, const struct iv *b)
+{
+	unsigned ia = plist_idx(s, a->end - a->start), ib = plist_idx(s, b->end - b->start);
+
+	return ia != ib ? ia > ib : a->start < b->start;
+}
+
+/* The round's commands (commands longer than max_cmd are cut, like __update_discard_tree_range()). */
+static uint32_t select_cmds(struct f2fs_state *s)
+{
+	uint32_t n = 0, max = s->cfg.max_requests;
+	uint64_t pos = 0;
+	struct iv v;
+
+	while (ivset__next(s->pend, pos, &v)) {
+		pos = v.end;
+		for (uint64_t a = v.start, b; a < v.end; a = b) {
+			struct iv c;
+			uint32_t k;
+
+			b = v.end - a > s->max_cmd ? a + s->max_cmd : v.end;
+			c = (struct iv){ a, b, v.val, 0 };
+
+			if (!eligible(s, c.end - c.start))
+				continue;
+			if (n == max && !before(s, &c, &s->pick[n - 1]))
+				continue;
+			k = n < max ? n++ : n - 1;
+			while (k > 0 && before(s, &c, &s->pick[k - 1])) {
+				s->pick[k] = s->pick[k - 1];
+				k--;
+			}
+			s->pick[k] = c;
+		}
+	}
+	return n;
+}
+
+static bool is_idle(const struct f2fs_state *s, uint64_t now)
+{
+	return now - s->last_busy >= s->cfg.idle;
+}
+
+static int round_run(struct f2fs_state *s, uint64_t now, struct policy_out *out)
+{
+	uint32_t n;
+	int err;
+
+	s->thread_at = now + s->cfg.max_interval;
+	if (!(n = select_cmds(s)))
+		return 0;				/* issued == 0 */
+	s->rounds++;
+	if (s->cfg.io_aware && !is_idle(s, now)) {	/* issued == -1 */
+		uint64_t left = s->cfg.idle - (now - s->last_busy);
+
+		s->backoffs++;
+		s->thread_at = now + (left ? left : s->cfg.mid_interval);
+		return 0;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct iv *c = &s->pick[i];
+
+		if ((err = ivset__remove(s->pend, c->start, c->end - c->start)))
+			return err;
+		s->discards++;
+		s->bytes += c->end - c->start;
+		if ((err = kstage_emit(out, now, c->start, c->end - c->start, 0, c->val, 1, s->dev, s->flags)))
+			return err;
+	}
+	s->waiting = n;				/* __wait_all_discard_cmd() */
+	s->thread_at = UINT64_MAX;
+	return 0;
+}
+
+static int checkpoint(struct f2fs_state *s, uint64_t now)
+{
+	uint64_t pos = 0;
+	struct iv v;
+	int err;
+
+	s->cp_at = UINT64_MAX;
+	if (!ivset__count(s->prefree))
+		return 0;
+	s->checkpoints++;
+	while (ivset__next(s->prefree, pos, &v)) {
+		pos = v.end;
+		if ((err = ivset__add(s->pend, v.start, v.end - v.start, v.val, 0)))
+			return err;
+	}
+	ivset__clear(s->prefree);
+	/* wake_up_discard_thread(force=false) */
+	if (!s->waiting && s->thread_at > now && is_idle(s, now) && select_cmds(s))
+		s->thread_at = now;
+	return 0;
+}
+
+static int f2fs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	struct f2fs_state *s = priv;
+
+	(void)out;
+	s->dev = ev->dev;
+	s->flags = ev->flags;
+	s->last_busy = ev->time_ns;
+	if (!s->seen_commit && s->cp_at == UINT64_MAX)
+		s->cp_at = s->start_ns + ((ev->time_ns - s->start_ns) / s->cfg.checkpoint + 1) * s->cfg.checkpoint;
+	return ivset__add(s->prefree, ev->offset, ev->length, ev->freed_ns, 0);
+}
+
+static int f2fs_observe(void *priv, const struct ts_record *r, struct policy_out *out)
+{
+	struct f2fs_state *s = priv;
+	int err;
+
+	(void)out;
+	if (r->kind == TS_ALLOC && r->length) {
+		s->last_busy = r->time_ns;
+		if ((err = ivset__remove(s->prefree, r->offset, r->length)))
+			return err;
+		return ivset__remove(s->pend, r->offset, r->length);
+	}
+	if (r->kind == TS_ISSUE && r->op != TS_OP_DISCARD)
+		s->last_busy = r->time_ns;
+	if (kstage_is_commit(r)) {
+		s->seen_commit = true;
+		return checkpoint(s, r->time_ns);
+	}
+	return 0;
+}
+
+static uint64_t f2fs_next_deadline(void *priv)
+{
+	struct f2fs_state *s = priv;
+	uint64_t t = s->waiting ? UINT64_MAX : s->thread_at;
+
+	return s->cp_at < t ? s->cp_at : t;
+}
+
+static int f2fs_tick(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct f2fs_state *s = priv;
+	int err;
+
+	if (now >= s->cp_at && (err = checkpoint(s, now)))
+		return err;
+	if (!s->waiting && now >= s->thread_at)
+		return round_run(s, now, out);
+	return 0;
+}
+
+/* End of trace: checkpoint, then rounds until nothing eligible is left (no completions: paced by min_interval). */
+static int f2fs_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct f2fs_state *s = priv;
+	uint64_t t;
+	int err;
+
+	if (!s->cfg.drain)
+		return 0;
+	if ((err = checkpoint(s, now)))
+		return err;
+	if (s->waiting) {
+		s->waiting = 0;
+		s->thread_at = now + s->cfg.min_interval;
+	}
+	while (select_cmds(s)) {
+		t = s->thread_at > now ? s->thread_at : now;
+		if ((err = round_run(s, t, out)))
+			return err;
+		if (s->waiting) {
+			s->waiting = 0;
+			s->thread_at = t + s->cfg.min_interval;
+		}
+	}
+	return 0;
+}
+
+static int f2fs_complete(void *priv, const struct policy_done *d, struct policy_out *out)
+{
+	struct f2fs_state *s = priv;
+
+	(void)out;
+	if (s->waiting && --s->waiting == 0)
+		s->thread_at = d->done_ns + (ivset__count(s->pend) ? s->cfg.min_interval : s->cfg.max_interval);
+	return 0;
+}
+
+static int f2fs_report(void *priv, json_t *obj)
+{
+	struct f2fs_state *s = priv;
+
+	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->checkpoints));
+	json_object_set_new(obj, "rounds", json_integer((json_int_t)s->rounds));
+	json_object_set_new(obj, "io_backoffs", json_integer((json_int_t)s->backoffs));
+	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
+	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
+	json_object_set_new(obj, "pending_bytes_left",
+			    json_integer((json_int_t)(ivset__bytes(s->pend) + ivset__bytes(s->prefree))));
+	return 0;
+}
+
+const struct policy_stage_ops stage_f2fs = {
+	.name = "f2fs-discard",
+	.help = "f2fs: candidates at checkpoint, background rounds of 8 largest-first, granularity, idle-aware",
+	.follows = "fs/f2fs/segment.c: issue_discard_thread(), __issue_discard_cmd(), "
+		   "__init_discard_policy(), __update_discard_tree_range() (Linux 6.12)",
+	.opts = f2fs_opts,
+	.cfg_size = sizeof(struct f2fs_cfg),
+	.positional = "granularity",
+	.init = f2fs_init,
+	.observe = f2fs_observe,
+	.push = f2fs_push,
+	.tick = f2fs_tick,
+	.next_deadline = f2fs_next_deadline,
+	.flush = f2fs_flush,
+	.complete = f2fs_complete,
+	.report = f2fs_report,
+	.destroy = f2fs_destroy,
+};

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fstrim(interval, minlen): a periodic FITRIM (fstrim.timer) over the free
+ * space, no online discard.
+ *
+ * Free space: the META_FREESPACE start snapshot, plus FREE, minus ALLOC.
+ * Untrimmed: free space present at the start or freed since it was last
+ * trimmed (both kernels forget trim state at mount). A pass every interval
+ * (and, with final=1, one at the end of the trace) discards, in offset order,
+ * one command per extent:
+ *  - mode=untrimmed: every untrimmed free extent >= minlen, then marks it
+ *    trimmed: nothing is trimmed twice unless freed again;
+ *  - mode=ext4: fs/ext4/mballoc.c: ext4_trim_fs() / ext4_trim_all_free():
+ *    groups whose EXT4_GROUP_INFO_WAS_TRIMMED flag was cleared by a free
+ *    (ext4_free_data_in_buddy()) get every free extent >= minlen trimmed
+ *    (ext4_try_to_trim_range()); other groups are skipped;
+ *  - mode=xfs: fs/xfs/xfs_discard.c: xfs_trim_extents(): every free extent
+ *    >= minlen of every AG, every pass (XFS keeps no trim state).
+ * The kernels raise minlen to the device's discard_granularity
+ * (ext4_trim_fs(), xfs_ioc_trim()). FITRIM discards synchronously: qd=1.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ivset.h"
+#include "kstages.h"
+
+enum { FM_UNTRIMMED, FM_EXT4, FM_XFS };
+static const char *const fstrim_modes[] = { "untrimmed", "ext4", "xfs", NULL };
+
+struct fstrim_cfg {
+	uint64_t interval;
+	uint64_t minlen;
+	uint64_t first;
+	bool final;
+	unsigned mode;
+	uint64_t group;
+};
+
+static const struct opt_spec fstrim_opts[] = {
+	{ "interval", OPT_DURATION, offsetof(struct fstrim_cfg, interval), 1e6, 3.2e16, "1w",
+	  "time between passes (fstrim.timer: weekly)" },
+	{ "minlen", OPT_BYTES, offsetof(struct fstrim_cfg, minlen), 0, 0, "0",
+	  "fstrim --minimum: shorter free extents are not trimmed (raised to discard_granularity)" },
+	{ "first", OPT_DURATION, offsetof(struct fstrim_cfg, first), 0, 3.2e16, "0",
+	  "time of the first pass after the trace start; 0 = one interval" },
+	{ "final", OPT_BOOL, offsetof(struct fstrim_cfg, final), 0, 1, "1",
+	  "one more pass at the end of the trace (what the workload leaves to the next fstrim)" },
+	{ "mode", OPT_ENUM, offsetof(struct fstrim_cfg, mode), 0, 0, "untrimmed",
+	  "untrimmed: only free space not trimmed since freed; ext4: whole groups touched by frees; "
+	  "xfs: all free space every pass", fstrim_modes },
+	{ "group", OPT_BYTES, offsetof(struct fstrim_cfg, group), 0, 0, "0",
+	  "ext4 block group / XFS AG size; 0 = from the trace header (8 x block^2, agblocks x block)" },
+	{ NULL },
+};
+
+struct fstrim_state {
+	struct fstrim_cfg cfg;
+	struct ivset *free;		/* val = freed_ns */
+	struct ivset *untrimmed;	/* val = freed_ns */
+	uint64_t next_pass, pstart;
+	uint32_t dev;
+	uint16_t flags;
+	uint64_t passes, discards, bytes, retrimmed;
+};
+
+static void fstrim_destroy(void *priv)
+{
+	struct fstrim_state *s = priv;
+
+	if (!s)
+		return;
+	ivset__destroy(s->free);
+	ivset__destroy(s->untrimmed);
+	free(s);
+}
+
+static int fstrim_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		       void **priv, char *err, size_t errlen)
+{
+	struct fstrim_state *s = calloc(1, sizeof(*s));
+	const struct ts_device *d = env->dev;
+
+	(void)err, (void)errlen;
+	if (!s || !(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true))) {
+		fstrim_destroy(s);
+		return -ENOMEM;
+	}
+	s->cfg = *(const struct fstrim_cfg *)cfg;
+	if (d && d->discard_granularity > s->cfg.minlen)
+		s->cfg.minlen = d->discard_granularity;
+	if (!s->cfg.minlen)
+		s->cfg.minlen = 1;
+	if (!s->cfg.group) {
+		uint64_t bs = d && d->fs_block_size ? d->fs_block_size : 4096;
+
+		if (s->cfg.mode == FM_XFS && d && d->xfs_agblocks)
+			s->cfg.group = d->xfs_agblocks * bs;
+		else
+			s->cfg.group = 8 * bs * bs;
+	}
+	s->pstart = d ? d->partition_start : 0;
+	s->dev = env->devno;
+	s->next_pass = env->start_ns + (s->cfg.first ? s->cfg.first : s->cfg.interval);
+	props->source = PS_FREE;
+	*priv = s;
+	return 0;
+}
+
+static int trim(struct fstrim_state *s, uint64_t a, uint64_t b, uint64_t freed, uint64_t now,
+		struct policy_out *out)
+{
+	uint64_t fresh = ivset__covered(s->untrimmed, a, b - a);
+	int err;
+
+	s->discards++;
+	s->bytes += b - a;
+	s->retrimmed += (b - a) - fresh;
+	if ((err = ivset__remove(s->untrimmed, a, b - a)))
+		return err;
+	return kstage_emit(out, now, a, b - a, 0, freed, 1, s->dev, s->flags | TS_F_FITRIM);
+}
+
+/* Group (ext4) or AG (xfs) boundaries cut free extents: the kernels walk one group at a time. */
+static uint64_t group_end(const struct fstrim_state *s, uint64_t off)
+{
+	if (off < s->pstart)
+		return s->pstart;
+	return s->pstart + ((off - s->pstart) / s->cfg.group + 1) * s->cfg.group;
+}
+
+static int pass_untrimmed(struct fstrim_state *s, uint64_t now, struct policy_out *out)
+{
+	uint64_t pos = 0;
+	struct iv v;
+	int err;
+
+	while (ivset__next(s->untrimmed, pos, &v)) {
+		pos = v.end;
+		if (v.end - v.start >= s->cfg.minlen && (err = trim(s, v.start, v.end, v.val, now, out)))
+			return err;
+	}
+	return 0;
+}
+
+/* ext4 (only groups holding untrimmed space) and xfs (all groups): every free extent >= minlen. */
+static int pass_groups(struct fstrim_state *s, uint64_t now, struct policy_out *out)
+{
+	uint64_t pos = 0;
+	struct iv v;
+	int err;
+
+	while (ivset__next(s->free, pos, &v)) {
+		uint64_t a = v.start > pos ? v.start : pos;
+		uint64_t gend = group_end(s, a);
+		uint64_t b = v.end < gend ? v.end : gend;
+		uint64_t g0 = gend - s->cfg.group;
+
+		if (s->cfg.mode == FM_EXT4 && !ivset__covered(s->untrimmed, g0, s->cfg.group)) {
+			pos = gend;	/* EXT4_MB_GRP_WAS_TRIMMED: skip the group */
+			continue;
+		}
+		pos = b;
+		if (b - a >= s->cfg.minlen && (err = trim(s, a, b, v.val, now, out)))
+			return err;
+	}
+	if (s->cfg.mode == FM_EXT4)
+		ivset__clear(s->untrimmed);	/* every visited group is flagged trimmed */
+	return 0;
+}
+
+static int run_pass(struct fstrim_state *s, uint64_t now, struct policy_out *out)
+{
+	s->passes++;
+	return s->cfg.mode == FM_UNTRIMMED ? pass_untrimmed(s, now, out) : pass_groups(s, now, out);
+}
+
+static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	struct fstrim_state *s = priv;
+	int err;
+
+	(void)out;
+	s->dev = ev->dev;
+	s->flags = ev->flags & TS_F_FS_MASK;
+	if ((err = ivset__add(s->free, ev->offset, ev->length, ev->freed_ns, 0)))
+		return err;
+	return ivset__add(s->untrimmed, ev->offset, ev->length, ev->freed_ns, 0);
+}
+
+static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_out *out)
+{
+	struct fstrim_state *s = priv;
+	int err;
+
+	(void)out;
+	if (r->kind == TS_ALLOC && r->length) {
+		if ((err = ivset__remove(s->free, r->offset, r->length)))
+			return err;
+		return ivset__remove(s->untrimmed, r->offset, r->length);
+	}
+	if (kstage_is_snapshot(r)) {
+		if ((err = ivset__add(s->free, r->offset, r->length, r->time_ns, 0)))
+			return err;
+		return ivset__add(s->untrimmed, r->offset, r->length, r->time_ns, 0);
+	}
+	return 0;
+}
+
+static uint64_t fstrim_next_deadline(void *priv)
+{
+	return ((struct fstrim_state *)priv)->next_pass;
+}
+
+static int fstrim_tick(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct fstrim_state *s = priv;
+
+	if (now < s->next_pass)
+		return 0;
+	s->next_pass += s->cfg.interval;
+	return run_pass(s, now, out);
+}
+
+static int fstrim_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct fstrim_state *s = priv;
+
+	return s->cfg.final ? run_pass(s, now, out) : 0;
+}
+
+static int fstrim_report(void *priv, json_t *obj)
+{
+	struct fstrim_state *s = priv;
+
+	json_object_set_new(obj, "passes", json_integer((json_int_t)s->passes));
+	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
+	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
+	json_object_set_new(obj, "bytes_retrimmed", json_integer((json_int_t)s->retrimmed));
+	json_object_set_new(obj, "free_bytes", json_integer((json_int_t)ivset__bytes(s->free)));
+	json_object_set_new(obj, "untrimmed_bytes", json_integer((json_int_t)ivset__bytes(s->untrimmed)));
+	return 0;
+}
+
+const struct policy_stage_ops stage_fstrim = {
+	.name = "fitrim",
+	.help = "periodic FITRIM: free space not yet trimmed (tracked from FREE, ALLOC and the start snapshot)",
+	.follows = "fs/ext4/mballoc.c: ext4_trim_fs(), ext4_trim_all_free(); "
+		   "fs/xfs/xfs_discard.c: xfs_trim_extents() (Linux 6.12)",
+	.opts = fstrim_opts,
+	.cfg_size = sizeof(struct fstrim_cfg),
+	.positional = "interval",
+	.init = fstrim_init,
+	.observe = fstrim_observe,
+	.push = fstrim_push,
+	.tick = fstrim_tick,
+	.next_deadline = fstrim_next_deadline,
+	.flush = fstrim_flush,
+	.report = fstrim_report,
+	.destroy = fstrim_destroy,
+};

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy string parser: "preset(args)" or "stage(args) | stage | ...",
+ * presets expanded in place. Errors point at the column (caret line) and
+ * list what is valid. The result is a list of (ops, cfg) for pipeline.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+#define MAX_ARGS 32
+#define MAX_DEPTH 4
+
+struct arg {
+	char key[64];
+	char val[256];
+	int kcol, vcol;		/* columns in the text being parsed */
+	bool has_key;
+};
+
+struct elem {
+	char name[64];
+	int col;
+	size_t nargs;
+	struct arg args[MAX_ARGS];
+};
+
+/* Columns of an expanded preset map back to the user's string. */
+struct colmap {
+	const struct colmap *up;
+	int base;		/* the preset's column in the parent text */
+	size_t n;
+	struct { int from, to, col; } r[MAX_ARGS];	/* substituted values: [from,to) -> parent col */
+};
+
+struct parser {
+	const char *orig;
+	char *err;
+	size_t errlen;
+	struct parsed *out;
+};
+
+static int map_col(const struct colmap *m, int col)
+{
+	for (; m; m = m->up) {
+		int c = m->base;
+
+		for (size_t i = 0; i < m->n; i++)
+			if (col >= m->r[i].from && col < m->r[i].to)
+				c = m->r[i].col;
+		col = c;
+	}
+	return col;
+}
+
+static int perr(struct parser *ps, const struct colmap *m, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int perr(struct parser *ps, const struct colmap *m, int col, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	col = map_col(m, col);
+	snprintf(ps->err, ps->errlen, "policy: %s (column %d)\n  %s\n  %*s^", msg, col + 1, ps->orig,
+		 col, "");
+	return -EINVAL;
+}
+
+static void names_list(char *buf, size_t len)
+{
+	const struct policy_stage_ops *o;
+	size_t used = 0;
+
+	buf[0] = 0;
+	used += (size_t)snprintf(buf, len, "stages: ");
+	for (size_t i = 0; (o = policy_stage_at(i)) && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", o->name);
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "; presets: ");
+	for (const struct policy_preset *p = policy_presets; p->name && used < len; p++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", p == policy_presets ? "" : ", ", p->name);
+}
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.';
+}
+
+/* Reads a trimmed token up to one of stop; returns its start column or -1 if too long. */
+static int read_token(const char *s, int *i, const char *stop, char *buf, size_t len)
+{
+	int start, end;
+
+	while (s[*i] == ' ' || s[*i] == '\t')
+		(*i)++;
+	start = *i;
+	while (s[*i] && !strchr(stop, s[*i]))
+		(*i)++;
+	end = *i;
+	while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t'))
+		end--;
+	if ((size_t)(end - start) >= len)
+		return -1;
+	memcpy(buf, s + start, (size_t)(end - start));
+	buf[end - start] = 0;
+	return start;
+}
+
+static int parse_args(struct parser *ps, const struct colmap *m, const char *s, int *i, struct elem *e)
+{
+	(*i)++;	/* '(' */
+	for (;;) {
+		struct arg *a;
+		char tok[320];
+		int col = read_token(s, i, ",)|(", tok, sizeof(tok));
+		char *eq;
+
+		if (col < 0)
+			return perr(ps, m, *i, "argument too long");
+		if (s[*i] != ',' && s[*i] != ')')
+			return perr(ps, m, *i, "'%s(': expected ',' or ')'", e->name);
+		if (!tok[0]) {
+			if (s[*i] == ')' && !e->nargs) {
+				(*i)++;
+				return 0;
+			}
+			return perr(ps, m, col, "'%s': empty argument", e->name);
+		}
+		if (e->nargs == MAX_ARGS)
+			return perr(ps, m, col, "'%s': more than %d arguments", e->name, MAX_ARGS);
+		a = &e->args[e->nargs++];
+		memset(a, 0, sizeof(*a));
+		eq = strchr(tok, '=');
+		a->kcol = a->vcol = col;
+		if (eq) {
+			char *k = tok, *v = eq + 1;
+
+			*eq = 0;
+			while (eq > k && eq[-1] == ' ')
+				*--eq = 0;
+			a->vcol = col + (int)(v - tok);
+			while (*v == ' ')
+				v++, a->vcol++;
+			if (!k[0] || strlen(k) >= sizeof(a->key))
+				return perr(ps, m, col, "'%s': bad option name", e->name);
+			if (!v[0])
+				return perr(ps, m, a->vcol, "'%s': option '%s' has no value", e->name, k);
+			memcpy(a->key, k, strlen(k) + 1);
+			a->has_key = true;
+			if (strlen(v) >= sizeof(a->val))
+				return perr(ps, m, a->vcol, "value too long");
+			memcpy(a->val, v, strlen(v) + 1);
+		} else {
+			if (strlen(tok) >= sizeof(a->val))
+				return perr(ps, m, col, "value too long");
+			memcpy(a->val, tok, strlen(tok) + 1);
+		}
+		if (s[(*i)++] == ')')
+			return 0;
+	}
+}
+
+static int parse_text(struct parser *ps, const char *s, const struct colmap *m, int depth);
+
+static const char *tunable_value(const struct policy_preset *pr, const struct elem *e, size_t ti,
+				 int *col)
+{
+	size_t pos = 0;
+	const char *v = pr->tunables[ti].def;
+
+	*col = -1;
+	for (size_t i = 0; i < e->nargs; i++) {
+		const struct arg *a = &e->args[i];
+
+		if (a->has_key ? !strcmp(a->key, pr->tunables[ti].key) : pos++ == ti) {
+			v = a->val;
+			*col = a->vcol;
+		}
+	}
+	return v;
+}
+
+static int expand_preset(struct parser *ps, const struct colmap *m, const struct policy_preset *pr,
+			 const struct elem *e, int depth)
+{
+	size_t ntun = 0, pos = 0, used = 0;
+	struct colmap sub = { .up = m, .base = e->col };
+	char text[2048], keys[512];
+	const char *p;
+
+	for (; pr->tunables && pr->tunables[ntun].key; ntun++)
+		;
+	keys[0] = 0;
+	for (size_t i = 0, u = 0; i < ntun && u < sizeof(keys); i++)
+		u += (size_t)snprintf(keys + u, sizeof(keys) - u, "%s%s", i ? ", " : "", pr->tunables[i].key);
+	for (size_t i = 0; i < e->nargs; i++) {
+		const struct arg *a = &e->args[i];
+		bool ok = false;
+
+		if (!a->has_key) {
+			if (pos++ >= ntun)
+				return perr(ps, m, a->vcol, "preset '%s' takes %zu argument%s (%s)", pr->name,
+					    ntun, ntun == 1 ? "" : "s", ntun ? keys : "none");
+			continue;
+		}
+		for (size_t t = 0; t < ntun; t++)
+			ok |= !strcmp(a->key, pr->tunables[t].key);
+		if (!ok)
+			return perr(ps, m, a->kcol, "preset '%s' has no tunable '%s' (tunables: %s)", pr->name,
+				    a->key, ntun ? keys : "none");
+	}
+	for (p = pr->pipeline; *p && used + 1 < sizeof(text);) {
+		const char *close;
+		size_t t;
+
+		if (p[0] != '$' || p[1] != '{' || !(close = strchr(p, '}'))) {
+			text[used++] = *p++;
+			continue;
+		}
+		for (t = 0; t < ntun; t++)
+			if (strlen(pr->tunables[t].key) == (size_t)(close - p - 2) &&
+			    !strncmp(pr->tunables[t].key, p + 2, (size_t)(close - p - 2)))
+				break;
+		if (t == ntun)
+			return perr(ps, m, e->col, "preset '%s': pipeline names an unknown tunable", pr->name);
+		{
+			int col;
+			const char *v = tunable_value(pr, e, t, &col);
+			size_t vl = strlen(v);
+
+			if (used + vl + 1 >= sizeof(text) || sub.n == MAX_ARGS)
+				break;
+			memcpy(text + used, v, vl);
+			if (col >= 0) {
+				sub.r[sub.n].from = (int)used;
+				sub.r[sub.n].to = (int)(used + vl);
+				sub.r[sub.n++].col = col;
+			}
+			used += vl;
+		}
+		p = close + 1;
+	}
+	text[used] = 0;
+	return parse_text(ps, text, &sub, depth + 1);
+}
+
+static int add_stage(struct parser *ps, const struct colmap *m, const struct policy_stage_ops *ops,
+		     const struct elem *e)
+{
+	struct parsed_stage *st;
+	char msg[768], keys[512];
+	int ret;
+
+	ret = grow_parsed(ps->out);
+	if (ret)
+		return ret;
+	st = &ps->out->st[ps->out->n];
+	st->ops = ops;
+	st->cfg = calloc(1, ops->cfg_size ? ops->cfg_size : 1);
+	if (!st->cfg)
+		return -ENOMEM;
+	ps->out->n++;
+	if ((ret = opts__defaults(ops->opts, st->cfg, msg, sizeof(msg))))
+		return perr(ps, m, e->col, "stage '%s': bad default: %s", ops->name, msg);
+	opts__keys(ops->opts, keys, sizeof(keys));
+	for (size_t i = 0; i < e->nargs; i++) {
+		const struct arg *a = &e->args[i];
+		const char *key = a->has_key ? a->key : ops->positional;
+
+		if (!key)
+			return perr(ps, m, a->vcol, "stage '%s' takes no bare argument (options: %s)", ops->name,
+				    keys);
+		if (!opts__find(ops->opts, key))
+			return perr(ps, m, a->kcol, "stage '%s' has no option '%s' (options: %s)", ops->name,
+				    key, keys);
+		if (opts__set(ops->opts, st->cfg, key, a->val, msg, sizeof(msg)))
+			return perr(ps, m, a->vcol, "stage '%s': %s", ops->name, msg);
+	}
+	return 0;
+}
+
+static int parse_text(struct parser *ps, const char *s, const struct colmap *m, int depth)
+{
+	int i = 0;
+
+	if (depth > MAX_DEPTH)
+		return perr(ps, m, 0, "presets nest deeper than %d", MAX_DEPTH);
+	for (;;) {
+		struct elem *e = calloc(1, sizeof(*e));
+		const struct policy_stage_ops *ops;
+		const struct policy_preset *pr;
+		char list[1024];
+		int ret;
+
+		if (!e)
+			return -ENOMEM;
+		while (s[i] == ' ' || s[i] == '\t')
+			i++;
+		e->col = i;
+		while (name_char(s[i]) && (size_t)(i - e->col) < sizeof(e->name) - 1)
+			e->name[i - e->col] = s[i], i++;
+		while (s[i] == ' ' || s[i] == '\t')
+			i++;
+		ret = 0;
+		if (!e->name[0]) {
+			names_list(list, sizeof(list));
+			ret = perr(ps, m, i, "expected a stage or preset name (%s)", list);
+		} else if (s[i] == '(') {
+			ret = parse_args(ps, m, s, &i, e);
+		}
+		while (!ret && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (!ret && s[i] && s[i] != '|')
+			ret = perr(ps, m, i, "unexpected '%c' after '%s' (expected '(' , '|' or the end)", s[i],
+				   e->name);
+		if (!ret) {
+			if ((pr = policy_preset_find(e->name)))
+				ret = expand_preset(ps, m, pr, e, depth);
+			else if ((ops = policy_stage_find(e->name)))
+				ret = add_stage(ps, m, ops, e);
+			else {
+				names_list(list, sizeof(list));
+				ret = perr(ps, m, e->col, "unknown stage or preset '%s' (%s)", e->name, list);
+			}
+		}
+		free(e);
+		if (ret)
+			return ret;
+		if (!s[i])
+			return 0;
+		i++;	/* '|' */
+	}
+}
+
+int grow_parsed(struct parsed *p)
+{
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 8;
+		struct parsed_stage *n = realloc(p->st, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->st = n;
+		p->cap = ncap;
+	}
+	return 0;
+}
+
+int policy_parse(const char *spec, struct parsed *out, char *err, size_t errlen)
+{
+	struct parser ps = { .orig = spec, .err = err, .errlen = errlen, .out = out };
+
+	memset(out, 0, sizeof(*out));
+	if (!spec || !spec[strspn(spec, " \t")])
+		return perr(&ps, NULL, 0, "empty policy (try a preset: trimsim policies)");
+	return parse_text(&ps, spec, NULL, 0);
+}
+
+void parsed_free(struct parsed *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->st[i].cfg);
+	free(p->st);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A policy pipeline: stages built from a parsed policy string, driven by the engine (policy.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+struct policy_out {
+	struct policy *p;
+	size_t next;		/* index of the stage that receives; == n: the sink */
+};
+
+struct stage {
+	const struct policy_stage_ops *ops;
+	void *cfg;
+	void *priv;
+	struct policy_out out;
+};
+
+struct policy {
+	struct stage *st;
+	size_t n;
+	struct policy_props props;
+	struct policy_env env;
+	struct ts_device dev;
+	policy_sink_fn sink;
+	void *sink_arg;
+	char *desc;
+	uint64_t now;
+	char err[512];
+};
+
+static int fail(struct policy *p, const struct stage *s, int ret, const char *what)
+{
+	if (!p->err[0])
+		snprintf(p->err, sizeof(p->err), "policy stage '%s': %s failed: %s",
+			 s ? s->ops->name : "?", what, strerror(-ret));
+	return ret;
+}
+
+int policy_out__emit(struct policy_out *out, const struct policy_event *ev)
+{
+	struct policy *p = out->p;
+	struct stage *s;
+	int ret;
+
+	if (ev->time_ns < p->now) {
+		snprintf(p->err, sizeof(p->err),
+			 "policy: stage '%s' emitted a request at %" PRIu64 " ns, before now (%" PRIu64 " ns)",
+			 out->next ? p->st[out->next - 1].ops->name : "source", ev->time_ns, p->now);
+		return -EINVAL;
+	}
+	if (out->next == p->n)
+		return p->sink(p->sink_arg, ev);
+	s = &p->st[out->next];
+	ret = s->ops->push(s->priv, ev, &s->out);
+	return ret < 0 ? fail(p, s, ret, "push") : ret;
+}
+
+/* ---- describe: the canonical pipeline text ---- */
+static void fmt_value(const struct opt_spec *o, const void *cfg, char *buf, size_t len)
+{
+	const char *p = (const char *)cfg + o->off;
+	static const char units_b[] = "KMGTPE";
+	static const struct { const char *u; uint64_t ns; } units_t[] = {
+		{ "w", 604800000000000ull }, { "d", 86400000000000ull }, { "h", 3600000000000ull },
+		{ "m", 60000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
+	};
+	uint64_t v;
+	int k;
+
+	switch (o->type) {
+	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
+	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
+	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
+	case OPT_DOUBLE: snprintf(buf, len, "%.17g", *(const double *)p); break;
+	case OPT_STR: snprintf(buf, len, "%s", p); break;
+	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
+	case OPT_BYTES:
+		v = *(const uint64_t *)p;
+		for (k = -1; v && !(v & 1023) && k < 5; k++)
+			v >>= 10;
+		if (k < 0)
+			snprintf(buf, len, "%" PRIu64, v);
+		else
+			snprintf(buf, len, "%" PRIu64 "%c", v, units_b[k]);
+		break;
+	case OPT_DURATION:
+		v = *(const uint64_t *)p;
+		snprintf(buf, len, "%" PRIu64 "ns", v);
+		for (size_t i = 0; v && i < sizeof(units_t) / sizeof(units_t[0]); i++)
+			if (!(v % units_t[i].ns)) {
+				snprintf(buf, len, "%" PRIu64 "%s", v / units_t[i].ns, units_t[i].u);
+				break;
+			}
+		break;
+	default: snprintf(buf, len, "?"); break;
+	}
+}
+
+static int build_desc(struct policy *p)
+{
+	size_t cap = 256, used = 0;
+	char *d = malloc(cap), val[96];
+
+	if (!d)
+		return -ENOMEM;
+	d[0] = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct opt_spec *o = p->st[i].ops->opts;
+		char part[1024];
+		size_t pl;
+
+		pl = (size_t)snprintf(part, sizeof(part), "%s%s", i ? " | " : "", p->st[i].ops->name);
+		for (size_t k = 0; o && o[k].key && pl < sizeof(part); k++) {
+			fmt_value(&o[k], p->st[i].cfg, val, sizeof(val));
+			pl += (size_t)snprintf(part + pl, sizeof(part) - pl, "%s%s=%s", k ? "," : "(", o[k].key, val);
+			if (!o[k + 1].key && pl < sizeof(part))
+				pl += (size_t)snprintf(part + pl, sizeof(part) - pl, ")");
+		}
+		if (pl >= sizeof(part))
+			pl = sizeof(part) - 1;
+		if (used + pl + 1 > cap) {
+			char *n;
+
+			while (used + pl + 1 > cap)
+				cap *= 2;
+			if (!(n = realloc(d, cap))) {
+				free(d);
+				return -ENOMEM;
+			}
+			d = n;
+		}
+		memcpy(d + used, part, pl + 1);
+		used += pl;
+	}
+	p->desc = d;
+	return 0;
+}
+
+struct policy *policy__new(const char *spec, const struct policy_env *env,
+			   policy_sink_fn sink, void *sink_arg, char *err, size_t errlen)
+{
+	struct parsed ps;
+	struct policy *p = NULL;
+	int ret;
+
+	ret = policy_parse(spec, &ps, err, errlen);
+	if (ret)
+		goto out;
+	ret = -ENOMEM;
+	if (!(p = calloc(1, sizeof(*p))) || !(p->st = calloc(ps.n ? ps.n : 1, sizeof(*p->st))))
+		goto out;
+	if (env) {
+		p->env = *env;
+		if (env->dev) {
+			p->dev = *env->dev;
+			p->env.dev = &p->dev;
+		}
+	}
+	p->sink = sink;
+	p->sink_arg = sink_arg;
+	for (size_t i = 0; i < ps.n; i++) {
+		struct stage *s = &p->st[i];
+		char msg[400] = "";
+
+		s->ops = ps.st[i].ops;
+		s->cfg = ps.st[i].cfg;
+		ps.st[i].cfg = NULL;
+		s->out = (struct policy_out){ p, i + 1 };
+		p->n = i + 1;
+		ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
+		if (ret) {
+			snprintf(err, errlen, "policy: stage '%s': %s", s->ops->name,
+				 msg[0] ? msg : strerror(-ret));
+			goto out;
+		}
+	}
+	if (p->props.source == PS_DEFAULT)
+		p->props.source = PS_INTENT;
+	ret = build_desc(p);
+out:
+	parsed_free(&ps);
+	if (ret) {
+		if (ret == -ENOMEM && err && !strstr(err, "policy"))
+			snprintf(err, errlen, "policy: out of memory");
+		policy__destroy(p);
+		errno = -ret;
+		return NULL;
+	}
+	return p;
+}
+
+const struct policy_props *policy__props(const struct policy *p)
+{
+	return &p->props;
+}
+
+const char *policy__describe(const struct policy *p)
+{
+	return p->desc;
+}
+
+const char *policy__error(const struct policy *p)
+{
+	return p->err[0] ? p->err : "policy: unknown error";
+}
+
+uint64_t policy__next_deadline(const struct policy *p)
+{
+	uint64_t d = UINT64_MAX;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct stage *s = &p->st[i];
+
+		if (s->ops->next_deadline) {
+			uint64_t t = s->ops->next_deadline(s->priv);
+
+			d = t < d ? t : d;
+		}
+	}
+	return d;
+}
+
+int policy__advance(struct policy *p, uint64_t now)
+{
+	for (;;) {
+		struct stage *first = NULL;
+		uint64_t best = UINT64_MAX;
+		int ret;
+
+		for (size_t i = 0; i < p->n; i++) {
+			struct stage *s = &p->st[i];
+			uint64_t t;
+
+			if (!s->ops->next_deadline || !s->ops->tick)
+				continue;
+			t = s->ops->next_deadline(s->priv);
+			if (t < best) {
+				best = t;
+				first = s;
+			}
+		}
+		if (!first || best > now)
+			return 0;
+		if (best > p->now)
+			p->now = best;
+		ret = first->ops->tick(first->priv, p->now, &first->out);
+		if (ret < 0)
+			return fail(p, first, ret, "tick");
+		if (first->ops->next_deadline(first->priv) == best) {
+			snprintf(p->err, sizeof(p->err), "policy stage '%s': tick did not move its deadline",
+				 first->ops->name);
+			return -EINVAL;
+		}
+	}
+}
+
+static bool is_source(enum policy_source src, const struct ts_record *r)
+{
+	if (!r->length)
+		return false;
+	switch (src) {
+	case PS_FREE: return r->kind == TS_FREE;
+	case PS_DEFAULT:
+	case PS_INTENT: return r->kind == TS_INTENT;
+	case PS_BIO: return r->kind == TS_BIO && (r->op == TS_OP_DISCARD || r->op == TS_OP_NONE);
+	case PS_ISSUE: return r->kind == TS_ISSUE && r->op == TS_OP_DISCARD;
+	default: return false;
+	}
+}
+
+int policy__record(struct policy *p, const struct ts_record *rec)
+{
+	struct policy_event ev;
+	int ret;
+
+	if (p->env.devno && rec->dev != p->env.devno)
+		return 0;
+	if ((ret = policy__advance(p, rec->time_ns)))
+		return ret;
+	if (rec->time_ns > p->now)
+		p->now = rec->time_ns;
+	for (size_t i = 0; i < p->n; i++) {
+		struct stage *s = &p->st[i];
+
+		if (s->ops->observe && (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+			return fail(p, s, ret, "observe");
+	}
+	if (!is_source(p->props.source, rec))
+		return 0;
+	ev = (struct policy_event){
+		.time_ns = p->now, .offset = rec->offset, .length = rec->length, .ino = rec->ino,
+		.freed_ns = rec->time_ns, .bytes = rec->length, .count = 1, .dev = rec->dev,
+		.flags = rec->flags, .src_kind = rec->kind,
+	};
+	{
+		struct policy_out head = { p, 0 };
+
+		return policy_out__emit(&head, &ev);
+	}
+}
+
+int policy__flush(struct policy *p, uint64_t now)
+{
+	int ret;
+
+	if ((ret = policy__advance(p, now)))
+		return ret;
+	if (now > p->now)
+		p->now = now;
+	for (size_t i = 0; i < p->n; i++) {
+		struct stage *s = &p->st[i];
+
+		if (s->ops->flush && (ret = s->ops->flush(s->priv, p->now, &s->out)) < 0)
+			return fail(p, s, ret, "flush");
+	}
+	return 0;
+}
+
+int policy__complete(struct policy *p, const struct policy_done *d)
+{
+	int ret;
+
+	if (d->done_ns > p->now)
+		p->now = d->done_ns;
+	for (size_t i = 0; i < p->n; i++) {
+		struct stage *s = &p->st[i];
+
+		if (s->ops->complete && (ret = s->ops->complete(s->priv, d, &s->out)) < 0)
+			return fail(p, s, ret, "complete");
+	}
+	return 0;
+}
+
+json_t *policy__report(const struct policy *p)
+{
+	json_t *o = json_object(), *arr = json_array();
+
+	if (!o || !arr) {
+		json_decref(o);
+		json_decref(arr);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct stage *s = &p->st[i];
+		json_t *so = s->ops->opts ? opts__to_json(s->ops->opts, s->cfg) : json_object();
+		json_t *st = json_object();
+
+		json_object_set_new(st, "name", json_string(s->ops->name));
+		json_object_set_new(st, "options", so ? so : json_object());
+		if (s->ops->report)
+			s->ops->report(s->priv, st);
+		json_array_append_new(arr, st);
+	}
+	json_object_set_new(o, "pipeline", json_string(p->desc ? p->desc : ""));
+	json_object_set_new(o, "source", json_string(policy_source_name(p->props.source)));
+	json_object_set_new(o, "qd", json_integer(p->props.qd));
+	json_object_set_new(o, "stages", arr);
+	return o;
+}
+
+void policy__destroy(struct policy *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->st[i].ops->destroy)
+			p->st[i].ops->destroy(p->st[i].priv);
+		free(p->st[i].cfg);
+	}
+	free(p->st);
+	free(p->desc);
+	free(p);
+}
+
+static int null_sink(void *arg, const struct policy_event *ev)
+{
+	(void)arg, (void)ev;
+	return 0;
+}
+
+int policy_registry_validate(char *err, size_t errlen)
+{
+	const struct policy_stage_ops *o;
+	char msg[1024];
+
+	for (size_t i = 0; (o = policy_stage_at(i)); i++) {
+		if (!o->name || !o->push || !o->init || (o->opts && !o->cfg_size) ||
+		    (!o->tick != !o->next_deadline))
+			return snprintf(err, errlen, "stage %zu ('%s'): incomplete ops table", i,
+					o->name ? o->name : "?"), -EINVAL;
+		if (opts__validate(o->opts, msg, sizeof(msg)))
+			return snprintf(err, errlen, "stage '%s': %s", o->name, msg), -EINVAL;
+		if (o->positional && !opts__find(o->opts, o->positional))
+			return snprintf(err, errlen, "stage '%s': positional '%s' is not an option", o->name,
+					o->positional), -EINVAL;
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(policy_stage_at(k)->name, o->name))
+				return snprintf(err, errlen, "stage '%s' registered twice", o->name), -EINVAL;
+	}
+	for (const struct policy_preset *pr = policy_presets; pr->name; pr++) {
+		struct policy *p = policy__new(pr->name, NULL, null_sink, NULL, msg, sizeof(msg));
+
+		if (!p)
+			return snprintf(err, errlen, "preset '%s': %s", pr->name, msg), -EINVAL;
+		policy__destroy(p);
+		if (policy_stage_find(pr->name))
+			return snprintf(err, errlen, "preset '%s' has the name of a stage", pr->name), -EINVAL;
+	}
+	return 0;
+}

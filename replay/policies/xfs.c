@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xfs-cil: XFS online discard (-o discard), Linux 6.12.
+ *
+ * - fs/xfs/xfs_extent_busy.c: xfs_extent_busy_insert(): every freed extent
+ *   becomes one busy extent of the running checkpoint; adjacent ones are not
+ *   merged.
+ * - xfs_extent_busy_reuse(): an allocation overlapping a busy extent of an
+ *   uncommitted checkpoint trims it (a busy extent trimmed to length 0 is
+ *   dropped by xfs_extent_busy_clear()). Emulated on ALLOC records.
+ * - fs/xfs/xfs_log_cil.c: xlog_cil_committed(): when the checkpoint commits,
+ *   xfs_extent_busy_sort() orders the list by AG then block (device order)
+ *   and xfs_extent_busy_clear(do_discard) keeps the extents to discard.
+ * - fs/xfs/xfs_discard.c: xfs_discard_extents(): one __blkdev_issue_discard()
+ *   per busy extent (tracepoint xfs_discard_extent, our INTENT), all under one
+ *   blk_plug and submitted without waiting. Block-layer plug merging is the
+ *   next stage, blk-plug.
+ * Commit points: META_COMMIT records; a trace without them falls back to
+ * xfs_log_worker(), which forces the log every xfs_syncd_centisecs (30 s),
+ * until the first commit record is seen.
+ * Checkpoint boundaries (push=flush): xlog_cil_push_work() switches to a new
+ * CIL context when the push starts, long before the commit callback; frees
+ * after that belong to the next checkpoint. No tracepoint marks the switch,
+ * but the push's first iclog goes out with REQ_PREFLUSH (XLOG_ICL_NEED_FLUSH),
+ * so the first cache flush on the device after a commit cuts the checkpoint
+ * (needs the trace's ISSUE records, `record --io`).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ivset.h"
+#include "kstages.h"
+
+struct xfs_cfg {
+	uint64_t commit;
+	bool push_flush;
+};
+
+static const struct opt_spec xfs_opts[] = {
+	{ "commit", OPT_DURATION, offsetof(struct xfs_cfg, commit), 1e6, 86400e9, "30s",
+	  "checkpoint interval used while the trace shows no META_COMMIT (xfs_syncd_centisecs)" },
+	{ "push_flush", OPT_BOOL, offsetof(struct xfs_cfg, push_flush), 0, 1, "0",
+	  "the first cache flush after a commit starts the next checkpoint (the push's first iclog)" },
+	{ NULL },
+};
+
+struct xfs_state {
+	struct xfs_cfg cfg;
+	struct ivset *busy;	/* the running checkpoint: val = freed_ns, aux = ino */
+	struct ivset *pushing;	/* the checkpoint being pushed (push_flush) */
+	uint64_t start_ns, deadline;
+	uint32_t dev;
+	uint16_t flags;
+	bool seen_commit, cut;
+	uint64_t frees, commits, extents, reused_bytes, pushes;
+};
+
+static void xfs_destroy(void *priv)
+{
+	struct xfs_state *s = priv;
+
+	if (!s)
+		return;
+	ivset__destroy(s->busy);
+	ivset__destroy(s->pushing);
+	free(s);
+}
+
+static int xfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		    void **priv, char *err, size_t errlen)
+{
+	struct xfs_state *s = calloc(1, sizeof(*s));
+
+	(void)err, (void)errlen;
+	if (!s || !(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false))) {
+		xfs_destroy(s);
+		return -ENOMEM;
+	}
+	s->cfg = *(const struct xfs_cfg *)cfg;
+	s->start_ns = env->start_ns;
+	s->dev = env->devno;
+	s->deadline = UINT64_MAX;
+	props->source = PS_FREE;
+	*priv = s;
+	return 0;
+}
+
+/* xlog_cil_committed(): sort (the set is in device order) and discard each busy extent. */
+static int discard_set(struct xfs_state *s, struct ivset *set, uint64_t now, struct policy_out *out)
+{
+	struct iv v;
+	uint64_t pos = 0;
+	int err;
+
+	if (!ivset__count(set))
+		return 0;
+	s->commits++;
+	while (ivset__next(set, pos, &v)) {
+		pos = v.end;
+		s->extents++;
+		if ((err = kstage_emit(out, now, v.start, v.end - v.start, v.aux, v.val, 1, s->dev, s->flags)))
+			return err;
+	}
+	ivset__clear(set);
+	return 0;
+}
+
+/* A commit record: the checkpoint being pushed, else the running one. */
+static int commit(struct xfs_state *s, uint64_t now, struct policy_out *out)
+{
+	bool cut = s->cut;
+
+	s->cut = false;
+	if (cut)
+		return discard_set(s, s->pushing, now, out);
+	s->deadline = UINT64_MAX;
+	return discard_set(s, s->busy, now, out);
+}
+
+/* Timer or end of trace: the log is forced, every checkpoint commits. */
+static int commit_all(struct xfs_state *s, uint64_t now, struct policy_out *out)
+{
+	int err = discard_set(s, s->pushing, now, out);
+
+	s->cut = false;
+	s->deadline = UINT64_MAX;
+	return err ? err : discard_set(s, s->busy, now, out);
+}
+
+static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	struct xfs_state *s = priv;
+
+	(void)out;
+	s->frees++;
+	s->dev = ev->dev;
+	s->flags = ev->flags;
+	if (!s->seen_commit && s->deadline == UINT64_MAX) {
+		/* The next xfs_log_worker() run after this free. */
+		uint64_t since = ev->time_ns > s->start_ns ? ev->time_ns - s->start_ns : 0;
+
+		s->deadline = s->start_ns + (since / s->cfg.commit + 1) * s->cfg.commit;
+	}
+	return ivset__add(s->busy, ev->offset, ev->length, ev->freed_ns, ev->ino);
+}
+
+static int xfs_observe(void *priv, const struct ts_record *r, struct policy_out *out)
+{
+	struct xfs_state *s = priv;
+
+	if (r->kind == TS_ALLOC && r->length) {
+		uint64_t before = ivset__bytes(s->busy) + ivset__bytes(s->pushing);
+		int err = ivset__remove(s->busy, r->offset, r->length);
+
+		if (!err)
+			err = ivset__remove(s->pushing, r->offset, r->length);
+		s->reused_bytes += before - ivset__bytes(s->busy) - ivset__bytes(s->pushing);
+		return err;
+	}
+	if (s->cfg.push_flush && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
+	    (r->op == TS_OP_FLUSH || (r->op == TS_OP_WRITE && (r->flags & TS_F_PREFLUSH)))) {
+		struct ivset *t = s->pushing;	/* xlog_cil_push_work(): a new context */
+
+		s->pushing = s->busy;
+		s->busy = t;
+		s->cut = true;
+		s->pushes++;
+		return 0;
+	}
+	if (kstage_is_commit(r)) {
+		s->seen_commit = true;
+		return commit(s, r->time_ns, out);
+	}
+	return 0;
+}
+
+static uint64_t xfs_next_deadline(void *priv)
+{
+	return ((struct xfs_state *)priv)->deadline;
+}
+
+static int xfs_tick(void *priv, uint64_t now, struct policy_out *out)
+{
+	struct xfs_state *s = priv;
+
+	return now >= s->deadline ? commit_all(s, now, out) : 0;
+}
+
+/* Unmount forces the log: everything still busy is committed and discarded. */
+static int xfs_flush(void *priv, uint64_t now, struct policy_out *out)
+{
+	return commit_all(priv, now, out);
+}
+
+static int xfs_report(void *priv, json_t *obj)
+{
+	struct xfs_state *s = priv;
+
+	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->commits));
+	json_object_set_new(obj, "pushes_seen", json_integer((json_int_t)s->pushes));
+	json_object_set_new(obj, "busy_extents_discarded", json_integer((json_int_t)s->extents));
+	json_object_set_new(obj, "busy_bytes_reused", json_integer((json_int_t)s->reused_bytes));
+	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
+	return 0;
+}
+
+const struct policy_stage_ops stage_xfs_cil = {
+	.name = "xfs-cil",
+	.help = "XFS: freed extents stay busy until their CIL checkpoint commits, then one discard each, sorted",
+	.follows = "fs/xfs/xfs_log_cil.c: xlog_cil_committed(); fs/xfs/xfs_extent_busy.c: "
+		   "xfs_extent_busy_insert()/_sort()/_reuse(); fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 6.12)",
+	.opts = xfs_opts,
+	.cfg_size = sizeof(struct xfs_cfg),
+	.positional = "commit",
+	.init = xfs_init,
+	.observe = xfs_observe,
+	.push = xfs_push,
+	.tick = xfs_tick,
+	.next_deadline = xfs_next_deadline,
+	.flush = xfs_flush,
+	.report = xfs_report,
+	.destroy = xfs_destroy,
+};

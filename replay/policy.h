@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Policies: composable stages that turn a trace's FREE / INTENT / BIO stream
+ * into device discard commands (DESIGN.md, "Policies: composable stages").
+ *
+ *   source(free) | batch(window=1s) | sort | merge(max=64M,segments=64) | min(64K) | dispatch(qd=1)
+ *
+ * One small, read-only ops table per stage kind (fio style), options in an
+ * opt_spec table beside the stage, per-instance state behind a void *.
+ * replay/ENGINE.md explains how the engine drives them; this header is the
+ * contract. It only grows: new fields go at the end, new hooks are optional.
+ *
+ * How a pipeline runs (all calls in trace time order, single-threaded):
+ *  1. Timers: before a record at time t, every stage whose next_deadline()
+ *     is <= t gets tick(now = deadline), earliest first, ties by stage order.
+ *  2. Every trace record of the pipeline's device is offered to every stage
+ *     that has observe(), first to last (stages that track free space, commit
+ *     boundaries or file releases use it; FREE, ALLOC, INTENT, BIO, ISSUE,
+ *     DONE, META incl. META_COMMIT and META_FREESPACE).
+ *  3. If the record belongs to the pipeline's source layer (props.source)
+ *     it becomes a policy_event and is pushed into the first stage.
+ *  Whatever a stage emits through its policy_out goes, synchronously, to the
+ *  next stage's push(); the last stage's output goes to the dispatcher, which
+ *  submits it to the target at the pipeline's queue depth (props.qd).
+ *  4. At the end of the trace: flush() on each stage, first to last, so what
+ *  an earlier stage flushes still passes the later ones.
+ */
+#ifndef TRIMSIM_POLICY_H
+#define TRIMSIM_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "../traces/opts.h"
+#include "../traces/trace.h"
+#include "target.h"
+
+/*
+ * A discard request flowing between stages. Passed by const pointer and
+ * borrowed for the duration of the call: a stage that keeps a request copies
+ * it (segs included) into its own storage, sized at init (no per-event malloc).
+ */
+struct policy_event {
+	uint64_t time_ns;	/* when it leaves the emitting stage; >= the time of the call */
+	uint64_t offset;	/* bytes on the whole device; multi-range: the first range */
+	uint64_t length;	/* bytes; multi-range: the first range */
+	uint64_t ino;		/* inode from FREE/INTENT (0 unknown); after a merge: the first one's */
+	uint64_t freed_ns;	/* earliest time the bytes were freed (FREE time, else the
+				   source record's time); free-to-discard delay = submit - freed_ns */
+	uint64_t bytes;		/* total bytes over all ranges (== length when nr_segs <= 1) */
+	const struct target_seg *segs;	/* nr_segs > 1: every range (segs[0] is offset/length), else NULL */
+	uint32_t nr_segs;	/* 0 or 1: single range */
+	uint32_t count;		/* source requests it carries (1 from the source; summed by merges) */
+	uint32_t dev;		/* kernel dev_t */
+	uint16_t flags;		/* TS_F_* from the source record (fs nibble, FITRIM, SYNC) */
+	uint8_t src_kind;	/* enum ts_kind of the source record (TS_FREE, TS_INTENT, TS_BIO, TS_ISSUE) */
+	uint8_t pad;
+};
+
+/* Which trace layer feeds the pipeline (struct policy_props.source). */
+enum policy_source {
+	PS_DEFAULT = 0,	/* not set by any stage: INTENT */
+	PS_NONE,	/* nothing: never discard (baseline `none`) */
+	PS_FREE,	/* TS_FREE records */
+	PS_INTENT,	/* TS_INTENT records */
+	PS_BIO,		/* TS_BIO records with op discard */
+	PS_ISSUE,	/* TS_ISSUE records with op discard/secure-erase (as-recorded) */
+	PS_MAX = PS_ISSUE,
+};
+
+/* Pipeline-wide properties; stages may set them in init (source(), dispatch(), kernel stages). */
+struct policy_props {
+	enum policy_source source;
+	unsigned qd;		/* dispatch queue depth: 1 = serial (next submitted when the previous
+				   completes), N = async up to N in flight, 0 = the target's max */
+	bool qd_set;		/* some stage set qd explicitly */
+};
+
+/* What every stage may know about the traced device and the run. */
+struct policy_env {
+	const struct ts_device *dev;	/* the pipeline's device from the trace header; NULL if unknown */
+	uint32_t devno;			/* its dev_t (0: every device in the trace) */
+	uint64_t seed;
+	uint64_t start_ns;		/* time of the first record */
+};
+
+/* Where a stage sends its output (opaque; owned by the pipeline). */
+struct policy_out;
+/* 0 or -errno (propagate it). ev->time_ns must be >= the current call's time. */
+int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
+
+/* A completed discard command, for stages that pace on completions. */
+struct policy_done {
+	uint64_t submit_ns;
+	uint64_t done_ns;
+	uint64_t offset;	/* first range */
+	uint64_t bytes;		/* all ranges */
+	uint32_t count;		/* source requests it carried */
+	int error;
+};
+
+struct policy_stage_ops {
+	const char *name;		/* "merge" */
+	const char *help;		/* one line */
+	const char *follows;		/* kernel file and function it emulates, NULL for generic stages */
+	const struct opt_spec *opts;	/* may be NULL: no options */
+	size_t cfg_size;		/* bytes of the struct opts point into */
+	const char *positional;		/* key a bare first argument sets: min(64K) == min(len=64K); NULL: none */
+	/*
+	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
+	 * props: set source/qd here if the stage decides them. *priv: per-instance state.
+	 */
+	int (*init)(const void *cfg, const struct policy_env *env, struct policy_props *props,
+		    void **priv, char *err, size_t errlen);
+	/* Optional: every trace record of the device, in time order, before it is pushed. */
+	int (*observe)(void *priv, const struct ts_record *rec, struct policy_out *out);
+	/* A request from upstream (or from the source layer for the first stage). */
+	int (*push)(void *priv, const struct policy_event *ev, struct policy_out *out);
+	/* Optional: a timer fired; now == the deadline next_deadline() returned. */
+	int (*tick)(void *priv, uint64_t now, struct policy_out *out);
+	/* Optional: earliest time tick() must run, UINT64_MAX for none. */
+	uint64_t (*next_deadline)(void *priv);
+	/* Optional: end of trace at time now; emit everything still held. */
+	int (*flush)(void *priv, uint64_t now, struct policy_out *out);
+	/* Optional: a discard command this pipeline sent completed (every stage is told). */
+	int (*complete)(void *priv, const struct policy_done *d, struct policy_out *out);
+	/* Optional: stage figures (requests held, merged, dropped...) into obj. */
+	int (*report)(void *priv, json_t *obj);
+	void (*destroy)(void *priv);	/* accepts NULL */
+};
+
+/* A preset tunable: "${key}" in the pipeline string is replaced by the value given, else def. */
+struct policy_tunable {
+	const char *key;
+	const char *def;
+	const char *help;
+};
+
+/* A named preset: expands to a pipeline string. */
+struct policy_preset {
+	const char *name;		/* "sort-merge-async" */
+	const char *help;
+	const char *pipeline;		/* "source(intent) | batch(window=${window}) | ... | dispatch(qd=${qd})" */
+	const char *follows;		/* kernel source it follows: "fs/xfs/xfs_discard.c: xfs_discard_extents()"; NULL if none */
+	const struct policy_tunable *tunables;	/* { NULL }-terminated; positional preset args fill them in order */
+};
+
+/*
+ * Registries. Stage kinds: the generic ones (replay/policies/stages.c) then the
+ * kernel-emulating ones (policy_kernel_stages in replay/policies/presets.c).
+ * Presets: replay/policies/presets.c.
+ */
+extern const struct policy_stage_ops *const policy_kernel_stages[];	/* NULL-terminated */
+extern const struct policy_preset policy_presets[];			/* { NULL }-terminated */
+const struct policy_stage_ops *policy_stage_at(size_t i);	/* NULL past the end */
+const struct policy_stage_ops *policy_stage_find(const char *name);
+const struct policy_preset *policy_preset_find(const char *name);
+/* Checks every stage option table and preset expansion once; 0 or -EINVAL with err. */
+int policy_registry_validate(char *err, size_t errlen);
+
+/* ---- A pipeline: parsed from a policy string, driven by the engine ---- */
+struct policy;
+
+/* Receives what the last stage emits (the engine's dispatcher). */
+typedef int (*policy_sink_fn)(void *arg, const struct policy_event *ev);
+
+/*
+ * Parses "preset", "preset(args)" or "stage(args) | stage | ..." (presets may
+ * appear as stages too). Errors name the stage or option, show the column
+ * with a caret line, and list what is valid. NULL with errno and err set.
+ */
+struct policy *policy__new(const char *spec, const struct policy_env *env,
+			   policy_sink_fn sink, void *sink_arg, char *err, size_t errlen);
+const struct policy_props *policy__props(const struct policy *p);
+/* The expanded pipeline, canonical form, every option shown: "source(layer=free) | ...". */
+const char *policy__describe(const struct policy *p);
+/* Fires timers up to now, offers rec to observers, pushes it if it is a source record. */
+int policy__record(struct policy *p, const struct ts_record *rec);
+/* Fires every timer with deadline <= now. */
+int policy__advance(struct policy *p, uint64_t now);
+uint64_t policy__next_deadline(const struct policy *p);
+int policy__flush(struct policy *p, uint64_t now);
+int policy__complete(struct policy *p, const struct policy_done *d);
+/* {"stages":[{"name":..,"options":{..},..stage report..}], "pipeline": ".."} */
+json_t *policy__report(const struct policy *p);
+const char *policy__error(const struct policy *p);	/* the last hook error, with the stage name */
+void policy__destroy(struct policy *p);
+
+const char *policy_source_name(enum policy_source s);
+
+#endif

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Result JSON and summary table (result.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "result.h"
+#include "../traces/util.h"
+
+json_t *result__build(const struct engine *e, const struct trace_reader *r, const char *trace_path,
+		      const char *target_name)
+{
+	json_t *res = engine__result(e), *tr = json_object();
+	const struct trace_status *st = trace_reader__status(r);
+	char dev[32];
+
+	if (!res || !tr) {
+		json_decref(res);
+		json_decref(tr);
+		return NULL;
+	}
+	(void)target_name;
+	json_object_set_new(res, "schema", json_string(RESULT_SCHEMA));
+	json_object_set_new(tr, "path", json_string(trace_path));
+	json_object_set_new(tr, "records", json_integer((json_int_t)st->records));
+	json_object_set_new(tr, "lost", json_integer((json_int_t)st->lost));
+	json_object_set_new(tr, "truncated", json_boolean(st->truncated));
+	json_object_set_new(tr, "jsonl", json_boolean(st->jsonl));
+	json_object_set_new(tr, "device", json_string(ts_dev_str(engine__devno(e), dev, sizeof(dev))));
+	json_object_set_new(res, "trace", tr);
+	return res;
+}
+
+int result__write(const json_t *res, const char *path, char *err, size_t errlen)
+{
+	size_t len = strlen(path) + 16;
+	char *tmp = malloc(len);
+	int fd = -1, ret = 0;
+	FILE *f = NULL;
+
+	if (!tmp)
+		return ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
+	snprintf(tmp, len, "%s.tmpXXXXXX", path);
+	if ((fd = mkstemp(tmp)) < 0) {
+		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!(f = fdopen(fd, "w"))) {
+		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (json_dumpf(res, f, JSON_SORT_KEYS | JSON_INDENT(2)) || fputc('\n', f) == EOF) {
+		ret = ts_errf(err, errlen, -EIO, "%s: write failed", path);
+		fclose(f);
+		unlink(tmp);
+		goto out;
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	return ret;
+}
+
+static uint64_t u(const json_t *o, const char *path)
+{
+	char buf[128], *save = NULL, *k;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = json_object_get(o, k);
+	return o ? (uint64_t)json_integer_value(o) : 0;
+}
+
+static double d(const json_t *o, const char *path)
+{
+	char buf[128], *save = NULL, *k;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (k = strtok_r(buf, ".", &save); k && o; k = strtok_r(NULL, ".", &save))
+		o = json_object_get(o, k);
+	return o ? json_number_value(o) : 0;
+}
+
+static const char *s(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(json_object_get(o, a), b);
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+void result__print(const json_t *res, FILE *f)
+{
+	const json_t *lat = json_object_get(res, "latency"), *h;
+	const char *op;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	fprintf(f, "trace      %s (device %s, %" PRIu64 " records, span %s)\n", s(res, "trace", "path"),
+		s(res, "trace", "device"), u(res, "trace.records"),
+		fmt_duration(u(res, "records.span_ns"), b1, sizeof(b1)));
+	fprintf(f, "policy     %s\n", s(res, "policy", "pipeline"));
+	fprintf(f, "target     %s%s%s  (seed %" PRIu64 ", timing %s", s(res, "target", "name"),
+		s(res, "target", "spec")[0] ? ":" : "", s(res, "target", "spec"), u(res, "seed"),
+		s(res, "timing", "mode"));
+	if (!strcmp(s(res, "timing", "mode"), "trace") && d(res, "timing.speed") != 1.0)
+		fprintf(f, " x%g", d(res, "timing.speed"));
+	fprintf(f, ")\n\n");
+	fprintf(f, "discard    %" PRIu64 " commands for %" PRIu64 " requests, %s (unique %s, redundancy %.2f)\n",
+		u(res, "discard.commands"), u(res, "discard.requests"),
+		fmt_bytes(u(res, "discard.bytes"), b1, sizeof(b1)),
+		fmt_bytes(u(res, "discard.unique_bytes"), b2, sizeof(b2)), d(res, "discard.redundancy"));
+	fprintf(f, "           mean %s per command, peak %" PRIu64 " commands/s and %s/s, busy %s\n",
+		fmt_bytes((uint64_t)d(res, "discard.mean_bytes"), b1, sizeof(b1)),
+		u(res, "discard.peak_commands_per_s"), fmt_bytes(u(res, "discard.peak_bytes_per_s"), b2, sizeof(b2)),
+		fmt_duration(u(res, "discard.busy_ns"), b3, sizeof(b3)));
+	fprintf(f, "           free to discard p50 %s, p99 %s, max %s\n",
+		fmt_duration(u(res, "discard.free_to_discard.p50_ns"), b1, sizeof(b1)),
+		fmt_duration(u(res, "discard.free_to_discard.p99_ns"), b2, sizeof(b2)),
+		fmt_duration(u(res, "discard.free_to_discard.max_ns"), b3, sizeof(b3)));
+	fprintf(f, "\n%-12s %10s %12s %12s %12s %12s\n", "latency", "count", "p50", "p99", "p99.9", "max");
+	json_object_foreach((json_t *)lat, op, h) {
+		fprintf(f, "%-12s %10" PRIu64 " %12s %12s %12s %12s\n", op, u(h, "count"),
+			fmt_duration(u(h, "p50_ns"), b1, sizeof(b1)), fmt_duration(u(h, "p99_ns"), b2, sizeof(b2)),
+			fmt_duration(u(h, "p999_ns"), b3, sizeof(b3)), fmt_duration(u(h, "max_ns"), b4, sizeof(b4)));
+	}
+	if (u(res, "foreground.commands")) {
+		fprintf(f, "\nforeground %" PRIu64 " commands", u(res, "foreground.commands"));
+		if (u(res, "foreground.baseline_pairs"))
+			fprintf(f, ": stall %s over %" PRIu64 " commands, latency x%.2f of the discard-free run\n",
+				fmt_duration(u(res, "foreground.stall_ns"), b1, sizeof(b1)),
+				u(res, "foreground.stalled_commands"), d(res, "foreground.latency_inflation"));
+		else if (!strcmp(s(res, "policy", "source"), "none"))
+			fprintf(f, " (this run is the discard-free baseline)\n");
+		else
+			fprintf(f, " (no discard-free baseline: real target or --no-baseline)\n");
+	}
+	fprintf(f, "\ndevice     busy %s (%.1f %%)", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
+		100.0 * d(res, "device.utilization"));
+	if (json_object_get(json_object_get(res, "device"), "write_amplification"))
+		fprintf(f, ", write amplification %.3f", d(res, "device.write_amplification"));
+	fprintf(f, "\n");
+	fprintf(f, "makespan   %s (trace span %s)\n", fmt_duration(u(res, "makespan_ns"), b1, sizeof(b1)),
+		fmt_duration(u(res, "records.span_ns"), b2, sizeof(b2)));
+}

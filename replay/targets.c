@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The explicit target registry (target.h). */
+#include <string.h>
+
+#include "target.h"
+#include "../models/model.h"
+
+extern const struct target_ops fixed_target_ops;
+
+static const struct target_ops *const targets[] = {
+	&model_target_ops,	/* models/model.c: parametric and FTL device models (-M PROFILE) */
+	&fixed_target_ops,	/* replay/target_fixed.c: ideal fixed-latency device */
+};
+
+const struct target_ops *const *target_registry(size_t *n)
+{
+	*n = sizeof(targets) / sizeof(targets[0]);
+	return targets;
+}
+
+const struct target_ops *target_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(targets) / sizeof(targets[0]); i++)
+		if (!strcmp(targets[i]->name, name))
+			return targets[i];
+	return NULL;
+}
