@@ -107,8 +107,9 @@ live: $(LIVE_TESTS)
 	@$(TEST_ENV) tests/run.sh $(LIVE_TESTS)
 
 demo: deps
-	@$(MAKE) --no-print-directory $(BUILD)/trimsim
-	@./$(BUILD)/trimsim demo
+	@$(MAKE) --no-print-directory -j$$(nproc) $(BUILD)/trimsim
+	@rm -rf out
+	@TRIMSIM=$(abspath $(BUILD)/trimsim) ./replay/report/demo.sh out
 
 clean:
 	rm -rf $(BUILD) out

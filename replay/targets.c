@@ -4,12 +4,15 @@
 
 #include "target.h"
 #include "../models/model.h"
+#include "targets/realdev.h"
 
 extern const struct target_ops fixed_target_ops;
 
 static const struct target_ops *const targets[] = {
 	&model_target_ops,	/* models/model.c: parametric and FTL device models (-M PROFILE) */
 	&fixed_target_ops,	/* replay/target_fixed.c: ideal fixed-latency device */
+	&device_target_ops,	/* replay/targets/realdev.c: a real block device (--device, --destructive) */
+	&file_target_ops,	/* replay/targets/realdev.c: a regular file, discards punch holes (--file) */
 };
 
 const struct target_ops *const *target_registry(size_t *n)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "replay/report/redundancy.h"
 #include "replay/cli.h"
 #include "trace.h"
 #include "trace_int.h"
@@ -45,7 +46,7 @@ struct info {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: trimsim info [--json] FILE\n"
+		"usage: trimsim info [--json] [--redundancy] FILE\n"
 		"\n"
 		"Summarizes a trace (binary or JSON Lines): its devices, time span, records and\n"
 		"bytes per kind, device commands per op, per device, log2 size histograms of\n"
@@ -54,6 +55,8 @@ static void usage(FILE *f)
 		"and reported on stderr; the exit status is then 1.\n"
 		"\n"
 		"  --json   one JSON object on stdout, for scripts\n"
+		"  --redundancy  per device and layer (FREE, INTENT, discard BIO, discard ISSUE):\n"
+		"           total vs unique bytes, overlap, redundancy (replay/report/redundancy.h)\n"
 		"\n"
 		"example:\n"
 		"  trimsim info rm.tsim\n"
@@ -291,11 +294,13 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "redundancy", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct trace_reader *r = NULL;
 	struct info s = { 0 };
+	struct redund *red = NULL;
 	const struct ts_record *recs;
 	bool json = false;
 	char err[600];
@@ -307,6 +312,12 @@ int cmd_info(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'R':
+			if (!red && !(red = redund__new())) {
+				fprintf(stderr, "trimsim info: out of memory\n");
+				return 1;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -327,7 +338,7 @@ int cmd_info(int argc, char **argv)
 	}
 	while ((n = trace_reader__batch(r, &recs, 4096)) > 0) {
 		for (ssize_t i = 0; i < n; i++) {
-			if (account(&s, &recs[i])) {
+			if (account(&s, &recs[i]) || (red && redund__add(red, &recs[i]))) {
 				fprintf(stderr, "trimsim info: out of memory\n");
 				goto out;
 			}
@@ -340,6 +351,9 @@ int cmd_info(int argc, char **argv)
 	if (json) {
 		json_t *o = info_json(r, &s, trace_reader__status(r)->truncated ? trace_reader__error(r) : NULL);
 
+		if (o && red)
+			json_object_set_new(o, "redundancy", redund__json(red));
+
 		if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) || fputc('\n', stdout) == EOF) {
 			json_decref(o);
 			fprintf(stderr, "trimsim info: cannot write JSON\n");
@@ -348,6 +362,10 @@ int cmd_info(int argc, char **argv)
 		json_decref(o);
 	} else {
 		print_text(r, &s);
+		if (red) {
+			putchar('\n');
+			redund__print(red, stdout);
+		}
 	}
 	fflush(stdout);
 	ret = 0;
@@ -357,6 +375,7 @@ int cmd_info(int argc, char **argv)
 	}
 out:
 	free(s.devs);
+	redund__destroy(red);
 	trace_reader__close(r);
 	return ret;
 }

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trimsim compare: every trace x policy x profile, replayed in parallel by
+ * forked workers (one cell each, at most --jobs at a time). A worker sends
+ * its report_cell back through a pipe as bytes (the struct is plain data);
+ * the parent puts it at the cell's index, so the output order never depends
+ * on which worker finished first. Then the report: table, JSON, CSV, HTML.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../traces/opts.h"
+#include "../traces/trace.h"
+#include "../traces/util.h"
+#include "cli.h"
+#include "report/report.h"
+#include "report/runcell.h"
+
+#define MAX_ITEMS 256
+#define MAX_OUTS 8
+
+struct cmp_args {
+	char *traces[MAX_ITEMS], *policies[MAX_ITEMS], *profiles[MAX_ITEMS];
+	size_t nt, np, nm;
+	char *outs[MAX_OUTS];
+	size_t nout;
+	unsigned jobs, runs;
+	uint64_t seed;
+	enum report_format fmt;
+	bool fmt_set, quiet, destructive;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: trimsim compare TRACE... -p POLICY[,POLICY...] -M PROFILE[,PROFILE...]\n"
+		"                       [--jobs N] [--runs N] [--format table|json|csv|html] [-o OUT]... [--seed N]\n"
+		"\n"
+		"Replays every trace through every policy against every device profile (the full\n"
+		"matrix, cells in parallel) and reports, per (trace, policy, profile): discard\n"
+		"commands, bytes, unique bytes and redundancy, p50/p99/max discard latency, device\n"
+		"time in discard, foreground stall and p99 write-latency inflation versus `none`,\n"
+		"write amplification, peak discard rate, and the share of the workload's wall time\n"
+		"that discard adds; then verdict sentences, saying plainly when discard does not\n"
+		"matter (less than 1%% of wall time).\n"
+		"\n"
+		"  -p, --policies LIST  policies, comma-separated; commas inside parentheses belong to\n"
+		"                       the policy: -p 'xfs,fstrim(interval=1w,minlen=64K),none'\n"
+		"  -M, --models LIST    device profiles (trimsim models), or target specs (file:PATH)\n"
+		"  -j, --jobs N         cells replayed at once (default: online CPUs)\n"
+		"  -r, --runs N         repeat each cell N times (1..%d); meaningful on real targets, where\n"
+		"                       the report adds mean, stddev and a Student's t verdict at 95%%;\n"
+		"                       model cells are deterministic and run once\n"
+		"  -f, --format F       what goes to stdout without -o: table (default), json, csv, html\n"
+		"  -o, --output FILE    write the report to FILE (repeatable); the format follows the\n"
+		"                       extension (.json .csv .html .txt), else --format; the table still\n"
+		"                       goes to stdout unless -q\n"
+		"  -s, --seed N         seed for the models (default 1); same inputs + seed = same JSON\n"
+		"      --destructive    allow real block-device targets to write and discard\n"
+		"  -q, --quiet          nothing on stdout when writing files\n"
+		"\n"
+		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
+		"\n"
+		"example:\n"
+		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n",
+		RUNS_MAX);
+}
+
+/*
+ * Splits a list on top-level commas: "xfs,fstrim(interval=1w,minlen=64K)" is
+ * two items. Items are strdup'd into v. 0 or -EINVAL with a message naming the column.
+ */
+static int split_top(const char *opt, const char *list, char **v, size_t *n, char *err, size_t errlen)
+{
+	int depth = 0;
+	size_t start = 0, len = strlen(list);
+
+	for (size_t i = 0; i <= len; i++) {
+		char ch = list[i];
+
+		if (ch == '(') {
+			depth++;
+		} else if (ch == ')') {
+			if (--depth < 0)
+				return ts_errf(err, errlen, -EINVAL, "%s '%s': unbalanced ')' at column %zu", opt,
+					       list, i + 1);
+		} else if ((ch == ',' && depth == 0) || ch == 0) {
+			size_t a = start, b = i;
+
+			while (a < b && (list[a] == ' ' || list[a] == '\t'))
+				a++;
+			while (b > a && (list[b - 1] == ' ' || list[b - 1] == '\t'))
+				b--;
+			if (a == b)
+				return ts_errf(err, errlen, -EINVAL, "%s '%s': empty item at column %zu", opt, list,
+					       a + 1);
+			if (*n >= MAX_ITEMS)
+				return ts_errf(err, errlen, -E2BIG, "%s: more than %d items", opt, MAX_ITEMS);
+			if (!(v[*n] = strndup(list + a, b - a)))
+				return -ENOMEM;
+			(*n)++;
+			start = i + 1;
+		}
+	}
+	if (depth > 0)
+		return ts_errf(err, errlen, -EINVAL, "%s '%s': unclosed '(' (missing ')')", opt, list);
+	return 0;
+}
+
+static const char *const format_names[] = { "table", "json", "csv", "html", NULL };
+
+static int parse_format(const char *s, enum report_format *f)
+{
+	for (int i = 0; format_names[i]; i++)
+		if (!strcmp(s, format_names[i])) {
+			*f = (enum report_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static enum report_format format_of(const char *path, enum report_format def)
+{
+	static const struct { const char *ext; enum report_format f; } ext[] = {
+		{ ".json", RF_JSON }, { ".csv", RF_CSV }, { ".html", RF_HTML }, { ".htm", RF_HTML },
+		{ ".txt", RF_TABLE },
+	};
+	const char *dot = strrchr(path, '.');
+
+	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (!strcmp(dot, ext[i].ext))
+			return ext[i].f;
+	return def;
+}
+
+static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
+		      size_t errlen)
+{
+	if (parse_u64(s, out) || *out < lo || *out > hi)
+		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected an integer in %llu..%llu", opt, s,
+			       (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size_t errlen)
+{
+	static const struct option lopts[] = {
+		{ "policies", required_argument, NULL, 'p' }, { "models", required_argument, NULL, 'M' },
+		{ "jobs", required_argument, NULL, 'j' }, { "runs", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
+		{ "destructive", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	uint64_t v;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int c, e;
+
+	a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
+	a->runs = 1;
+	a->seed = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:M:j:r:f:o:s:qh", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if ((e = split_top("--policies", optarg, a->policies, &a->np, err, errlen)))
+				return e;
+			break;
+		case 'M':
+			if ((e = split_top("--models", optarg, a->profiles, &a->nm, err, errlen)))
+				return e;
+			break;
+		case 'j':
+			if ((e = parse_uint("--jobs", optarg, 1, 1024, &v, err, errlen)))
+				return e;
+			a->jobs = (unsigned)v;
+			break;
+		case 'r':
+			if ((e = parse_uint("--runs", optarg, 1, RUNS_MAX, &v, err, errlen)))
+				return e;
+			a->runs = (unsigned)v;
+			break;
+		case 's':
+			if ((e = parse_uint("--seed", optarg, 0, UINT64_MAX, &a->seed, err, errlen)))
+				return e;
+			break;
+		case 'f':
+			if (parse_format(optarg, &a->fmt))
+				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected table, json, csv or html",
+					       optarg);
+			a->fmt_set = true;
+			break;
+		case 'o':
+			if (a->nout == MAX_OUTS)
+				return ts_errf(err, errlen, -E2BIG, "-o: at most %d outputs", MAX_OUTS);
+			a->outs[a->nout++] = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case 'D':
+			a->destructive = true;
+			break;
+		case ':':
+			return ts_errf(err, errlen, -EINVAL, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return ts_errf(err, errlen, -EINVAL, "unknown option '%s' (try trimsim compare --help)",
+				       argv[optind - 1]);
+		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (a->nt == MAX_ITEMS)
+			return ts_errf(err, errlen, -E2BIG, "more than %d traces", MAX_ITEMS);
+		a->traces[a->nt++] = argv[i];
+	}
+	if (!a->nt)
+		return ts_errf(err, errlen, -EINVAL, "no TRACE given");
+	if (!a->np)
+		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
+	if (!a->nm)
+		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
+	return 0;
+}
+
+/* Every trace opens (header and device table parse) before any cell runs: bad input fails early. */
+static int check_traces(const struct cmp_args *a, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < a->nt; i++) {
+		struct trace_reader *r = trace_reader__open(a->traces[i], err, errlen);
+
+		if (!r)
+			return errno ? -errno : -EINVAL;
+		trace_reader__close(r);
+	}
+	return 0;
+}
+
+/* ---- the worker pool ---- */
+
+struct worker {
+	pid_t pid;
+	int fd;
+	size_t cell;
+	size_t got;		/* bytes of the cell received */
+	struct report_cell *buf;	/* what arrived so far */
+};
+
+static void run_worker(struct report_cell *c, const struct cmp_args *a, int fd)
+{
+	struct cell_job j = { .trace = c->trace, .policy = c->policy, .profile = c->profile, .seed = a->seed,
+			      .runs = a->runs, .destructive = a->destructive };
+	char err[256];
+	const char *p = (const char *)c;
+	size_t left = sizeof(*c);
+
+	signal(SIGPIPE, SIG_DFL);
+	report_run_cell(&j, c, err, sizeof(err));
+	while (left) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(1);
+		p += w;
+		left -= (size_t)w;
+	}
+	_exit(0);
+}
+
+static int spawn(struct report *r, const struct cmp_args *a, size_t i, struct worker *w)
+{
+	int pfd[2];
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	fflush(NULL);
+	w->pid = fork();
+	if (w->pid < 0) {
+		int e = -errno;
+
+		close(pfd[0]);
+		close(pfd[1]);
+		return e;
+	}
+	if (w->pid == 0) {
+		close(pfd[0]);
+		run_worker(report__cell(r, i), a, pfd[1]);
+	}
+	close(pfd[1]);
+	w->fd = pfd[0];
+	w->cell = i;
+	w->got = 0;
+	return 0;
+}
+
+/* Reads what a worker sent; on EOF reaps it. Returns 1 when the worker is done. */
+static int drain(struct report *r, struct worker *w)
+{
+	struct report_cell *buf = w->buf;
+	ssize_t n = read(w->fd, (char *)buf + w->got, sizeof(*buf) - w->got);
+	int st;
+
+	if (n < 0 && errno == EINTR)
+		return 0;
+	if (n > 0) {
+		w->got += (size_t)n;
+		return 0;
+	}
+	close(w->fd);
+	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	struct report_cell *c = report__cell(r, w->cell);
+
+	if (w->got == sizeof(*buf) && buf->index == c->index) {
+		memcpy(c, buf, sizeof(*c));
+	} else {
+		c->status = -EIO;
+		if (WIFSIGNALED(st))
+			snprintf(c->error, sizeof(c->error), "worker killed by signal %d", WTERMSIG(st));
+		else
+			snprintf(c->error, sizeof(c->error), "worker exited with status %d before reporting",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	return 1;
+}
+
+/*
+ * One pass over the cells whose target is (or is not) real-time. Model cells run
+ * --jobs at a time; cells on real devices or files run one at a time, alone, so
+ * they neither share the device nor the CPU with another cell while measured.
+ */
+static int run_pass(struct report *r, const struct cmp_args *a, bool realtime)
+{
+	size_t n = report__ncells(r), next = 0, active = 0;
+	unsigned jobs = realtime ? 1 : (a->jobs < n ? a->jobs : (unsigned)n);
+	struct worker *w = calloc(jobs ? jobs : 1, sizeof(*w));
+	struct pollfd *pfd = calloc(jobs ? jobs : 1, sizeof(*pfd));
+	struct report_cell *bufs = calloc(jobs ? jobs : 1, sizeof(*bufs));
+	int err = 0;
+
+	if (!w || !pfd || !bufs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (unsigned i = 0; i < jobs; i++)
+		w[i].buf = &bufs[i];
+	while (next < n || active) {
+		while (next < n && active < jobs && !trimsim_stop && !err) {
+			if (report_profile_realtime(report__cell_c(r, next)->profile) != realtime) {
+				next++;
+				continue;
+			}
+			err = spawn(r, a, next, &w[active]);	/* keeps w[active].buf */
+			if (!err) {
+				next++;
+				active++;
+			}
+		}
+		if (!active)
+			break;
+		for (size_t i = 0; i < active; i++)
+			pfd[i] = (struct pollfd){ .fd = w[i].fd, .events = POLLIN };
+		if (poll(pfd, active, -1) < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+		for (size_t i = 0; i < active;) {
+			if (pfd[i].revents && drain(r, &w[i])) {
+				struct report_cell *freed = w[i].buf;
+
+				w[i] = w[active - 1];
+				w[active - 1].buf = freed;
+				pfd[i] = pfd[active - 1];	/* checked next, at index i */
+				active--;
+				continue;
+			}
+			i++;
+		}
+	}
+	if (!err && trimsim_stop)
+		err = -EINTR;
+out:
+	free(w);
+	free(pfd);
+	free(bufs);
+	return err;
+}
+
+static int run_matrix(struct report *r, const struct cmp_args *a)
+{
+	int err = run_pass(r, a, false);
+
+	return err ? err : run_pass(r, a, true);
+}
+
+/* Writes path atomically: a temporary beside it, renamed when complete. */
+static int write_file(const struct report *r, const char *path, enum report_format fmt, char *err,
+		      size_t errlen)
+{
+	char tmp[4200];
+	FILE *f;
+	int e;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (!(f = fopen(tmp, "w")))
+		return ts_errf(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
+	e = report__write(r, fmt, f);
+	if (fclose(f) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e) {
+		unlink(tmp);
+		return ts_errf(err, errlen, e, "%s: %s", path, strerror(-e));
+	}
+	return 0;
+}
+
+static void free_args(struct cmp_args *a)
+{
+	for (size_t i = 0; i < a->np; i++)
+		free(a->policies[i]);
+	for (size_t i = 0; i < a->nm; i++)
+		free(a->profiles[i]);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cmp_args a = { 0 };
+	struct report *r = NULL;
+	char err[512] = "";
+	int rc = 1, e;
+
+	if (cli_wants_help(argc, argv)) {
+		usage(stdout);
+		return 0;
+	}
+	if ((e = parse_args(argc, argv, &a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err[0] ? err : strerror(-e));
+		rc = 2;
+		goto out;
+	}
+	if ((e = check_traces(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		goto out;
+	}
+	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
+	if (!r) {
+		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
+		goto out;
+	}
+	if ((e = run_matrix(r, &a))) {
+		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
+		goto out;
+	}
+	if ((e = report__finish(r))) {
+		fprintf(stderr, "trimsim compare: %s\n", strerror(-e));
+		goto out;
+	}
+	for (size_t i = 0; i < a.nout; i++)
+		if ((e = write_file(r, a.outs[i], format_of(a.outs[i], a.fmt), err, sizeof(err)))) {
+			fprintf(stderr, "trimsim compare: %s\n", err);
+			goto out;
+		}
+	if (!a.quiet && (e = report__write(r, a.nout ? RF_TABLE : a.fmt, stdout))) {
+		fprintf(stderr, "trimsim compare: stdout: %s\n", strerror(-e));
+		goto out;
+	}
+	rc = 0;
+	for (size_t i = 0; i < report__ncells(r); i++)
+		if (report__cell_c(r, i)->status) {
+			rc = 1;	/* the report names the failed cells; the exit status says so too */
+			break;
+		}
+out:
+	if (r)
+		report__destroy(r);
+	free_args(&a);
+	fflush(stdout);
+	return rc;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One cell of a comparison: (trace, policy, profile) and what its replay cost.
+ *
+ * A cell is plain old data (fixed arrays, no pointers) so a forked worker can
+ * hand it to the parent through a pipe as bytes and the parent renders every
+ * format (table, JSON, CSV, HTML) from the same numbers.
+ *
+ * Filled in two steps:
+ *  1. the replay of the cell: raw figures (counts, bytes, latencies, device
+ *     times, makespan) and the time series a report_probe collects from the
+ *     engine's completions (replay/report/probe.h);
+ *  2. report__finish(): the figures relative to the `none` baseline of the
+ *     same (trace, profile) -- stall, write-latency inflation, added time,
+ *     share of wall time.
+ * Times are ns, sizes bytes. A figure that is unknown is NAN (doubles) or
+ * flagged in `have` (integers).
+ */
+#ifndef TRIMSIM_REPORT_CELL_H
+#define TRIMSIM_REPORT_CELL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Latency histogram: log buckets, LAT_PER_OCT per power of two from 1 us (bucket 0: < 1 us). */
+#define LAT_BUCKETS	1024
+#define LAT_PER_OCT	32
+#define LAT_BASE_NS	1000ull
+/* Command-size histogram: bucket i holds sizes in [512 << (i-1), 512 << i), bucket 0: < 512 B. */
+#define SIZE_BUCKETS	32
+#define SIZE_BASE	512ull
+/* Time series: SERIES_BINS bins of bin_ns each from the replay's start (the bin width doubles as needed). */
+#define SERIES_BINS	240
+#define RUNS_MAX	64
+
+struct cell_lat {
+	uint64_t count;
+	uint64_t sum_ns;
+	uint64_t min_ns;		/* valid when count > 0 */
+	uint64_t max_ns;
+	uint64_t buckets[LAT_BUCKETS];
+};
+
+struct cell_series {
+	uint64_t bin_ns;			/* width of one bin */
+	uint32_t nbins;				/* bins in use */
+	uint32_t pad;
+	uint64_t cmds[SERIES_BINS];		/* discard commands completed in the bin */
+	uint64_t bytes[SERIES_BINS];		/* bytes they covered */
+	uint64_t busy_ns[SERIES_BINS];		/* device time serving them */
+	uint64_t untrimmed[SERIES_BINS];	/* freed, not yet discarded, at the end of the bin */
+};
+
+/* Per-run samples (--runs N on real targets); one entry per run. */
+struct cell_runs {
+	uint32_t n;
+	uint32_t pad;
+	double makespan_s[RUNS_MAX];
+	double discard_s[RUNS_MAX];
+};
+
+enum cell_have {
+	CH_WRITE_P99 = 1u << 0,	/* foreground writes were replayed */
+	CH_WA = 1u << 1,	/* target reported write amplification */
+	CH_UNTRIMMED = 1u << 2,	/* free-space series is meaningful (trace has FREE records) */
+	CH_BASELINE = 1u << 3,	/* report__finish found a `none` cell for this (trace, profile) */
+	CH_TWIN = 1u << 4,	/* the engine measured foreground on a discard-free twin of the target */
+};
+
+struct report_cell {
+	/* identity */
+	char trace[256];		/* as given on the command line */
+	char policy[160];		/* as given (-p item) */
+	char profile[96];		/* as given (-M item) */
+	char pipeline[512];		/* the engine's expanded pipeline, every option shown ("" unknown) */
+	uint32_t index;			/* position in the matrix: trace-major, then policy, then profile */
+	int status;			/* 0, or -errno if the replay failed */
+	char error[256];
+	bool realtime;			/* real device / file target (runs vary) */
+	bool none;			/* the policy never discards (baseline) */
+	uint16_t have;			/* enum cell_have */
+
+	/* discards */
+	uint64_t cmds;			/* device discard commands completed */
+	uint64_t bytes;			/* bytes they covered */
+	uint64_t unique_bytes;		/* bytes of the union of their ranges */
+	uint64_t requests;		/* source requests (FREE/INTENT/BIO) they carried */
+	uint64_t errors;		/* discards that completed with an error (rejected by the device) */
+	struct cell_lat lat;		/* discard latency (submit -> done) */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
+	uint64_t discard_ns;		/* device time spent serving discards */
+	uint64_t peak_cmds_s;		/* most discard commands completed in one aligned second */
+	uint64_t peak_bytes_s;		/* most discard bytes in one aligned second */
+	uint64_t size_hist[SIZE_BUCKETS];
+
+	/* foreground and device */
+	uint64_t fg_cmds;		/* foreground commands replayed */
+	uint64_t fg_stall_ns;		/* time foreground commands waited behind discards (CH_TWIN: the
+					   engine's stall against its discard-free twin; else queueing time) */
+	uint64_t write_p99_ns;		/* p99 foreground write latency */
+	uint64_t write_p99_base_ns;	/* CH_TWIN: the same on the discard-free twin */
+	double write_amp;		/* NAN if the target has no FTL */
+
+	/* time */
+	uint64_t wall_ns;		/* the workload's wall time: the trace span */
+	uint64_t makespan_ns;		/* replay end - start (includes discards still draining after the workload) */
+	uint64_t workload_ns;		/* when the workload was done: the later of the trace's last record and
+					   the last foreground completion */
+	uint64_t fg_held_ns;		/* wall time during which some foreground command waited to start
+					   (union of its [submit, start) intervals) */
+	struct cell_series series;
+	struct cell_runs runs;
+
+	/* relative to `none`, filled by report__finish (NAN / 0 if no baseline) */
+	int64_t stall_vs_none_ns;
+	double write_p99_inflation;	/* write_p99 / none's write_p99 */
+	uint64_t added_ns;		/* what discard adds to the workload's time (report.c, relative()) */
+	double share;			/* added_ns / wall_ns */
+	double redundancy;		/* bytes / unique_bytes, NAN without discards */
+};
+
+#endif

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Terminal table and CSV: the same columns (report_columns()), two spellings. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "../../traces/opts.h"
+#include "report_int.h"
+
+static char *sig(double v, const char *unit, char *buf, size_t len)
+{
+	const char *f = v < 9.995 ? "%.2f%s" : v < 99.95 ? "%.1f%s" : "%.0f%s";
+
+	snprintf(buf, len, f, v, unit);
+	return buf;
+}
+
+char *report_fmt_value(enum col_kind k, double v, char *buf, size_t len)
+{
+	static const char *const bunit[] = { "B", "K", "M", "G", "T", "P" };
+	unsigned i = 0;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	switch (k) {
+	case CK_COUNT:
+	case CK_RATE:
+		snprintf(buf, len, "%.0f", v);
+		return buf;
+	case CK_BYTES:
+		while (v >= 1023.5 && i < 5) {
+			v /= 1024.0;
+			i++;
+		}
+		if (i == 0) {
+			snprintf(buf, len, "%.0fB", v);
+			return buf;
+		}
+		return sig(v, bunit[i], buf, len);
+	case CK_SNS:
+		if (v == 0) {
+			snprintf(buf, len, "0");
+			return buf;
+		}
+		buf[0] = v < 0 ? '-' : '+';
+		report_fmt_value(CK_NS, fabs(v), buf + 1, len - 1);
+		return buf;
+	case CK_NS:
+		if (v < 999.5) {
+			snprintf(buf, len, "%.0fns", v);
+			return buf;
+		}
+		if (v < 999.5e3)
+			return sig(v / 1e3, "us", buf, len);
+		if (v < 999.5e6)
+			return sig(v / 1e6, "ms", buf, len);
+		return sig(v / 1e9, "s", buf, len);
+	case CK_RATIO:
+		return sig(v, "x", buf, len);
+	case CK_SHARE:
+		return sig(v * 100.0, "%", buf, len);
+	}
+	snprintf(buf, len, "?");
+	return buf;
+}
+
+#define CELLW 16
+
+static size_t width_of(const struct report *r, size_t col_policy)
+{
+	size_t w = col_policy ? strlen("policy") : strlen("profile");
+
+	for (size_t i = 0; i < (col_policy ? r->np : r->nm); i++) {
+		size_t n = strlen(col_policy ? r->policies[i] : r->profiles[i]);
+
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+static void runs_line(FILE *f, const struct report_cell *c, const char *metric, const double *v)
+{
+	struct stat_acc a;
+
+	stat_acc__init(&a);
+	for (uint32_t k = 0; k < c->runs.n; k++)
+		stat_acc__add(&a, v[k]);
+	fprintf(f, "    %-24s %-16s %-10s %4zu %12.6g %12.6g %12.6g %12.6g %12.6g\n", c->policy, c->profile, metric,
+		a.n, a.min, a.max, stat_median(v, c->runs.n), stat_mean(&a), stat_stddev(&a));
+}
+
+/* ministat's columns for every cell with repeated runs. */
+static void runs_section(const struct report *r, FILE *f)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		if (c->status || c->runs.n < 2)
+			continue;
+		if (!any)
+			fprintf(f, "\nruns (seconds):\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
+				"profile", "metric", "N", "Min", "Max", "Median", "Avg", "Stddev");
+		any = true;
+		runs_line(f, c, "makespan", c->runs.makespan_s);
+		runs_line(f, c, "in-trim", c->runs.discard_s);
+	}
+}
+
+/* Column widths: the widest of the heading and every value shown. */
+static void col_widths(const struct report *r, const struct report_col *cols, size_t ncol, int *w)
+{
+	char buf[CELLW + 8];
+
+	for (size_t k = 0; k < ncol; k++) {
+		w[k] = (int)strlen(cols[k].head);
+		for (size_t i = 0; cols[k].table && i < r->ncells; i++) {
+			const struct report_cell *c = &r->cells[i];
+			int n = c->status ? 0 : (int)strlen(report_fmt_value(cols[k].kind, cols[k].get(c), buf,
+									       sizeof(buf)));
+
+			if (n > w[k])
+				w[k] = n;
+		}
+	}
+}
+
+int report__write_table(const struct report *r, FILE *f)
+{
+	size_t ncol, wp = width_of(r, 1), wm = width_of(r, 0), nv;
+	const struct report_col *cols = report_columns(&ncol);
+	const char *const *v = report__verdicts(r, &nv);
+	char buf[CELLW + 8], d[32];
+	int w[64];
+
+	if (ncol > 64)
+		return -EINVAL;
+	col_widths(r, cols, ncol, w);
+	fprintf(f, "trimsim compare: %zu trace%s x %zu polic%s x %zu profile%s, seed %" PRIu64 "\n", r->nt,
+		r->nt == 1 ? "" : "s", r->np, r->np == 1 ? "y" : "ies", r->nm, r->nm == 1 ? "" : "s", r->seed);
+	for (size_t t = 0; t < r->nt; t++) {
+		fprintf(f, "\n== %s (wall time %s)\n", r->traces[t],
+			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+		fprintf(f, "%-*s  %-*s", (int)wp, "policy", (int)wm, "profile");
+		for (size_t k = 0; k < ncol; k++)
+			if (cols[k].table)
+				fprintf(f, " %*s", w[k], cols[k].head);
+		fputc('\n', f);
+		for (size_t p = 0; p < r->np; p++)
+			for (size_t m = 0; m < r->nm; m++) {
+				const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+				fprintf(f, "%-*s  %-*s", (int)wp, c->policy, (int)wm, c->profile);
+				if (c->status) {
+					fprintf(f, " error: %s\n", c->error);
+					continue;
+				}
+				for (size_t k = 0; k < ncol; k++)
+					if (cols[k].table)
+						fprintf(f, " %*s", w[k], report_fmt_value(cols[k].kind, cols[k].get(c),
+											  buf, sizeof(buf)));
+				fputc('\n', f);
+			}
+	}
+	fprintf(f, "\ncolumns: in-trim = device time in discard; stall = foreground queueing vs `none`; "
+		"wp99x = p99 write latency vs `none`;\n         added = time discard adds to the workload; "
+		"share = added / wall time.\n");
+	runs_section(r, f);
+	fprintf(f, "\nverdict:\n");
+	for (size_t i = 0; i < nv; i++)
+		fprintf(f, "  - %s.\n", v[i]);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* RFC 4180: quote fields holding commas, quotes or newlines. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* The raw number: integers exactly, doubles round-trip (%.17g); empty when unknown. */
+void report_raw_value(enum col_kind k, double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		buf[0] = 0;
+	else if (k == CK_RATIO || k == CK_SHARE)
+		snprintf(buf, len, "%.17g", v);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+int report__write_csv(const struct report *r, FILE *f)
+{
+	size_t ncol;
+	const struct report_col *cols = report_columns(&ncol);
+	char buf[64];
+
+	fputs("trace,policy,profile,status,error", f);
+	for (size_t k = 0; k < ncol; k++)
+		fprintf(f, ",%s", cols[k].key);
+	fputs("\r\n", f);
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct report_cell *c = &r->cells[i];
+
+		csv_field(f, c->trace);
+		fputc(',', f);
+		csv_field(f, c->policy);
+		fputc(',', f);
+		csv_field(f, c->profile);
+		fprintf(f, ",%s,", c->status ? "error" : "ok");
+		csv_field(f, c->status ? c->error : "");
+		for (size_t k = 0; k < ncol; k++) {
+			buf[0] = 0;
+			if (!c->status)
+				report_raw_value(cols[k].kind, cols[k].get(c), buf, sizeof(buf));
+			fprintf(f, ",%s", buf);
+		}
+		fputs("\r\n", f);
+	}
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The comparison matrix, the columns every format shares, figures versus `none`. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+#define U(x) ((double)(x))
+
+static double g_cmds(const struct report_cell *c) { return U(c->cmds); }
+static double g_bytes(const struct report_cell *c) { return U(c->bytes); }
+static double g_unique(const struct report_cell *c) { return U(c->unique_bytes); }
+static double g_redund(const struct report_cell *c) { return c->redundancy; }
+static double g_p50(const struct report_cell *c) { return c->cmds ? U(c->lat_p50_ns) : NAN; }
+static double g_p99(const struct report_cell *c) { return c->cmds ? U(c->lat_p99_ns) : NAN; }
+static double g_max(const struct report_cell *c) { return c->cmds ? U(c->lat_max_ns) : NAN; }
+static double g_discard(const struct report_cell *c) { return U(c->discard_ns); }
+static double g_stall(const struct report_cell *c)
+{
+	return c->have & CH_BASELINE ? (double)c->stall_vs_none_ns : NAN;
+}
+static double g_infl(const struct report_cell *c) { return c->write_p99_inflation; }
+static double g_wa(const struct report_cell *c) { return c->have & CH_WA ? c->write_amp : NAN; }
+static double g_peak(const struct report_cell *c) { return U(c->peak_cmds_s); }
+static double g_peakb(const struct report_cell *c) { return U(c->peak_bytes_s); }
+static double g_added(const struct report_cell *c) { return U(c->added_ns); }
+static double g_share(const struct report_cell *c) { return c->share; }
+static double g_fgstall(const struct report_cell *c) { return U(c->fg_stall_ns); }
+static double g_wp99(const struct report_cell *c) { return c->have & CH_WRITE_P99 ? U(c->write_p99_ns) : NAN; }
+static double g_req(const struct report_cell *c) { return U(c->requests); }
+static double g_errors(const struct report_cell *c) { return U(c->errors); }
+static double g_wall(const struct report_cell *c) { return U(c->wall_ns); }
+static double g_makespan(const struct report_cell *c) { return U(c->makespan_ns); }
+static double g_workload(const struct report_cell *c) { return U(c->workload_ns); }
+static double g_held(const struct report_cell *c) { return U(c->fg_held_ns); }
+
+static const struct report_col columns[] = {
+	{ "discard_cmds", "cmds", CK_COUNT, true, g_cmds, "device discard commands completed" },
+	{ "discard_bytes", "bytes", CK_BYTES, true, g_bytes, "bytes those commands covered" },
+	{ "unique_bytes", "unique", CK_BYTES, true, g_unique, "bytes in the union of their ranges" },
+	{ "redundancy", "redund", CK_RATIO, true, g_redund, "discard_bytes / unique_bytes" },
+	{ "lat_p50_ns", "p50", CK_NS, true, g_p50, "median discard latency (submit to completion)" },
+	{ "lat_p99_ns", "p99", CK_NS, true, g_p99, "99th percentile discard latency" },
+	{ "lat_max_ns", "max", CK_NS, true, g_max, "largest discard latency" },
+	{ "discard_time_ns", "in-trim", CK_NS, true, g_discard, "device time spent serving discards" },
+	{ "stall_vs_none_ns", "stall", CK_SNS, true, g_stall,
+	  "foreground queueing time minus the `none` cell's: the stall discard caused" },
+	{ "write_p99_inflation", "wp99x", CK_RATIO, true, g_infl,
+	  "p99 foreground write latency / the `none` cell's" },
+	{ "write_amp", "WA", CK_RATIO, true, g_wa, "device write amplification (FTL targets)" },
+	{ "peak_cmds_per_s", "peak/s", CK_RATE, true, g_peak,
+	  "most discard commands completed within one aligned second" },
+	{ "added_ns", "added", CK_NS, true, g_added,
+	  "time discard adds to the workload: the larger of its later end and its extra held-up time, "
+	  "versus the `none` cell (else versus the trace itself)" },
+	{ "share", "share", CK_SHARE, true, g_share, "added_ns / wall_ns" },
+	{ "requests", "requests", CK_COUNT, false, g_req, "source requests (FREE/INTENT/BIO) the commands carried" },
+	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes within one aligned second" },
+	{ "fg_stall_ns", "fgwait", CK_NS, false, g_fgstall, "time foreground commands queued (start - submit)" },
+	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
+	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },
+	{ "wall_ns", "wall", CK_NS, false, g_wall, "the workload's wall time: the trace's span" },
+	{ "makespan_ns", "makespan", CK_NS, false, g_makespan,
+	  "replay start to the last completion, discards draining after the workload included" },
+	{ "workload_ns", "workload", CK_NS, false, g_workload,
+	  "replay start to the workload's end: its last record or foreground completion, whichever is later" },
+	{ "fg_held_ns", "held", CK_NS, false, g_held,
+	  "wall time during which some foreground command waited to start (union of the waits)" },
+};
+
+const struct report_col *report_columns(size_t *n)
+{
+	*n = sizeof(columns) / sizeof(columns[0]);
+	return columns;
+}
+
+static char *dup_or_null(const char *s, bool *fail)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		*fail = true;
+	return d;
+}
+
+struct report *report__new(char *const *traces, size_t ntraces, char *const *policies, size_t npolicies,
+			   char *const *profiles, size_t nprofiles, unsigned runs, uint64_t seed)
+{
+	struct report *r = calloc(1, sizeof(*r));
+	bool fail = false;
+
+	if (!r)
+		return NULL;
+	r->nt = ntraces;
+	r->np = npolicies;
+	r->nm = nprofiles;
+	r->runs = runs ? runs : 1;
+	r->seed = seed;
+	r->ncells = ntraces * npolicies * nprofiles;
+	r->traces = calloc(ntraces + 1, sizeof(char *));
+	r->policies = calloc(npolicies + 1, sizeof(char *));
+	r->profiles = calloc(nprofiles + 1, sizeof(char *));
+	r->cells = calloc(r->ncells ? r->ncells : 1, sizeof(*r->cells));
+	if (!r->traces || !r->policies || !r->profiles || !r->cells)
+		goto fail;
+	for (size_t i = 0; i < ntraces; i++)
+		r->traces[i] = dup_or_null(traces[i], &fail);
+	for (size_t i = 0; i < npolicies; i++)
+		r->policies[i] = dup_or_null(policies[i], &fail);
+	for (size_t i = 0; i < nprofiles; i++)
+		r->profiles[i] = dup_or_null(profiles[i], &fail);
+	if (fail)
+		goto fail;
+	for (size_t t = 0; t < ntraces; t++)
+		for (size_t p = 0; p < npolicies; p++)
+			for (size_t m = 0; m < nprofiles; m++) {
+				struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+				c->index = (uint32_t)report__at(r, t, p, m);
+				snprintf(c->trace, sizeof(c->trace), "%s", traces[t]);
+				snprintf(c->policy, sizeof(c->policy), "%s", policies[p]);
+				snprintf(c->profile, sizeof(c->profile), "%s", profiles[m]);
+				c->none = !strcmp(policies[p], "none");
+				c->write_amp = NAN;
+			}
+	return r;
+fail:
+	report__destroy(r);
+	errno = ENOMEM;
+	return NULL;
+}
+
+size_t report__at(const struct report *r, size_t t, size_t p, size_t m)
+{
+	return (t * r->np + p) * r->nm + m;
+}
+
+size_t report__ncells(const struct report *r) { return r->ncells; }
+struct report_cell *report__cell(struct report *r, size_t i) { return &r->cells[i]; }
+const struct report_cell *report__cell_c(const struct report *r, size_t i) { return &r->cells[i]; }
+size_t report__ntraces(const struct report *r) { return r->nt; }
+size_t report__npolicies(const struct report *r) { return r->np; }
+size_t report__nprofiles(const struct report *r) { return r->nm; }
+const char *report__trace(const struct report *r, size_t i) { return r->traces[i]; }
+const char *report__policy(const struct report *r, size_t i) { return r->policies[i]; }
+const char *report__profile(const struct report *r, size_t i) { return r->profiles[i]; }
+unsigned report__runs(const struct report *r) { return r->runs; }
+uint64_t report__seed(const struct report *r) { return r->seed; }
+
+const char *const *report__verdicts(const struct report *r, size_t *n)
+{
+	*n = r->nverdicts;
+	return (const char *const *)r->verdicts;
+}
+
+const struct report_cmp *report__comparisons(const struct report *r, size_t *n)
+{
+	*n = r->ncmps;
+	return r->cmps;
+}
+
+/* The `none` cell of the same trace and profile, or NULL. */
+const struct report_cell *report_baseline(const struct report *r, const struct report_cell *c)
+{
+	size_t t = c->index / (r->np * r->nm), m = c->index % r->nm;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *b = &r->cells[report__at(r, t, p, m)];
+
+		if (b->none && !b->status)
+			return b;
+	}
+	return NULL;
+}
+
+uint64_t report_trace_wall(const struct report *r, size_t t)
+{
+	for (size_t p = 0; p < r->np; p++)
+		for (size_t m = 0; m < r->nm; m++) {
+			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+			if (!c->status)
+				return c->wall_ns ? c->wall_ns : c->makespan_ns;
+		}
+	return 0;
+}
+
+/*
+ * What discard adds to the workload, replayed open-loop at the trace's times:
+ * the later end of the workload, or the extra wall time during which its I/O
+ * was held up waiting to start, whichever is larger. The first catches a
+ * workload whose last I/O waits (seed 001: XFS rm behind serial TRIMs); the
+ * second a workload held up in the middle; discards that drain after the
+ * workload (btrfs' delayed discard, a final fstrim pass) add neither.
+ */
+static uint64_t added(const struct report_cell *c, uint64_t base_end, uint64_t base_held)
+{
+	uint64_t end = c->workload_ns > base_end ? c->workload_ns - base_end : 0;
+	uint64_t held = c->fg_held_ns > base_held ? c->fg_held_ns - base_held : 0;
+
+	return end > held ? end : held;
+}
+
+static void relative(const struct report *r, struct report_cell *c)
+{
+	const struct report_cell *b = report_baseline(r, c);
+	uint64_t wall = c->wall_ns ? c->wall_ns : c->makespan_ns;
+
+	c->redundancy = c->unique_bytes ? (double)c->bytes / (double)c->unique_bytes : NAN;
+	c->write_p99_inflation = NAN;
+	if (b) {
+		c->have |= CH_BASELINE;
+		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns - (int64_t)b->fg_stall_ns;
+		if ((c->have & CH_WRITE_P99) && (b->have & CH_WRITE_P99) && b->write_p99_ns)
+			c->write_p99_inflation = (double)c->write_p99_ns / (double)b->write_p99_ns;
+		c->added_ns = added(c, b->workload_ns, b->fg_held_ns);
+	} else {
+		c->added_ns = added(c, c->wall_ns, 0);
+	}
+	/* The engine's discard-free twin replays the same foreground I/O: a per-cell `none`. */
+	if (c->have & CH_TWIN) {
+		c->have |= CH_BASELINE;
+		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns;
+		if ((c->have & CH_WRITE_P99) && c->write_p99_base_ns)
+			c->write_p99_inflation = (double)c->write_p99_ns / (double)c->write_p99_base_ns;
+	}
+	c->share = wall ? (double)c->added_ns / (double)wall : NAN;
+}
+
+const double *report_cmp_samples(const struct report_cmp *x, const struct report_cell *c)
+{
+	return strcmp(x->metric, "discard_s") ? c->runs.makespan_s : c->runs.discard_s;
+}
+
+/* ministat on one metric of two cells' runs. */
+static void compare_runs(struct report_cmp *x, const struct report_cell *ref, const struct report_cell *c)
+{
+	const double *a = report_cmp_samples(x, ref), *b = report_cmp_samples(x, c);
+
+	stat_acc__init(&x->a_ref);
+	stat_acc__init(&x->a_cell);
+	for (uint32_t k = 0; k < ref->runs.n; k++)
+		stat_acc__add(&x->a_ref, a[k]);
+	for (uint32_t k = 0; k < c->runs.n; k++)
+		stat_acc__add(&x->a_cell, b[k]);
+	stat_compare(&x->a_ref, &x->a_cell, REPORT_CONF, &x->d);
+}
+
+/*
+ * Repeated runs (real targets): per (trace, profile), every policy against the
+ * reference (`none` if present, else the first policy), on the makespan and on
+ * the device time in discard.
+ */
+static int add_comparisons(struct report *r)
+{
+	static const char *const metrics[] = { "makespan_s", "discard_s" };
+	size_t cap = 2 * r->ncells;
+
+	r->cmps = calloc(cap ? cap : 1, sizeof(*r->cmps));
+	if (!r->cmps)
+		return -ENOMEM;
+	for (size_t t = 0; t < r->nt; t++)
+		for (size_t m = 0; m < r->nm; m++) {
+			size_t ref = SIZE_MAX;
+
+			for (size_t p = 0; p < r->np && ref == SIZE_MAX; p++)
+				if (r->cells[report__at(r, t, p, m)].none)
+					ref = report__at(r, t, p, m);
+			if (ref == SIZE_MAX)
+				ref = report__at(r, t, 0, m);
+			const struct report_cell *rc = &r->cells[ref];
+
+			if (rc->status || rc->runs.n < 2)
+				continue;
+			for (size_t p = 0; p < r->np; p++) {
+				size_t i = report__at(r, t, p, m);
+				const struct report_cell *c = &r->cells[i];
+
+				if (i == ref || c->status || c->runs.n < 2)
+					continue;
+				for (size_t k = 0; k < 2; k++) {
+					struct report_cmp *x = &r->cmps[r->ncmps++];
+
+					x->ref = (uint32_t)ref;
+					x->cell = (uint32_t)i;
+					x->metric = metrics[k];
+					compare_runs(x, rc, c);
+				}
+			}
+		}
+	return 0;
+}
+
+/* Verdicts and comparisons from an earlier report__finish: recomputed from the cells. */
+static void reset_derived(struct report *r)
+{
+	for (size_t i = 0; i < r->nverdicts; i++)
+		free(r->verdicts[i]);
+	r->nverdicts = 0;
+	free(r->cmps);
+	r->cmps = NULL;
+	r->ncmps = 0;
+}
+
+int report__finish(struct report *r)
+{
+	int err;
+
+	reset_derived(r);
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if (!r->cells[i].status)
+			relative(r, &r->cells[i]);
+	if ((err = add_comparisons(r)))
+		return err;
+	return report_verdicts_build(r);
+}
+
+void report__destroy(struct report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; r->traces && i < r->nt; i++)
+		free(r->traces[i]);
+	for (size_t i = 0; r->policies && i < r->np; i++)
+		free(r->policies[i]);
+	for (size_t i = 0; r->profiles && i < r->nm; i++)
+		free(r->profiles[i]);
+	for (size_t i = 0; i < r->nverdicts; i++)
+		free(r->verdicts[i]);
+	free(r->verdicts);
+	free(r->traces);
+	free(r->policies);
+	free(r->profiles);
+	free(r->cells);
+	free(r->cmps);
+	free(r);
+}
+
+int report__write(const struct report *r, enum report_format fmt, FILE *f)
+{
+	switch (fmt) {
+	case RF_JSON: return report__write_json(r, f);
+	case RF_CSV: return report__write_csv(r, f);
+	case RF_HTML: return report__write_html(r, f);
+	default: return report__write_table(r, f);
+	}
+}
+
+const char *report_basename(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by report.c, verdict.c and the renderers. */
+#ifndef TRIMSIM_REPORT_INT_H
+#define TRIMSIM_REPORT_INT_H
+
+#include "report.h"
+
+struct report {
+	size_t nt, np, nm, ncells;
+	char **traces, **policies, **profiles;
+	unsigned runs;
+	uint64_t seed;
+	struct report_cell *cells;
+	char **verdicts;
+	size_t nverdicts, verdicts_cap;
+	struct report_cmp *cmps;
+	size_t ncmps;
+	bool deterministic_note;	/* --runs > 1 on model targets only */
+};
+
+const struct report_cell *report_baseline(const struct report *r, const struct report_cell *c);
+int report_verdicts_build(struct report *r);
+/* The wall time of trace t: from its first cell that ran. */
+uint64_t report_trace_wall(const struct report *r, size_t t);
+/* A comparison's sentence ("`xfs` vs `none` ..."). */
+/* Raw spelling for CSV (and the JSON writer's choice of integer vs real). */
+void report_raw_value(enum col_kind k, double v, char *buf, size_t len);
+/* The per-run samples a comparison's metric reads: makespan_s or discard_s of the cell's runs. */
+const double *report_cmp_samples(const struct report_cmp *x, const struct report_cell *c);
+void report_cmp_sentence(const struct report *r, const struct report_cmp *x, char *buf, size_t len);
+
+#endif

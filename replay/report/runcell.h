@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Runs one cell of a comparison: replays a trace through a policy into a
+ * target (a device model profile, or a real target spec) with the replay
+ * engine, and fills a report_cell (figures + the probe's series).
+ */
+#ifndef TRIMSIM_REPORT_RUNCELL_H
+#define TRIMSIM_REPORT_RUNCELL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cell.h"
+
+struct cell_job {
+	const char *trace;
+	const char *policy;
+	const char *profile;	/* "sata-sf2281" (a model profile) or "target:arg" (file:/path, blockdev:/dev/x) */
+	uint64_t seed;
+	unsigned runs;		/* real-time targets: repeat this many times */
+	bool destructive;	/* real block devices */
+};
+
+/* The profile names a real-time target (a real device or a file): its runs vary and it is measured alone. */
+bool report_profile_realtime(const char *profile);
+/* 0, or -errno with a one-line message in err (also copied into c->error). */
+int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen);
+
+#endif

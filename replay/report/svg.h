@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A few SVG primitives for the HTML report: a line chart with linear or
+ * log10 axes, nice ticks, polylines and a legend. Output is well-formed XML
+ * (the report is polyglot XHTML / HTML5), no scripts, no external resources.
+ */
+#ifndef TRIMSIM_REPORT_SVG_H
+#define TRIMSIM_REPORT_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum svg_axis_fmt { SAX_PLAIN, SAX_NS, SAX_BYTES, SAX_SECONDS, SAX_PCT };
+
+struct svg_chart {
+	FILE *f;
+	double x0, x1, y0, y1;		/* data range */
+	bool logx, logy;
+	enum svg_axis_fmt xfmt, yfmt;
+	int w, h;			/* pixels */
+	int ml, mr, mt, mb;		/* margins */
+	size_t nseries;
+};
+
+/* kind goes into data-chart (the tests look for it); id must be unique in the page. */
+void svg__begin(struct svg_chart *c, FILE *f, const char *id, const char *kind, const char *title,
+		const char *xlabel, const char *ylabel);
+/* One series: n points; NAN points break the line. Style: steps (histogram-like) or straight. */
+/* color: palette index (the policy's position, so a policy keeps its colour across charts). */
+void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *label,
+		 size_t color, bool markers);
+void svg__end(struct svg_chart *c);
+/* XML-escape s to f. */
+void svg_escape(FILE *f, const char *s);
+const char *svg_color(size_t i);
+
+#endif

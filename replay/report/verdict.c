@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verdict sentences, computed from the cells' numbers only (so they can be
+ * checked against the JSON): per (trace, profile) who spends the most device
+ * time in TRIM and by how much, what fstrim costs, which policy is cheapest,
+ * and -- seed 002 -- whether discard matters at all for this workload.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../traces/opts.h"
+#include "report_int.h"
+
+static int say(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int say(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (r->nverdicts == r->verdicts_cap) {
+		size_t cap = r->verdicts_cap ? 2 * r->verdicts_cap : 16;
+		char **nv = realloc(r->verdicts, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		r->verdicts = nv;
+		r->verdicts_cap = cap;
+	}
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	r->verdicts[r->nverdicts++] = s;
+	return 0;
+}
+
+static char *ratio_str(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, x >= 10 ? "%.0fx" : "%.1fx", x);
+	return buf;
+}
+
+static char *pct_str(double share, char *buf, size_t len)
+{
+	double p = share * 100.0;
+
+	if (p == 0)
+		snprintf(buf, len, "0%%");
+	else if (p > 0 && p < 0.01)
+		snprintf(buf, len, "<0.01%%");
+	else
+		snprintf(buf, len, p >= 10 ? "%.0f%%" : p >= 0.1 ? "%.1f%%" : "%.2f%%", p);
+	return buf;
+}
+
+/* "12% of the 3.93 s wall time", or "83x the 3.93 s wall time" from 200% on. */
+static char *share_str(double share, const char *wall, char *buf, size_t len)
+{
+	char p[32];
+
+	if (share >= 2.0)
+		snprintf(buf, len, "%.0fx the %s wall time", share, wall);
+	else
+		snprintf(buf, len, "%s of the %s wall time", pct_str(share, p, sizeof(p)), wall);
+	return buf;
+}
+
+/* "on sata-sf2281" or "rm.tsim on sata-sf2281" when there are several traces. */
+static void where(const struct report *r, size_t t, size_t m, char *buf, size_t len)
+{
+	if (r->nt > 1)
+		snprintf(buf, len, "%s on %s", report_basename(r->traces[t]), r->profiles[m]);
+	else
+		snprintf(buf, len, "on %s", r->profiles[m]);
+}
+
+/*
+ * Periodic batched discard (fstrim / FITRIM): its cost comes once per interval,
+ * not with the workload, so it gets its own sentence and is left out of the
+ * "does discard matter for this workload" comparison.
+ */
+static bool is_fstrim(const struct report_cell *c)
+{
+	const char *p = c->policy;
+
+	return (!strncmp(p, "fstrim", 6) && (p[6] == 0 || p[6] == '(')) || strstr(c->pipeline, "fitrim(");
+}
+
+/* interval=... from the policy as given, its first positional argument, or the expanded pipeline. */
+static bool fstrim_interval(const struct report_cell *c, char *buf, size_t len)
+{
+	const char *policy = c->policy;
+	const char *a = strstr(policy, "interval=");
+	uint64_t ns;
+
+	if (a)
+		a += strlen("interval=");
+	else if (!strncmp(policy, "fstrim(", 7) && !strchr(policy, '='))
+		a = policy + 7;
+	else if ((a = strstr(c->pipeline, "interval=")))
+		a += strlen("interval=");
+	if (!a)
+		return false;
+	size_t n = strcspn(a, ",)");
+
+	if (n >= len)
+		return false;
+	memcpy(buf, a, n);
+	buf[n] = 0;
+	return parse_duration(buf, &ns) == 0;
+}
+
+static const char *interval_words(const char *iv)
+{
+	static const struct { const char *iv, *words; } names[] = {
+		{ "1w", "once a week" }, { "1d", "once a day" }, { "1h", "once an hour" },
+		{ "7d", "once a week" }, { "24h", "once a day" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(iv, names[i].iv))
+			return names[i].words;
+	return NULL;
+}
+
+/* A policy that failed the same way on every profile of a trace: said once, by trace_errors(). */
+static bool fails_everywhere(const struct report *r, size_t t, size_t p)
+{
+	const struct report_cell *c0 = &r->cells[report__at(r, t, p, 0)];
+
+	if (!c0->status || r->nm < 2)
+		return false;
+	for (size_t m = 1; m < r->nm; m++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (!c->status || strcmp(c->error, c0->error))
+			return false;
+	}
+	return true;
+}
+
+static int trace_errors(struct report *r, size_t t)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++)
+		if (fails_everywhere(r, t, p))
+			err = say(r, "%s%s`%s` failed on every profile: %s", r->nt > 1 ? report_basename(r->traces[t]) : "",
+				  r->nt > 1 ? ": " : "", r->policies[p], r->cells[report__at(r, t, p, 0)].error);
+	return err;
+}
+
+static int group_errors(struct report *r, size_t t, size_t m, const char *w)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status && !fails_everywhere(r, t, p))
+			err = say(r, "%s, `%s` failed: %s", w, c->policy, c->error);
+	}
+	return err;
+}
+
+/* A device that rejects discards (hdd-nodiscard): say it once, not as a zero cost. */
+static int rejected(struct report *r, size_t t, size_t m, const char *w, bool *all)
+{
+	uint64_t cmds = 0, errs = 0;
+	size_t np = 0;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (!c->status) {
+			cmds += c->cmds;
+			errs += c->errors;
+			np += c->cmds > 0;
+		}
+	}
+	*all = cmds && errs == cmds;
+	if (!errs)
+		return 0;
+	if (*all)
+		return say(r, "%s, the device rejects every discard (all %llu commands of %zu policies failed): no "
+			   "policy can trim it", w, (unsigned long long)errs, np);
+	return say(r, "%s, %llu of %llu discard commands failed", w, (unsigned long long)errs,
+		   (unsigned long long)cmds);
+}
+
+/* Most and least device time in TRIM among policies that discarded. */
+static int trim_time(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *hi = NULL, *lo = NULL;
+	char d1[32], d2[32], x[32];
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status || !c->cmds || is_fstrim(c))
+			continue;
+		if (!hi || c->discard_ns > hi->discard_ns)
+			hi = c;
+		if (!lo || c->discard_ns < lo->discard_ns)
+			lo = c;
+	}
+	if (!hi)
+		return 0;
+	fmt_duration(hi->discard_ns, d1, sizeof(d1));
+	if (lo == hi || !lo->discard_ns)
+		return say(r, "%s, `%s` spends %s in TRIM (%llu commands)", w, hi->policy, d1,
+			   (unsigned long long)hi->cmds);
+	fmt_duration(lo->discard_ns, d2, sizeof(d2));
+	if ((double)hi->discard_ns < 1.1 * (double)lo->discard_ns)
+		return say(r, "%s, every policy that discards spends about the same time in TRIM: %s (`%s`, %llu "
+			   "commands) to %s (`%s`, %llu commands)", w, d2, lo->policy, (unsigned long long)lo->cmds,
+			   d1, hi->policy, (unsigned long long)hi->cmds);
+	return say(r, "%s, `%s` spends %s in TRIM (%llu commands), %s `%s` (%s, %llu commands)", w,
+		   hi->policy, d1, (unsigned long long)hi->cmds,
+		   ratio_str((double)hi->discard_ns / (double)lo->discard_ns, x, sizeof(x)),
+		   lo->policy, d2, (unsigned long long)lo->cmds);
+}
+
+static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+		char d[32], iv[32];
+		const char *words;
+
+		if (c->status || !is_fstrim(c))
+			continue;
+		fmt_duration(c->discard_ns, d, sizeof(d));
+		if (!fstrim_interval(c, iv, sizeof(iv)))
+			err = say(r, "%s, `%s` costs %s of device time (%llu commands)", w, c->policy, d,
+				  (unsigned long long)c->cmds);
+		else if ((words = interval_words(iv)))
+			err = say(r, "%s, `%s` costs %s (%llu commands) %s", w, c->policy, d,
+				  (unsigned long long)c->cmds, words);
+		else
+			err = say(r, "%s, `%s` costs %s (%llu commands) every %s", w, c->policy, d,
+				  (unsigned long long)c->cmds, iv);
+	}
+	return err;
+}
+
+/* Seed 002: say plainly when no policy changes the workload's time. */
+static int matters(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *worst = NULL, *best = NULL;
+	char a[32], b[32], s1[96], s2[96], wall[32];
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status || c->none || isnan(c->share) || is_fstrim(c))
+			continue;
+		if (!worst || c->share > worst->share)
+			worst = c;
+		if (c->cmds && (!best || c->added_ns < best->added_ns ||
+				(c->added_ns == best->added_ns && c->discard_ns < best->discard_ns)))
+			best = c;
+	}
+	if (!worst)
+		return 0;
+	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
+	if (worst->share < REPORT_MATTERS_SHARE)
+		return say(r, "%s, discard does not matter for this workload: no policy adds %s or more "
+			   "to its %s wall time (worst `%s`: %s)", w,
+			   pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)), wall, worst->policy,
+			   pct_str(worst->share, s2, sizeof(s2)));
+	fmt_duration(worst->added_ns, a, sizeof(a));
+	if (!best || best == worst)
+		return say(r, "%s, discard matters: `%s` adds %s, %s", w, worst->policy, a,
+			   share_str(worst->share, wall, s1, sizeof(s1)));
+	fmt_duration(best->added_ns, b, sizeof(b));
+	if (!best->added_ns)
+		return say(r, "%s, discard matters: `%s` adds %s, %s; `%s` discards without adding anything", w,
+			   worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy);
+	return say(r, "%s, discard matters: `%s` adds %s, %s; the cheapest policy that discards, `%s`, "
+		   "adds %s (%s)", w, worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy,
+		   b, best->share >= 2.0 ? share_str(best->share, wall, s2, sizeof(s2)) : pct_str(best->share, s2, sizeof(s2)));
+}
+
+static int redundancy(struct report *r, size_t t, size_t m, const char *w)
+{
+	int err = 0;
+
+	for (size_t p = 0; p < r->np && !err; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+		char x[32], b[32];
+
+		if (c->status || isnan(c->redundancy) || c->redundancy < 1.10)
+			continue;
+		err = say(r, "%s, `%s` discards %s the bytes it covers (%s discarded more than once)", w,
+			  c->policy, ratio_str(c->redundancy, x, sizeof(x)),
+			  fmt_bytes(c->bytes - c->unique_bytes, b, sizeof(b)));
+	}
+	return err;
+}
+
+static int write_amp(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *none = NULL, *best = NULL;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (c->status || !(c->have & CH_WA))
+			continue;
+		if (c->none)
+			none = c;
+		else if (!best || c->write_amp < best->write_amp)
+			best = c;
+	}
+	if (!none || !best || fabs(none->write_amp - best->write_amp) < 0.01)
+		return 0;
+	return say(r, "%s, write amplification is %.2f without discard and %.2f with `%s`", w,
+		   none->write_amp, best->write_amp, best->policy);
+}
+
+void report_cmp_sentence(const struct report *r, const struct report_cmp *x, char *buf, size_t len)
+{
+	const struct report_cell *a = &r->cells[x->ref], *c = &r->cells[x->cell];
+	const char *what = strcmp(x->metric, "discard_s") ? "makespan" : "device time in discard";
+	char w[160], pct[96] = "";
+
+	where(r, c->index / (r->np * r->nm), c->index % r->nm, w, sizeof(w));
+	if (!x->d.valid) {
+		snprintf(buf, len, "%s, `%s` vs `%s`, %s: fewer than %d runs, no t-test", w, c->policy, a->policy, what,
+			 STAT_MIN_N);
+		return;
+	}
+	if (!x->d.differ) {
+		snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each), %s: no difference proven at %.0f%% confidence",
+			 w, c->policy, a->policy, x->a_cell.n, what, x->d.conf * 100);
+		return;
+	}
+	if (!isnan(x->d.pct))
+		snprintf(pct, sizeof(pct), "%+.3g%% +/- %.3g%%, ", x->d.pct, x->d.pct_pm);
+	snprintf(buf, len, "%s, `%s` vs `%s` (%zu runs each), %s differs at %.0f%% confidence: %+.6g s +/- %.6g s "
+		 "(%sStudent's t, pooled s = %.6g)", w, c->policy, a->policy, x->a_cell.n, what, x->d.conf * 100,
+		 x->d.diff, x->d.plusminus, pct, x->d.pooled_s);
+}
+
+/*
+ * Seed 002 across profiles: when no cell of a trace reaches the threshold on any
+ * profile, one sentence says so for the trace (the per-profile details would only
+ * repeat it). Returns 1 when it said so.
+ */
+static int trace_never_matters(struct report *r, size_t t)
+{
+	const struct report_cell *worst = NULL;
+	char s1[32], s2[32], wall[32], name[300];
+	size_t n = 0;
+
+	for (size_t p = 0; p < r->np; p++)
+		for (size_t m = 0; m < r->nm; m++) {
+			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+			if (c->status || c->none || isnan(c->share) || is_fstrim(c))
+				continue;
+			if (c->share >= REPORT_MATTERS_SHARE)
+				return 0;
+			n++;
+			if (!worst || c->share > worst->share)
+				worst = c;
+		}
+	if (!worst || r->nm < 2)
+		return 0;
+	snprintf(name, sizeof(name), "%s", r->nt > 1 ? report_basename(r->traces[t]) : "this workload");
+	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
+	return say(r, "%s: discard does not matter on any of the %zu profiles: no policy adds %s or more to the "
+		   "%s wall time (worst `%s` on %s: %s)", name, r->nm, pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)),
+		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
+}
+
+static int group(struct report *r, size_t t, size_t m, bool brief)
+{
+	char w[400];
+	bool all_rejected = false;
+	int err;
+
+	where(r, t, m, w, sizeof(w));
+	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, t, m, w, &all_rejected)))
+		return err;
+	if (brief || all_rejected)
+		return 0;
+	if ((err = trim_time(r, t, m, w)) || (err = fstrim_cost(r, t, m, w)) || (err = matters(r, t, m, w)) ||
+	    (err = redundancy(r, t, m, w)))
+		return err;
+	return write_amp(r, t, m, w);
+}
+
+int report_verdicts_build(struct report *r)
+{
+	bool realtime = false;
+	int err = 0;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		realtime |= r->cells[i].realtime;
+	for (size_t t = 0; t < r->nt && !err; t++) {
+		int brief;
+
+		if ((err = trace_errors(r, t)))
+			return err;
+		brief = trace_never_matters(r, t);
+
+		if (brief < 0)
+			return brief;
+		for (size_t m = 0; m < r->nm && !err; m++)
+			err = group(r, t, m, brief);
+	}
+	for (size_t i = 0; i < r->ncmps && !err; i++) {
+		char s[512];
+
+		report_cmp_sentence(r, &r->cmps[i], s, sizeof(s));
+		err = say(r, "%s", s);
+	}
+	if (!err && r->runs > 1 && !realtime)
+		err = say(r, "model targets are deterministic: %u runs would be identical by construction, "
+			  "so each cell ran once and no t-test applies", r->runs);
+	return err;
+}

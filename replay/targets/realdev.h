@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Real-time targets: a block device (destroys its data, needs --destructive)
+ * and a regular file (hole punching, safe for anyone). Both run on a wall
+ * clock (target_ops.clock: ns since open) and dispatch asynchronously at a
+ * queue depth, through io_uring where the kernel can, a thread pool otherwise.
+ *
+ * Target argument: PATH[,key=value...], keys from realdev_opts
+ * (dispatch=uring|threads|auto, qd=N, seed=N).
+ */
+#ifndef TRIMSIM_REALDEV_H
+#define TRIMSIM_REALDEV_H
+
+#include "../target.h"
+
+extern const struct target_ops device_target_ops;
+extern const struct target_ops file_target_ops;
+
+enum realdev_dispatch { RD_DISPATCH_AUTO = 0, RD_DISPATCH_URING = 1, RD_DISPATCH_THREADS = 2 };
+
+/* What a real target measured, for calibrate and the tests (also in report()). */
+struct realdev_stats {
+	uint64_t submitted, completed, errors;
+	uint64_t discard_bytes, write_bytes, read_bytes;
+	unsigned max_inflight_seen;	/* most commands the kernel held at once */
+	enum realdev_dispatch dispatch;	/* the path actually used */
+};
+
+/* priv from device_target_ops/file_target_ops.open. */
+void realdev__stats(void *priv, struct realdev_stats *out);
+const char *realdev__dispatch_name(enum realdev_dispatch d);
+
+#endif

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trimsim replay end to end on real targets: a trace of non-contiguous
+ * discards replayed to a loop device (both dispatch paths) and to a file
+ * really frees the backing file's blocks, with a latency for every command;
+ * refusals come out as one line with nothing touched; and a profile from
+ * trimsim calibrate predicts the replay's total discard time within 2x.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+
+#define KIB 1024ull
+#define MIB (1024ull * 1024)
+
+TestSuite(replay_dev, .init = lv_init, .fini = lv_fini, .timeout = 240);
+
+/*
+ * n INTENT discards 1 ms apart, each followed by a gap of its own length, on
+ * a traced device of dev_size; sizes cycle through len, len/4, len/16, len/64
+ * when vary is set.
+ * Returns the bytes the trace discards.
+ */
+static uint64_t write_trace(const char *path, unsigned n, uint64_t len, uint64_t dev_size, bool vary)
+{
+	FILE *f = fopen(path, "w");
+	uint64_t off = 0, l, total = 0;
+	unsigned i;
+
+	cr_assert_not_null(f);
+	fprintf(f, "{\"trimsim\":1,\"header\":{\"cmdline\":[\"test\"],\"devices\":[{\"dev\":\"7:250\","
+		"\"fs\":\"xfs\",\"logical_block_size\":512,\"name\":\"loopT\",\"size\":%llu}],"
+		"\"format\":\"trimsim\",\"host\":\"t\",\"kernel\":\"t\",\"recorder\":\"test\","
+		"\"start_ns\":1000000,\"start_wall\":\"2026-11-29T00:00:00.000000000Z\",\"version\":1}}\n",
+		(unsigned long long)dev_size);
+	for (i = 0; i < n; i++) {
+		l = vary ? len >> (2 * (i % 4)) : len;
+		fprintf(f, "{\"t\":%llu,\"kind\":\"INTENT\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%llu,"
+			"\"len\":%llu,\"ino\":0,\"lat\":0,\"flags\":\"xfs\"}\n",
+			1000000ull + i * 1000000ull, (unsigned long long)off, (unsigned long long)l);
+		off += 2 * l;	/* a gap as long as the discard: never contiguous */
+		total += l;
+	}
+	fprintf(f, "{\"footer\":{\"records\":%u,\"lost\":0,\"end_ns\":%llu}}\n", n, 2000000ull + n * 1000000ull);
+	fclose(f);
+	return total;
+}
+
+/* Runs trimsim replay; skips when this build has no replay engine or target. */
+static int replay(const char *args, char **err)
+{
+	char cmd[4096], *out = NULL;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "%s replay %s", th_trimsim(), args);
+	rc = th_run(cmd, &out, err);
+	free(out);
+	if (rc == 2 && *err && (strstr(*err, "not built yet") || strstr(*err, "unknown target"))) {
+		cr_log_info("%s", *err);
+		free(*err);
+		*err = NULL;
+		lv_skip("trimsim replay or its device/file targets are not in this build");
+	}
+	return rc;
+}
+
+static json_t *load(const char *path)
+{
+	json_error_t je;
+	json_t *r = json_load_file(path, 0, &je);
+
+	cr_assert_not_null(r, "%s: %s", path, je.text);
+	return r;
+}
+
+static json_int_t jint(json_t *r, const char *a, const char *b, const char *c)
+{
+	json_t *v = json_object_get(json_object_get(r, a), b);
+
+	if (c)
+		v = json_object_get(v, c);
+	cr_assert(json_is_integer(v), "%s.%s.%s missing", a, b, c ? c : "");
+	return json_integer_value(v);
+}
+
+struct e2e_case {
+	char target[8];
+	char dispatch[8];
+};
+
+static struct e2e_case e2e_cases[] = {
+	{ "device", "uring" }, { "device", "threads" }, { "file", "uring" }, { "file", "threads" },
+};
+
+ParameterizedTestParameters(replay_dev, discards_free_blocks_qd4)
+{
+	return cr_make_param_array(struct e2e_case, e2e_cases, sizeof(e2e_cases) / sizeof(e2e_cases[0]));
+}
+
+ParameterizedTest(struct e2e_case *p, replay_dev, discards_free_blocks_qd4)
+{
+	const char *img = lv_path("disk.img"), *trace = lv_path("t.jsonl"), *res = lv_path("r.json");
+	bool dev = !strcmp(p->target, "device");
+	char args[2048], *err = NULL;
+	long long before, after, freed;
+	uint64_t bytes;
+	json_t *r;
+	int rc;
+
+	lv_mkfile(img, 64);
+	bytes = write_trace(trace, 32, 256 * KIB, 64 * MIB, false);
+	snprintf(args, sizeof(args), "'%s' -p 'source(layer=intent) | dispatch(qd=4)' --timing asap "
+		 "-t %s:%s,dispatch=%s,qd=4 %s -q -o '%s'", trace, p->target,
+		 dev ? lv_loop(img, NULL) : img, p->dispatch, dev ? "--destructive" : "", res);
+	before = lv_blocks(img);
+	rc = replay(args, &err);
+	cr_assert_eq(rc, 0, "replay %s: exit %d: %s", args, rc, err ? err : "");
+	free(err);
+	after = lv_blocks(img);
+	freed = (before - after) * 512;
+	r = load(res);
+	cr_log_info("%s/%s: st_blocks %lld -> %lld (%lld bytes freed of %llu discarded), max in flight %lld",
+		    p->target, p->dispatch, before, after, freed, (unsigned long long)bytes,
+		    (long long)jint(r, "target", "max_inflight_seen", NULL));
+	/* one extent-tree block per hole at most (see test_realdev.c) */
+	cr_assert(freed <= (long long)bytes && freed >= (long long)bytes - 32 * 4096, "freed %lld", freed);
+	cr_assert_eq(jint(r, "discard", "commands", NULL), 32);
+	cr_assert_eq(jint(r, "discard", "errors", NULL), 0);
+	cr_assert_eq(jint(r, "latency", "discard", "count"), 32, "a latency for every command");
+	cr_assert_gt(jint(r, "latency", "discard", "min_ns"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "target"), "dispatch")),
+			 p->dispatch);
+	cr_assert_gt(jint(r, "target", "max_inflight_seen", NULL), 1, "QD 4 never overlapped");
+	json_decref(r);
+}
+
+/*
+ * A recorded corpus trace (XFS online discard, rm -rf of a tree on a 2 GiB
+ * loop device), as recorded, onto a 2 GiB image whose blocks are all
+ * allocated (fallocate: unwritten extents count in st_blocks): the blocks
+ * freed must be the unique bytes the replay discarded, less at most what its
+ * own writes re-allocated.
+ */
+ParameterizedTestParameters(replay_dev, corpus_trace_frees_what_it_discards)
+{
+	static struct e2e_case c[] = { { "device", "uring" }, { "device", "threads" }, { "file", "uring" } };
+
+	return cr_make_param_array(struct e2e_case, c, 3);
+}
+
+ParameterizedTest(struct e2e_case *p, replay_dev, corpus_trace_frees_what_it_discards)
+{
+	const char *img = lv_path("corpus.img"), *res = lv_path("c.json");
+	bool dev = !strcmp(p->target, "device");
+	char args[2048], cmd[700], *err = NULL;
+	long long before, after, freed, unique, written;
+	json_t *r;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "fallocate -l 2G '%s'", img);
+	lv_sh(cmd);
+	snprintf(args, sizeof(args), "'%s/traces/corpus/xfs-discard-rmtree.tsim' -p as-recorded --timing asap "
+		 "-t %s:%s,dispatch=%s %s -q -o '%s'", th_src(), p->target, dev ? lv_loop(img, NULL) : img,
+		 p->dispatch, dev ? "--destructive" : "", res);
+	before = lv_blocks(img);
+	rc = replay(args, &err);
+	cr_assert_eq(rc, 0, "replay %s: exit %d: %s", args, rc, err ? err : "");
+	free(err);
+	after = lv_blocks(img);
+	r = load(res);
+	freed = (before - after) * 512;
+	unique = jint(r, "discard", "unique_bytes", NULL);
+	written = jint(r, "target", "write_bytes", NULL);
+	cr_log_info("corpus xfs rm -rf, %s/%s: %lld discards, %lld unique bytes, st_blocks freed %lld bytes, "
+		    "%lld bytes written, max in flight %lld", p->target, p->dispatch,
+		    (long long)jint(r, "discard", "commands", NULL), unique, freed, written,
+		    (long long)jint(r, "target", "max_inflight_seen", NULL));
+	cr_assert_gt(unique, 100 * (long long)MIB);
+	cr_assert_eq(jint(r, "discard", "errors", NULL), 0);
+	cr_assert_eq(jint(r, "latency", "discard", "count"), jint(r, "discard", "commands", NULL));
+	cr_assert(freed <= unique && freed >= unique - written - (long long)MIB,
+		  "freed %lld, unique %lld, written %lld", freed, unique, written);
+	json_decref(r);
+}
+
+enum cli_refuse { CR_NO_DESTRUCTIVE, CR_MOUNTED, CR_TOO_SMALL, CR_NOT_BLOCK };
+
+struct cli_case {
+	char name[24];
+	enum cli_refuse kind;
+};
+
+static struct cli_case cli_cases[] = {
+	{ "no --destructive", CR_NO_DESTRUCTIVE }, { "mounted", CR_MOUNTED },
+	{ "too small", CR_TOO_SMALL }, { "not a block device", CR_NOT_BLOCK },
+};
+
+ParameterizedTestParameters(replay_dev, refusals_one_line_nothing_touched)
+{
+	return cr_make_param_array(struct cli_case, cli_cases, sizeof(cli_cases) / sizeof(cli_cases[0]));
+}
+
+ParameterizedTest(struct cli_case *p, replay_dev, refusals_one_line_nothing_touched)
+{
+	const char *img = lv_path("disk.img"), *trace = lv_path("t.jsonl"), *dev;
+	char args[2048], want[1024], sum0[64], md5cmd[600], *err = NULL;
+	int rc;
+
+	lv_mkfile(img, 16);
+	dev = lv_loop(img, NULL);
+	write_trace(trace, 8, p->kind == CR_TOO_SMALL ? 4 * MIB : 64 * KIB, 64 * MIB, false);
+	switch (p->kind) {
+	case CR_NO_DESTRUCTIVE:
+		snprintf(args, sizeof(args), "'%s' -p passthrough --device %s -q", trace, dev);
+		snprintf(want, sizeof(want), "%s: replaying to a block device destroys its data; "
+			 "add --destructive to allow it", dev);
+		break;
+	case CR_MOUNTED:
+		snprintf(args, sizeof(args), "mkfs.ext4 -q -F %s >/dev/null", dev);
+		lv_sh(args);
+		lv_mount(dev, lv_path("mnt"));
+		snprintf(args, sizeof(args), "'%s' -p passthrough --device %s --destructive -q", trace, dev);
+		snprintf(want, sizeof(want), "%s: mounted on %s; refusing to touch it", dev, lv_path("mnt"));
+		break;
+	case CR_TOO_SMALL:	/* 8 x 4 MiB every other 4 MiB: the trace reaches 60 MiB */
+		snprintf(args, sizeof(args), "'%s' -p passthrough --device %s --destructive -q", trace, dev);
+		snprintf(want, sizeof(want), "%s: 16 MiB is smaller than the trace's extent (60 MiB); refusing", dev);
+		break;
+	case CR_NOT_BLOCK:
+		snprintf(args, sizeof(args), "'%s' -p passthrough --device '%s' --destructive -q", trace, img);
+		snprintf(want, sizeof(want), "%s: not a block device (use --file for a regular file)", img);
+		break;
+	}
+	snprintf(md5cmd, sizeof(md5cmd), "md5sum < '%s'", img);
+	snprintf(sum0, sizeof(sum0), "%s", lv_sh(md5cmd));
+	rc = replay(args, &err);
+	cr_assert_neq(rc, 0, "%s: replay succeeded", p->name);
+	cr_assert_not_null(err);
+	cr_assert_not_null(strstr(err, want), "%s: want '%s' in: %s", p->name, want, err);
+	cr_assert_eq(th_lines(err), 1, "%s: one line, got: %s", p->name, err);
+	free(err);
+	cr_assert_str_eq(lv_sh(md5cmd), sum0, "%s: the device changed", p->name);
+}
+
+/*
+ * Calibrate a loop device, refill it, replay a trace of mixed-size discards
+ * serially to it and to the calibrated model: the model's total discard time
+ * must be within a factor of two of the measured one.
+ */
+Test(replay_dev, calibrated_profile_predicts_replay)
+{
+	const char *img = lv_path("disk.img"), *trace = lv_path("t.jsonl"), *prof = lv_path("p.json");
+	const char *real = lv_path("real.json"), *model = lv_path("model.json"), *dev;
+	char args[2048], *err = NULL;
+	double t_real, t_model;
+	json_t *r;
+	int rc;
+
+	lv_mkfile(img, 160);
+	dev = lv_loop(img, NULL);
+	snprintf(args, sizeof(args), "%s calibrate --device %s --destructive --quick -o '%s' 2>&1",
+		 th_trimsim(), dev, prof);
+	lv_sh(args);
+	snprintf(args, sizeof(args), "dd if=/dev/urandom of=%s bs=1M count=160 oflag=direct status=none && sync", dev);
+	lv_sh(args);
+	write_trace(trace, 48, 4 * MIB, 160 * MIB, true);	/* reaches 127.5 MiB */
+	snprintf(args, sizeof(args), "'%s' -p passthrough --device %s --destructive -q -o '%s'", trace, dev, real);
+	rc = replay(args, &err);
+	cr_assert_eq(rc, 0, "%s", err ? err : "");
+	free(err);
+	snprintf(args, sizeof(args), "'%s' -p passthrough -M '%s' -q -o '%s'", trace, prof, model);
+	rc = replay(args, &err);
+	cr_assert_eq(rc, 0, "%s", err ? err : "");
+	free(err);
+	r = load(real);
+	t_real = (double)jint(r, "latency", "discard", "sum_ns");
+	json_decref(r);
+	r = load(model);
+	t_model = (double)jint(r, "latency", "discard", "sum_ns");
+	json_decref(r);
+	cr_log_info("48 discards (4 KiB .. 4 MiB): measured %.1f ms, calibrated model %.1f ms (x%.2f)",
+		    t_real / 1e6, t_model / 1e6, t_model / t_real);
+	cr_assert(t_model <= 2 * t_real && t_model >= t_real / 2, "model %.1f ms vs real %.1f ms",
+		  t_model / 1e6, t_real / 1e6);
+}

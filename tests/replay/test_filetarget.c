@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file target needs no root: hole punching, writes, reads and flushes on
+ * a temporary file through the ops table, both dispatch paths, and its
+ * refusals. (The block-device target's tests are in tests/live.)
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/helpers.h"
+#include "replay/targets/rd_core.h"
+#include "replay/targets/realdev.h"
+#include "traces/trace.h"
+
+#define MIB (1024ull * 1024)
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = th_tmpdir();
+	cr_assert_not_null(dir);
+}
+
+static void teardown(void)
+{
+	th_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(filetarget, .init = setup, .fini = teardown, .timeout = 60);
+
+static void fill(const char *path, uint64_t bytes)
+{
+	static uint8_t buf[1 << 20];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	uint64_t i;
+
+	cr_assert_geq(fd, 0);
+	rd_fill_random(buf, sizeof(buf), 7);
+	for (i = 0; i < bytes; i += sizeof(buf))
+		cr_assert_eq(write(fd, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	cr_assert_eq(fsync(fd), 0);
+	close(fd);
+}
+
+static long long blocks(const char *path)
+{
+	struct stat st;
+
+	cr_assert_eq(stat(path, &st), 0);
+	return (long long)st.st_blocks;
+}
+
+/* Submits cmds keeping the target full, reaps all; returns errors. */
+static unsigned drive(void *priv, const struct target_cmd *c, unsigned n)
+{
+	const struct target_ops *ops = &file_target_ops;
+	struct target_done d;
+	unsigned sent = 0, got = 0, errors = 0;
+	int rc;
+
+	while (got < n) {
+		while (sent < n && ops->inflight(priv) < ops->max_inflight(priv))
+			cr_assert_eq(ops->submit(priv, &c[sent++]), 0);
+		rc = ops->reap(priv, UINT64_MAX, &d);
+		cr_assert_geq(rc, 0);
+		if (!rc)
+			continue;
+		cr_assert_geq(d.done_ns, d.submit_ns);
+		cr_assert_eq(d.op, c[d.tag - c[0].tag].op);
+		errors += d.error != 0;
+		got++;
+	}
+	return errors;
+}
+
+struct ft_case {
+	char dispatch[8];
+	unsigned qd;
+};
+
+ParameterizedTestParameters(filetarget, punch_write_read_flush)
+{
+	static struct ft_case c[] = { { "uring", 1 }, { "uring", 4 }, { "threads", 1 }, { "threads", 4 } };
+
+	return cr_make_param_array(struct ft_case, c, 4);
+}
+
+ParameterizedTest(struct ft_case *p, filetarget, punch_write_read_flush)
+{
+	struct target_env env = { .seed = 3, .qd = p->qd, .quiet = true, .trace_extent = 16 * MIB };
+	struct target_cmd c[24];
+	struct realdev_stats st;
+	char path[512], arg[600], err[256] = "";
+	long long before, after;
+	void *priv = NULL;
+	unsigned i;
+
+	snprintf(path, sizeof(path), "%s/f.img", dir);
+	fill(path, 8 * MIB);
+	before = blocks(path);
+	snprintf(arg, sizeof(arg), "%s,dispatch=%s", path, p->dispatch);
+	cr_assert_eq(file_target_ops.open(arg, &env, &priv, err, sizeof(err)), 0, "%s", err);
+	cr_assert(file_target_ops.realtime);
+	for (i = 0; i < 16; i++)	/* 16 x 128 KiB holes, every other 256 KiB */
+		c[i] = (struct target_cmd){ .tag = i, .offset = i * 256 * 1024, .length = 128 * 1024,
+					    .op = TS_OP_DISCARD, .klass = TC_DISCARD };
+	for (; i < 20; i++)	/* writes past the old end: the file grows (extent 16 MiB) */
+		c[i] = (struct target_cmd){ .tag = i, .offset = 8 * MIB + (i - 16) * MIB, .length = 64 * 1024,
+					    .op = TS_OP_WRITE };
+	for (; i < 23; i++)
+		c[i] = (struct target_cmd){ .tag = i, .offset = (i - 20) * MIB, .length = 4096, .op = TS_OP_READ };
+	c[23] = (struct target_cmd){ .tag = 23, .op = TS_OP_FLUSH };
+	cr_assert_eq(drive(priv, c, 16), 0);
+	cr_assert_eq(drive(priv, c + 16, 8), 0);
+	realdev__stats(priv, &st);
+	file_target_ops.close(priv);
+	after = blocks(path);
+	cr_assert_str_eq(realdev__dispatch_name(st.dispatch), p->dispatch);
+	cr_assert_eq(st.completed, 24);
+	cr_assert_eq(st.discard_bytes, 16 * 128 * 1024);
+	cr_assert_leq(st.max_inflight_seen, p->qd);
+	/* 2 MiB punched, 4 x 64 KiB written; allow an extent-tree block per hole */
+	cr_assert((before - after) * 512 <= 2 * (long long)MIB - 4 * 65536 &&
+		  (before - after) * 512 >= 2 * (long long)MIB - 4 * 65536 - 16 * 4096,
+		  "st_blocks %lld -> %lld", before, after);
+}
+
+Test(filetarget, refuses_what_is_not_a_regular_file)
+{
+	struct target_env env = { .quiet = true };
+	char err[256] = "";
+	void *priv = (void *)1;
+
+	cr_assert_lt(file_target_ops.open(dir, &env, &priv, err, sizeof(err)), 0);
+	cr_assert_null(priv);
+	cr_assert_str_eq(err, strcat(strcpy((char[600]){ 0 }, dir), ": not a regular file"));
+	cr_assert_lt(file_target_ops.open("", &env, &priv, err, sizeof(err)), 0);
+	cr_assert_str_eq(err, "target needs a path (name:PATH[,key=value...])");
+	cr_assert_lt(file_target_ops.open("/tmp/x,dispatch=warp", &env, &priv, err, sizeof(err)), 0);
+	cr_assert_not_null(strstr(err, "dispatch"), "%s", err);
+}
+
+Test(filetarget, device_target_refuses_a_regular_file_without_root)
+{
+	struct target_env env = { .destructive = true, .quiet = true };
+	char path[512], want[600], err[600] = "";
+	void *priv = (void *)1;
+
+	snprintf(path, sizeof(path), "%s/f.img", dir);
+	fill(path, 1 * MIB);
+	cr_assert_lt(device_target_ops.open(path, &env, &priv, err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s: not a block device (use --file for a regular file)", path);
+	cr_assert_str_eq(err, want);
+	cr_assert_null(priv);
+}

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The check that the terminal table, the JSON and the CSV of a report agree
+ * on every number: CSV raw values equal the JSON's exactly; every table value,
+ * read back from its three-significant-digit form, is within rounding of the
+ * JSON's. Used on reports built in-process and on `trimsim compare` output.
+ */
+#ifndef TRIMSIM_TEST_REPORT_AGREE_H
+#define TRIMSIM_TEST_REPORT_AGREE_H
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay/report/report.h"
+
+/* Parses a table value back: "13.2K" -> 13516.8, "9.00ms" -> 9e6, "0.40%" -> 0.004, "-" -> NAN. */
+static double parse_shown(enum col_kind k, const char *s)
+{
+	static const struct { const char *sfx; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "%", 0.01 }, { "x", 1 },
+		{ "B", 1 }, { "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { "T", 1099511627776.0 },
+	};
+	char *end;
+	double v;
+
+	if (!strcmp(s, "-"))
+		return NAN;
+	v = strtod(s, &end);
+	if (!*end)
+		return v;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].sfx))
+			return v * units[i].mul;
+	cr_assert_fail("unparsable table value '%s' (kind %d)", s, k);
+	return NAN;
+}
+
+static void assert_close(double shown, double raw, const char *what)
+{
+	if (isnan(raw)) {
+		cr_assert(isnan(shown), "%s: table shows %g, JSON null", what, shown);
+		return;
+	}
+	/* three significant digits: within 0.5% or one unit of the last digit shown */
+	double tol = fmax(fabs(raw) * 0.006, 0.006);
+
+	cr_assert(fabs(shown - raw) <= tol || (fabs(raw) < 0.05 && fabs(shown) < 0.05) ||
+		  fabs(shown - raw) <= fabs(raw) * 0.006 + 1.0,
+		  "%s: table %g vs JSON %g", what, shown, raw);
+}
+
+static json_t *metrics_of(json_t *root, size_t i)
+{
+	json_t *c = json_array_get(json_object_get(root, "cells"), i);
+
+	cr_assert_not_null(c);
+	return json_object_get(c, "metrics");
+}
+
+static double jnum(json_t *v)
+{
+	return json_is_null(v) ? NAN : json_number_value(v);
+}
+
+/* csv and table are modified (tokenized). */
+static inline void agree_check(char *table, const char *js, char *csv)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(js, 0, &jerr), *cells;
+	size_t ncol, rows = 0, ncells;
+	const struct report_col *cols = report_columns(&ncol);
+
+	cr_assert_not_null(root, "JSON does not parse: %s line %d", jerr.text, jerr.line);
+	cr_assert_str_eq(json_string_value(json_object_get(root, "schema")), "trimsim-report");
+	cr_assert_eq(json_integer_value(json_object_get(root, "version")), REPORT_SCHEMA_VERSION);
+	cells = json_object_get(root, "cells");
+	ncells = json_array_size(cells);
+	cr_assert_gt(ncells, 0);
+
+	/* CSV: header + one row per cell, raw numbers equal to JSON's exactly. */
+	char *save = NULL, *line = strtok_r(csv, "\r\n", &save);
+
+	cr_assert_not_null(line);
+	cr_assert(strstr(line, "trace,policy,profile,status,error,discard_cmds"));
+	for (size_t i = 0; (line = strtok_r(NULL, "\r\n", &save)); i++, rows++) {
+		json_t *m = metrics_of(root, i);
+		const char *p = line;
+		int fields = 0;
+		bool q = false;
+
+		if (!m)
+			continue;	/* a failed cell: no metrics */
+		/* fields after the 5 identity fields; the policy may be quoted (it has commas) */
+		for (; *p && fields < 5; p++) {
+			if (*p == '"')
+				q = !q;
+			else if (*p == ',' && !q)
+				fields++;
+		}
+		for (size_t k = 0; k < ncol; k++) {
+			char *end;
+			double v = *p == ',' || !*p ? NAN : strtod(p, &end);
+			double jv = jnum(json_object_get(m, cols[k].key));
+
+			if (isnan(jv))
+				cr_assert(isnan(v), "cell %zu %s: CSV %g, JSON null", i, cols[k].key, v);
+			else
+				cr_assert(v == jv || fabs(v - jv) <= fabs(jv) * 1e-15, "cell %zu %s: CSV %.17g JSON %.17g",
+					  i, cols[k].key, v, jv);
+			p = strchr(p, ',');
+			if (!p)
+				break;
+			p++;
+		}
+	}
+	cr_assert_eq(rows, ncells);
+
+	/* Table: every shown value parses back to the JSON number. */
+	size_t i = 0;
+
+	save = NULL;
+	for (line = strtok_r(table, "\n", &save); line && i < ncells; line = strtok_r(NULL, "\n", &save)) {
+		json_t *c = json_array_get(cells, i), *m = json_object_get(c, "metrics");
+		const char *pol = json_string_value(json_object_get(c, "policy"));
+		const char *prof = json_string_value(json_object_get(c, "profile"));
+		size_t pl = strlen(pol);
+
+		if (strncmp(line, pol, pl) || line[pl] != ' ' || !strstr(line + pl, prof))
+			continue;
+		const char *p = strstr(line + pl, prof) + strlen(prof);
+
+		if (!m) {
+			cr_assert(strstr(p, "error: "), "row %zu: a failed cell shows its error", i);
+			i++;
+			continue;
+		}
+		for (size_t k = 0; k < ncol; k++) {
+			char tok[64], what[600];
+			int n;
+
+			if (!cols[k].table)
+				continue;
+			cr_assert_eq(sscanf(p, "%63s%n", tok, &n), 1, "row %zu: missing %s", i, cols[k].head);
+			p += n;
+			snprintf(what, sizeof(what), "cell %zu (%s/%s) %s", i, pol, prof, cols[k].key);
+			assert_close(parse_shown(cols[k].kind, tok), jnum(json_object_get(m, cols[k].key)), what);
+		}
+		i++;
+	}
+	cr_assert_eq(i, ncells, "table rows found: %zu of %zu", i, ncells);
+	json_decref(root);
+}
+
+/* Every verdict in the JSON is a "  - SENTENCE." line of the table, in order. */
+static inline void agree_verdicts(const char *table, const char *js)
+{
+	json_t *root = json_loads(js, 0, NULL), *v = json_object_get(root, "verdicts");
+	const char *from = strstr(table, "\nverdict:\n");
+
+	cr_assert_not_null(from, "the table has a verdict section");
+	cr_assert_gt(json_array_size(v), 0);
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		char want[1200];
+		const char *at;
+
+		snprintf(want, sizeof(want), "  - %s.\n", json_string_value(json_array_get(v, i)));
+		at = strstr(from, want);
+		cr_assert(at, "table lacks verdict: %s", want);
+		from = at + strlen(want);
+	}
+	json_decref(root);
+}
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A synthetic comparison built through the probe, as the engine would: one
+ * trace, policies none / xfs-like (many small serial discards) / ext4-like
+ * (few large ones) / fstrim(interval=1w), two profiles. Numbers are chosen so
+ * every figure is known in advance.
+ */
+#ifndef TRIMSIM_TEST_REPORT_FIXTURE_H
+#define TRIMSIM_TEST_REPORT_FIXTURE_H
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "replay/report/probe.h"
+#include "replay/report/report.h"
+
+#define FX_MS 1000000ull
+#define FX_S 1000000000ull
+
+struct fx_policy {
+	uint64_t ncmds;
+	uint64_t size;		/* bytes per command */
+	uint64_t lat_ns;	/* per command, serial */
+	uint64_t fg_wait_ns;	/* each write waits this long */
+	uint64_t extra_makespan_ns;	/* the workload's last write completes this much later */
+	bool overlap;		/* every command covers the same range twice */
+};
+
+static const struct fx_policy fx_none = { 0 };
+static const struct fx_policy fx_xfs = { 2000, 13517, 9 * FX_MS, 5 * FX_MS, 8 * FX_S };
+static const struct fx_policy fx_ext4 = { 24, 21ull << 20, 20 * FX_MS, 0, 500 * FX_MS };
+static const struct fx_policy fx_fstrim = { 12, 64ull << 20, 40 * FX_MS, 0, 480 * FX_MS, true };
+
+/* scale: multiplies discard latencies (profile 2 is a fast SSD). */
+static inline void fx_discard(struct report_probe *p, struct report_cell *c, const struct fx_policy *fp,
+			      uint64_t i, uint64_t t, uint64_t lat)
+{
+	uint64_t off = fp->overlap ? 0 : i * fp->size;
+	struct target_done d = { .submit_ns = t, .start_ns = t, .done_ns = t + lat, .bytes = fp->size,
+				 .freed = fp->size, .op = TS_OP_DISCARD, .klass = TC_DISCARD, .dev_cmds = 1 };
+
+	cr_assert_eq(report_probe__discard_ranges(p, off, fp->size, NULL, 0), 0);
+	report_probe__done(p, &d);
+	c->requests++;
+}
+
+/* scale: multiplies discard latencies (profile 2 is a fast SSD). Events reach the probe in time order. */
+static inline void fx_fill(struct report_cell *c, const struct fx_policy *fp, double scale, uint64_t wall_ns)
+{
+	struct report_probe *p = report_probe__new(c, 0);
+	uint64_t lat = (uint64_t)(fp->lat_ns * scale), i = 0, t = 0;
+
+	cr_assert_not_null(p);
+	/* The workload: FREE records over the wall time, 100 foreground writes; discards back to back from 0. */
+	for (unsigned k = 0; k <= 100; k++) {
+		struct ts_record rec = { .time_ns = k * (wall_ns / 100), .offset = k * (1ull << 20),
+					 .length = 1ull << 20, .kind = TS_FREE };
+
+		for (; i < fp->ncmds && t + lat <= rec.time_ns; i++, t += lat)
+			fx_discard(p, c, fp, i, t, lat);
+		report_probe__record(p, &rec);
+		/* the workload's last write waits behind the discards: the workload ends late by extra */
+		uint64_t wait = (uint64_t)((k < 100 ? fp->fg_wait_ns : fp->extra_makespan_ns) * scale);
+		struct target_done w = { .submit_ns = rec.time_ns, .start_ns = rec.time_ns + wait,
+					 .done_ns = rec.time_ns + wait + 100000, .bytes = 4096,
+					 .op = TS_OP_WRITE, .klass = TC_FOREGROUND };
+		report_probe__done(p, &w);
+	}
+	for (; i < fp->ncmds; i++, t += lat)
+		fx_discard(p, c, fp, i, t, lat);
+	report_probe__finish(p, wall_ns + (uint64_t)(fp->extra_makespan_ns * scale));
+	report_probe__destroy(p);
+}
+
+/* policies: none, xfs, ext4, fstrim(interval=1w,minlen=64K); profiles: slow, fast (1/100 the latency). */
+static inline struct report *fx_report(uint64_t wall_ns)
+{
+	char *traces[] = { "/tmp/rm-kernel.tsim" };
+	char *pols[] = { "none", "xfs", "ext4", "fstrim(interval=1w,minlen=64K)" };
+	char *profs[] = { "sata-sf2281", "nvme" };
+	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4, &fx_fstrim };
+	struct report *r = report__new(traces, 1, pols, 4, profs, 2, 1, 42);
+
+	cr_assert_not_null(r);
+	for (size_t p = 0; p < 4; p++)
+		for (size_t m = 0; m < 2; m++)
+			fx_fill(report__cell(r, report__at(r, 0, p, m)), fp[p], m ? 0.01 : 1.0, wall_ns);
+	cr_assert_eq(report__finish(r), 0);
+	return r;
+}
+
+/* Renders a format into a malloc'd string. */
+static inline char *fx_render(const struct report *r, enum report_format fmt)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(report__write(r, fmt, f), 0);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+#endif

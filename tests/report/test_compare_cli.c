@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/* trimsim compare: bad input gives one line naming the option, exit 2, and no output file. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/helpers.h"
+
+struct bad_case {
+	char args[256];		/* after "trimsim compare"; TRACE is replaced by a readable file */
+	char msg[128];		/* expected in stderr */
+	int status;		/* exit status, 0 = 2 (usage) */
+};
+
+ParameterizedTestParameters(compare_cli, bad_input)
+{
+	static struct bad_case cases[] = {
+		{ .args = "TRACE -p 'xfs,fstrim(interval=1w' -M nvme", .msg = "--policies 'xfs,fstrim(interval=1w': unclosed '('" },
+		{ .args = "TRACE -p 'xfs)' -M nvme", .msg = "--policies 'xfs)': unbalanced ')' at column 4" },
+		{ .args = "TRACE -p 'xfs,,none' -M nvme", .msg = "--policies 'xfs,,none': empty item at column 5" },
+		{ .args = "TRACE -M nvme", .msg = "no policies given" },
+		{ .args = "TRACE -p xfs", .msg = "no device profiles given" },
+		{ .args = "-p xfs -M nvme", .msg = "no TRACE given" },
+		{ .args = "TRACE -p xfs -M nvme --runs 0", .msg = "--runs '0': expected an integer in 1..64" },
+		{ .args = "TRACE -p xfs -M nvme --runs 65", .msg = "--runs '65': expected an integer in 1..64" },
+		{ .args = "TRACE -p xfs -M nvme --jobs x", .msg = "--jobs 'x': expected an integer" },
+		{ .args = "TRACE -p xfs -M nvme --format pdf", .msg = "--format 'pdf': expected table, json, csv or html" },
+		{ .args = "TRACE -p xfs -M nvme --bogus", .msg = "unknown option '--bogus'" },
+		{ .args = "TRACE -p xfs -M nvme --seed", .msg = "option '--seed' needs a value" },
+		/* bad traces: exit 1 (bad input), the reader's message with the file and offset */
+		{ .args = "/nonexistent/t.tsim -p xfs -M nvme", .msg = "/nonexistent/t.tsim: No such file or directory",
+		  .status = 1 },
+		{ .args = "TRACE -p xfs -M nvme", .msg = "/etc/hostname: byte 0: bad magic (not a trimsim trace)",
+		  .status = 1 },
+	};
+	return cr_make_param_array(struct bad_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct bad_case *c, compare_cli, bad_input)
+{
+	char *dir = th_tmpdir(), cmd[2048], args[1024], out[600], *err = NULL, *o = NULL;
+	const char *t = strstr(c->args, "TRACE");
+
+	cr_assert_not_null(dir);
+	snprintf(out, sizeof(out), "%s/r.json", dir);
+	if (t)
+		snprintf(args, sizeof(args), "%.*s/etc/hostname%s", (int)(t - c->args), c->args, t + 5);
+	else
+		snprintf(args, sizeof(args), "%s", c->args);
+	snprintf(cmd, sizeof(cmd), "%s compare -o %s %s", th_trimsim(), out, args);
+	int st = th_run(cmd, &o, &err);
+
+	cr_assert_eq(st, c->status ? c->status : 2, "%s: exit %d, stderr %s", cmd, st, err);
+	cr_assert(err && strstr(err, c->msg), "%s: stderr '%s', want '%s'", cmd, err, c->msg);
+	cr_assert_eq(th_lines(err), 1, "one line, got: %s", err);
+	cr_assert(!o || !*o, "nothing on stdout: %s", o);
+	cr_assert_neq(access(out, F_OK), 0, "no output file left behind");
+	free(err);
+	free(o);
+	th_rmtree(dir);
+	free(dir);
+}
+
+Test(compare_cli, help)
+{
+	char cmd[600], *o = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s compare --help", th_trimsim());
+	cr_assert_eq(th_run(cmd, &o, NULL), 0);
+	cr_assert(strstr(o, "usage: trimsim compare TRACE..."));
+	cr_assert(strstr(o, "commas inside parentheses belong to"));
+	free(o);
+}

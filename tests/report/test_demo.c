@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * make demo's script (replay/report/demo.sh) from a clean output directory:
+ * it prints the table and the verdict, writes report.html and report.json, and
+ * the verdict it prints is the one in the JSON. Two profiles keep it short; the
+ * synthetic traces stand in when traces/corpus/ is empty.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agree.h"
+#include "common/helpers.h"
+
+Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
+{
+	char *dir = th_tmpdir(), cmd[3000], path[700], *out = NULL, *err = NULL;
+	const char *bin = getenv("TRIMSIM_PLAIN");
+
+	cr_assert_not_null(dir);
+	snprintf(cmd, sizeof(cmd), "TRIMSIM='%s' DEMO_PROFILES=sata-sf2281,nvme DEMO_JOBS=2 %s/replay/report/demo.sh %s/out",
+		 bin && *bin ? bin : th_trimsim(), th_src(), dir);
+	int st = th_run(cmd, &out, &err);
+
+	if (out && strstr(out, "the replay engine is not in this build"))
+		cr_skip_test("the replay engine is not in this build");
+	cr_assert_eq(st, 0, "demo failed: %s\n%s", err, out);
+	cr_assert(strstr(out, "trimsim compare: "), "%s", out);
+	cr_assert(strstr(out, "\nverdict:\n"), "%s", out);
+	snprintf(path, sizeof(path), "%s/out/report.html", dir);
+	cr_assert_eq(access(path, R_OK), 0, "no report.html");
+	snprintf(path, sizeof(path), "%s/out/report.json", dir);
+	char *js = th_slurp(path, NULL);
+
+	cr_assert_not_null(js, "no report.json");
+	agree_verdicts(out, js);
+	if (strstr(out, "synthetic traces")) {
+		/* seed 001 on the SandForce model; seed 002 says discard does not matter */
+		cr_assert(strstr(js, "demo-rm-xfs.tsim on sata-sf2281, discard matters"), "%s", out);
+		cr_assert(strstr(js, "demo-build-ext4.tsim: discard does not matter on any of the 2 profiles"), "%s", out);
+	}
+	free(js);
+	free(out);
+	free(err);
+	th_rmtree(dir);
+	free(dir);
+}

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTML report: well-formed (xmllint), self-contained (no scripts, no
+ * external references), and headless Chromium finds every table and chart.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/helpers.h"
+#include "fixture.h"
+
+static char *dir;
+static char html[600];
+
+static void setup(void)
+{
+	struct report *r = fx_report(10 * FX_S);
+	char *s = fx_render(r, RF_HTML);
+
+	dir = th_tmpdir();
+	cr_assert_not_null(dir);
+	snprintf(html, sizeof(html), "%s/report.html", dir);
+	cr_assert_eq(th_write(html, s, strlen(s)), 0);
+	free(s);
+	report__destroy(r);
+}
+
+static void teardown(void)
+{
+	th_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(html, .init = setup, .fini = teardown, .timeout = 120);
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+Test(html, well_formed_xml)
+{
+	char cmd[800], *err = NULL;
+
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", html);
+	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err ? err : "");
+	cr_assert(!err || !*err, "xmllint said: %s", err);
+	free(err);
+}
+
+Test(html, self_contained)
+{
+	char *s = th_slurp(html, NULL);
+
+	cr_assert_not_null(s);
+	cr_assert_null(strstr(s, "<script"));
+	cr_assert_null(strstr(s, "http://www.w3.org/1999/xhtml\" lang") ? strstr(s, "src=\"http") : NULL);
+	cr_assert_null(strstr(s, "href=\"http"));
+	cr_assert_null(strstr(s, "@import"));
+	cr_assert_null(strstr(s, "url("));
+	free(s);
+}
+
+Test(html, chromium_finds_every_chart_and_table)
+{
+	char cmd[1600], *out = NULL, *err = NULL;
+	char *prof = th_tmpdir();
+
+	cr_assert_not_null(prof);
+	snprintf(cmd, sizeof(cmd),
+		 "chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
+		 "--disable-background-networking --disable-component-update --disable-sync "
+		 "--user-data-dir='%s' --dump-dom 'file://%s'", prof, html);
+	int st = th_run(cmd, &out, &err);
+
+	cr_assert_eq(st, 0, "chromium failed (%d): %s", st, err ? err : "");
+	cr_assert_not_null(out);
+	/* the DOM Chromium built: one table per trace, 4 charts per profile (2 profiles) */
+	cr_assert_eq(count(out, "<table class=\"cells\""), 1, "%.2000s", out);
+	cr_assert_eq(count(out, "data-chart=\"latency-cdf\""), 2);
+	cr_assert_eq(count(out, "data-chart=\"size-histogram\""), 2);
+	cr_assert_eq(count(out, "data-chart=\"discard-timeline\""), 2);
+	cr_assert_eq(count(out, "data-chart=\"untrimmed\""), 2);
+	/* every chart has a drawn line for each policy that discarded (xfs, ext4, fstrim) */
+	cr_assert_geq(count(out, "<polyline"), 2 * 3 * 3);
+	/* 8 cells: 8 body rows; the verdict list made it too */
+	cr_assert_eq(count(out, "<tr"), 9);
+	cr_assert(strstr(out, "<ul class=\"verdicts\">"));
+	cr_assert(strstr(out, "discard does not matter for this workload"));
+	/* Chromium parsed SVG as SVG (namespace kept), not as unknown HTML elements */
+	cr_assert(strstr(out, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
+	free(out);
+	free(err);
+	th_rmtree(prof);
+	free(prof);
+}
+
+Test(html, repeated_runs_table_is_well_formed)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs & <ext4>" };	/* names that need escaping */
+	char *profs[] = { "file:/tmp/x" };
+	struct report *r = report__new(traces, 1, pols, 2, profs, 1, 4, 1);
+	char path[700], cmd[900], *err = NULL;
+
+	for (size_t p = 0; p < 2; p++) {
+		struct report_cell *c = report__cell(r, p);
+
+		fx_fill(c, p ? &fx_xfs : &fx_none, 1.0, FX_S);
+		c->realtime = true;
+		c->runs.n = 4;
+		for (int k = 0; k < 4; k++) {
+			c->runs.makespan_s[k] = 1.0 + p + 0.01 * k;
+			c->runs.discard_s[k] = p * (0.2 + 0.01 * k);
+		}
+	}
+	cr_assert_eq(report__finish(r), 0);
+	char *s = fx_render(r, RF_HTML);
+
+	cr_assert(strstr(s, "<table class=\"runs\">"));
+	cr_assert(strstr(s, "<code>xfs &amp; &lt;ext4&gt;</code> vs <code>none</code> (4 runs each), makespan differs"),
+		  "%s", s);
+	snprintf(path, sizeof(path), "%s/runs.html", dir);
+	cr_assert_eq(th_write(path, s, strlen(s)), 0);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
+	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err ? err : "");
+	free(err);
+	free(s);
+	report__destroy(r);
+}

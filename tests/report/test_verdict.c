@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Verdict sentences follow from the numbers: ratios, fstrim cadence, and seed 002's "does not matter". */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+static bool has(const struct report *r, const char *needle)
+{
+	size_t n;
+	const char *const *v = report__verdicts(r, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strstr(v[i], needle))
+			return true;
+	return false;
+}
+
+static void dump(const struct report *r)
+{
+	size_t n;
+	const char *const *v = report__verdicts(r, &n);
+
+	for (size_t i = 0; i < n; i++)
+		cr_log_info("verdict: %s", v[i]);
+}
+
+Test(verdict, slow_ssd_xfs_vs_ext4)
+{
+	struct report *r = fx_report(10 * FX_S);
+
+	dump(r);
+	/* 2000 x 9 ms = 18 s vs 24 x 20 ms = 480 ms: 37.5, shown as 38x */
+	cr_assert(has(r, "on sata-sf2281, `xfs` spends 18.00 s in TRIM (2000 commands), 38x `ext4` (480.0 ms, 24 commands)"));
+	cr_assert(has(r, "on sata-sf2281, `fstrim(interval=1w,minlen=64K)` costs 480.0 ms (12 commands) once a week"));
+	/* held up 100 x 5 ms during the run, then the last write waits 8 s: 8.5 s */
+	cr_assert(has(r, "on sata-sf2281, discard matters: `xfs` adds 8.50 s, 85% of the 10.00 s wall time"));
+	/* 0.8% on the fast SSD: below the 1% line */
+	cr_assert(has(r, "on nvme, discard does not matter for this workload"));
+	cr_assert(has(r, "(worst `xfs`: 0.9%)"));
+	cr_assert(has(r, "`fstrim(interval=1w,minlen=64K)` discards 12x the bytes it covers"));
+	report__destroy(r);
+}
+
+Test(verdict, long_workload_nothing_matters)
+{
+	/* the same discards inside a 20-minute CPU-bound build (seed 002): under 1% everywhere */
+	struct report *r = fx_report(1200 * FX_S);
+
+	dump(r);
+	/* said once for the trace, not once per profile */
+	cr_assert(has(r, "this workload: discard does not matter on any of the 2 profiles: no policy adds 1.0% or "
+		      "more to the 20 min 0 s wall time (worst `xfs` on sata-sf2281: 0.7%)"));
+	cr_assert_not(has(r, "on nvme, discard does not matter"));
+	cr_assert_not(has(r, "spends"));
+	cr_assert_not(has(r, "discard matters"));
+	report__destroy(r);
+}
+
+Test(verdict, figures_relative_to_none)
+{
+	struct report *r = fx_report(10 * FX_S);
+	const struct report_cell *x = report__cell_c(r, report__at(r, 0, 1, 0));
+	const struct report_cell *n = report__cell_c(r, report__at(r, 0, 0, 0));
+
+	cr_assert(n->none);
+	cr_assert(x->have & CH_BASELINE);
+	cr_assert_eq(x->fg_held_ns, 100 * 5 * FX_MS + 8 * FX_S);
+	cr_assert_eq(x->added_ns, 100 * 5 * FX_MS + 8 * FX_S);
+	cr_assert_float_eq(x->share, 0.85, 1e-12);
+	cr_assert_eq(x->stall_vs_none_ns, 100 * 5 * (int64_t)FX_MS + 8 * (int64_t)FX_S);
+	cr_assert_eq(x->workload_ns, 10 * FX_S + 8 * FX_S + 100000);
+	cr_assert_float_eq(x->write_p99_inflation, 5.1 / 0.1, 0.05 * 51);
+	cr_assert_float_eq(x->redundancy, 1.0, 1e-12);
+	cr_assert(isnan(n->redundancy));
+	report__destroy(r);
+}
+
+Test(verdict, device_rejects_discards)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs" };
+	char *profs[] = { "hdd-nodiscard" };
+	struct report *r = report__new(traces, 1, pols, 2, profs, 1, 1, 1);
+
+	fx_fill(report__cell(r, 0), &fx_none, 1.0, FX_S);
+	fx_fill(report__cell(r, 1), &fx_xfs, 1.0, FX_S);
+	report__cell(r, 1)->errors = report__cell(r, 1)->cmds;
+	cr_assert_eq(report__finish(r), 0);
+	dump(r);
+	cr_assert(has(r, "on hdd-nodiscard, the device rejects every discard (all 2000 commands of 1 policies failed): no policy can trim it"));
+	cr_assert_not(has(r, "spends"));
+	report__destroy(r);
+}
+
+Test(verdict, a_policy_failing_everywhere_is_said_once)
+{
+	struct report *r = fx_report(10 * FX_S);
+
+	for (size_t m = 0; m < 2; m++) {
+		struct report_cell *c = report__cell(r, report__at(r, 0, 2, m));
+
+		c->status = -EINVAL;
+		snprintf(c->error, sizeof(c->error), "policy: unknown stage 'ext5'");
+	}
+	cr_assert_eq(report__finish(r), 0);	/* again: verdicts recomputed from the cells */
+	dump(r);
+	cr_assert(has(r, "`ext4` failed on every profile: policy: unknown stage 'ext5'"));
+	cr_assert_not(has(r, "on nvme, `ext4` failed"));
+	cr_assert_not(has(r, "`ext4` (480.0 ms"));
+	report__destroy(r);
+}
+
+Test(verdict, runs_on_models_say_identical)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs" };
+	char *profs[] = { "nvme" };
+	struct report *r = report__new(traces, 1, pols, 2, profs, 1, 5, 1);
+
+	fx_fill(report__cell(r, 0), &fx_none, 1.0, FX_S);
+	fx_fill(report__cell(r, 1), &fx_xfs, 1.0, FX_S);
+	cr_assert_eq(report__finish(r), 0);
+	cr_assert(has(r, "model targets are deterministic: 5 runs would be identical by construction"));
+	report__destroy(r);
+}
+
+Test(verdict, realtime_runs_t_test)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs", "ext4" };
+	char *profs[] = { "file:/tmp/x" };
+	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 5, 1);
+	static const double ms[3][5] = {
+		{ 10.0, 10.2, 9.9, 10.1, 10.0 },
+		{ 18.0, 18.3, 17.9, 18.1, 18.2 },	/* clearly slower */
+		{ 10.1, 9.9, 10.2, 10.0, 10.05 },	/* indistinguishable */
+	};
+
+	for (size_t p = 0; p < 3; p++) {
+		struct report_cell *c = report__cell(r, p);
+
+		c->realtime = true;
+		c->runs.n = 5;
+		for (int k = 0; k < 5; k++) {
+			c->runs.makespan_s[k] = ms[p][k];
+			c->runs.discard_s[k] = p ? 0.5 + 0.01 * k : 0;
+		}
+	}
+	cr_assert_eq(report__finish(r), 0);
+	dump(r);
+	size_t n;
+	const struct report_cmp *x = report__comparisons(r, &n);
+
+	/* two metrics per policy: makespan, device time in discard */
+	cr_assert_eq(n, 4);
+	cr_assert_str_eq(x[0].metric, "makespan_s");
+	cr_assert(x[0].d.differ);
+	cr_assert_str_eq(x[2].metric, "makespan_s");
+	cr_assert_not(x[2].d.differ);
+	cr_assert(has(r, "`xfs` vs `none` (5 runs each), makespan differs at 95% confidence: +8.06 s +/- "));
+	cr_assert(has(r, "`ext4` vs `none` (5 runs each), makespan: no difference proven at 95% confidence"));
+	report__destroy(r);
+}
