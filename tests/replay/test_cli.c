@@ -270,3 +270,18 @@ Test(cli, memory_is_bounded_by_windows_not_length, .timeout = 120)
 	/* 10x the records: the peak may differ by noise and by the unique-bytes interval set, not by 10x. */
 	cr_expect_lt(rb, rs + 16 * 1024, "peak RSS %ld KiB for 1M records vs %ld KiB for 100k", rb, rs);
 }
+
+Test(cli, file_target_real_time)
+{
+	/* A real-time target: discards punch holes in a file; counts are the policy's, exactly. */
+	char arg[1200];
+	json_t *j;
+
+	snprintf(arg, sizeof(arg), "-p 'source(intent) | dispatch(qd=4)' --file %s/disk.img --speed 8", dir);
+	j = run_json(arg, 0);
+	cr_assert_eq(jget(j, "discard", "commands"), 1000);
+	cr_assert_eq(jget(j, "foreground", "commands"), 1000);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "target"), "name")), "file");
+	cr_assert_eq(json_is_true(json_object_get(json_object_get(j, "target"), "baseline")), 0);
+	json_decref(j);
+}
