@@ -20,9 +20,6 @@
 #include "../traces/opts.h"
 #include "../traces/trace.h"
 #include "../traces/util.h"
-#include "../models/model.h"
-#include "policy.h"
-#include "target.h"
 #include "cli.h"
 #include "report/report.h"
 #include "report/runcell.h"
@@ -437,43 +434,6 @@ static void free_args(struct cmp_args *a)
 		free(a->profiles[i]);
 }
 
-static int null_sink(void *arg, const struct policy_event *ev)
-{
-	(void)arg, (void)ev;
-	return 0;
-}
-
-/*
- * Every policy parses and every device profile loads before any cell runs: a
- * typo is a usage error (one line, exit 2, no report written), not a sweep of
- * failed cells. Target specs ("file:PATH", "model:NAME") are checked by their cells.
- */
-static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
-{
-	char msg[1024];
-
-	for (size_t i = 0; i < a->np; i++) {
-		struct policy *p = policy__new(a->policies[i], NULL, null_sink, NULL, msg, sizeof(msg));
-
-		if (!p)
-			return ts_errf(err, errlen, -EINVAL, "%s", msg);
-		policy__destroy(p);
-	}
-	for (size_t i = 0; i < a->nm; i++) {
-		const char *colon = strchr(a->profiles[i], ':');
-		char name[32];
-		struct model_profile *m;
-
-		snprintf(name, sizeof(name), "%.*s", colon ? (int)(colon - a->profiles[i]) : 0, a->profiles[i]);
-		if (colon && target_find(name))
-			continue;
-		if (!(m = model_profile__load(a->profiles[i], msg, sizeof(msg))))
-			return ts_errf(err, errlen, -EINVAL, "-M %s: %s", a->profiles[i], msg);
-		model_profile__free(m);
-	}
-	return 0;
-}
-
 int cmd_compare(int argc, char **argv)
 {
 	struct cmp_args a = { 0 };
@@ -487,11 +447,6 @@ int cmd_compare(int argc, char **argv)
 	}
 	if ((e = parse_args(argc, argv, &a, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err[0] ? err : strerror(-e));
-		rc = 2;
-		goto out;
-	}
-	if ((e = check_specs(&a, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
 		rc = 2;
 		goto out;
 	}
