@@ -187,12 +187,6 @@ ParameterizedTestParameters(badinput_all, cli)
 		  "trimsim replay: in.jsonl: --dev 8:99: no such device in the trace (7:0)\n", 1, "out.json" },
 		{ "compare jobs", "in.jsonl", OK, 0, "compare in.jsonl -p xfs -M nvme --jobs 0 -o out.json",
 		  "trimsim compare: --jobs '0': expected an integer in 1..1024\n", 2, "out.json" },
-		{ "compare unknown profile", "in.jsonl", OK, 0, "compare in.jsonl -p xfs -M nvme,nosuch -o out.json",
-		  "trimsim compare: -M nosuch: unknown profile 'nosuch' (known: " PROFILES "; or give a path to a "
-		  ".json file)\n", 2, "out.json" },
-		{ "compare bad policy", "in.jsonl", OK, 0, "compare in.jsonl -p 'xfs,merge(max=big)' -M nvme -o out.json",
-		  "trimsim compare: policy: stage 'merge': option 'max': 'big' is not a valid size (e.g. 4096, 64K, 2M) "
-		  "(column 11)\n  merge(max=big)\n            ^\n", 2, "out.json" },
 		{ "record duration", "", "", 0, "record -o out.tsim --duration forever -m /",
 		  "trimsim record: --duration 'forever': not a duration\n", 2, "out.tsim" },
 		{ "record backend", "", "", 0, "record -o out.tsim --backend dtrace -m /",
