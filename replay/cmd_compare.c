@@ -59,9 +59,11 @@ static void usage(FILE *f)
 		"  -r, --runs N         repeat each cell N times (1..%d); meaningful on real targets, where\n"
 		"                       the report adds mean, stddev and a Student's t verdict at 95%%;\n"
 		"                       model cells are deterministic and run once\n"
-		"  -f, --format F       what goes to stdout without -o: table (default), json, csv, html\n"
+		"  -f, --format F       what goes to stdout: table (default), json, csv, html, or\n"
+		"                       summary (one line per trace and profile: cheapest and costliest\n"
+		"                       policy, whether discard matters)\n"
 		"  -o, --output FILE    write the report to FILE (repeatable); the format follows the\n"
-		"                       extension (.json .csv .html .txt), else --format; the table still\n"
+		"                       extension (.json .csv .html .txt), else --format; --format still\n"
 		"                       goes to stdout unless -q\n"
 		"  -s, --seed N         seed for the models (default 1); same inputs + seed = same JSON\n"
 		"      --destructive    allow real block-device targets to write and discard\n"
@@ -115,7 +117,7 @@ static int split_top(const char *opt, const char *list, char **v, size_t *n, cha
 	return 0;
 }
 
-static const char *const format_names[] = { "table", "json", "csv", "html", NULL };
+static const char *const format_names[] = { "table", "json", "csv", "html", "summary", NULL };
 
 static int parse_format(const char *s, enum report_format *f)
 {
@@ -195,7 +197,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 			break;
 		case 'f':
 			if (parse_format(optarg, &a->fmt))
-				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected table, json, csv or html",
+				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected table, json, csv, html or summary",
 					       optarg);
 			a->fmt_set = true;
 			break;
@@ -472,7 +474,7 @@ int cmd_compare(int argc, char **argv)
 			fprintf(stderr, "trimsim compare: %s\n", err);
 			goto out;
 		}
-	if (!a.quiet && (e = report__write(r, a.nout ? RF_TABLE : a.fmt, stdout))) {
+	if (!a.quiet && (e = report__write(r, a.fmt, stdout))) {
 		fprintf(stderr, "trimsim compare: stdout: %s\n", strerror(-e));
 		goto out;
 	}

@@ -76,6 +76,9 @@ struct report_cell {
 	uint32_t index;			/* position in the matrix: trace-major, then policy, then profile */
 	int status;			/* 0, or -errno if the replay failed */
 	char error[256];
+	char na[160];			/* not applicable: why ("trace has no FREE records: ..."); "" = applicable.
+					   The policy's source layer (policy.h enum policy_source) is absent
+					   from the trace, so its figures would be zeros that mean nothing */
 	bool realtime;			/* real device / file target (runs vary) */
 	bool none;			/* the policy never discards (baseline) */
 	uint16_t have;			/* enum cell_have */
@@ -118,5 +121,11 @@ struct report_cell {
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 };
+
+/* A cell whose figures mean something: it ran and its policy had input. */
+static inline bool report_cell_ok(const struct report_cell *c)
+{
+	return !c->status && !c->na[0];
+}
 
 #endif

@@ -153,6 +153,10 @@ fi
 [ -z "${DEMO_GEN_ONLY:-}" ] || exit 0
 
 echo "demo: $# trace(s) x 9 policies x $(echo "$profiles" | tr , '\n' | wc -l) profiles, $jobs jobs"
-"$bin" compare "$@" -p "$policies" -M "$profiles" --jobs "$jobs" \
-	-o "$out/report.html" -o "$out/report.json"
-echo "demo: wrote $out/report.html and $out/report.json"
+# the full table and verdict go to report.txt; the terminal gets one line per trace and profile
+"$bin" compare "$@" -p "$policies" -M "$profiles" --jobs "$jobs" --format summary \
+	-o "$out/report.html" -o "$out/report.json" -o "$out/report.txt"
+echo "demo: the full table and verdict: $out/report.txt"
+echo "demo: wrote $out/report.html"
+echo "demo: wrote $out/report.json"
+echo "demo: wrote $out/report.txt"

@@ -75,6 +75,12 @@ static void cells_table(const struct report *r, FILE *f, size_t t)
 				fputs("</td></tr>\n", f);
 				continue;
 			}
+			if (c->na[0]) {
+				fprintf(f, "<td class=\"l na\" colspan=\"%zu\">n/a: ", ncol);
+				esc(f, c->na);
+				fputs("</td></tr>\n", f);
+				continue;
+			}
 			for (size_t k = 0; k < ncol; k++) {
 				double v = cols[k].get(c);
 
@@ -98,7 +104,7 @@ static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		for (unsigned b = 0; !c->status && b < LAT_BUCKETS; b++)
+		for (unsigned b = 0; report_cell_ok(c) && b < LAT_BUCKETS; b++)
 			if (c->lat.buckets[b]) {
 				double x = (double)cell_lat_bucket_upper(b);
 
@@ -118,7 +124,7 @@ static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 		double x[LAT_BUCKETS + 1], y[LAT_BUCKETS + 1], cum = 0;
 		size_t n = 0;
 
-		if (c->status || !c->lat.count)
+		if (!report_cell_ok(c) || !c->lat.count)
 			continue;
 		for (unsigned b = 0; b < LAT_BUCKETS; b++) {
 			if (!c->lat.buckets[b])
@@ -145,7 +151,7 @@ static void chart_sizes(const struct report *r, FILE *f, size_t t, size_t m)
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		for (unsigned b = 0; !c->status && c->cmds && b < SIZE_BUCKETS; b++)
+		for (unsigned b = 0; report_cell_ok(c) && c->cmds && b < SIZE_BUCKETS; b++)
 			if (c->size_hist[b]) {
 				ch.x0 = fmin(ch.x0, (double)(SIZE_BASE << b) / 2);
 				ch.x1 = fmax(ch.x1, (double)(SIZE_BASE << b));
@@ -165,7 +171,7 @@ static void chart_sizes(const struct report *r, FILE *f, size_t t, size_t m)
 		double x[SIZE_BUCKETS], y[SIZE_BUCKETS];
 		size_t n = 0;
 
-		if (c->status || !c->cmds)
+		if (!report_cell_ok(c) || !c->cmds)
 			continue;
 		for (unsigned b = 0; b < SIZE_BUCKETS; b++)
 			if (c->size_hist[b]) {
@@ -187,7 +193,7 @@ static void chart_time(const struct report *r, FILE *f, size_t t, size_t m, bool
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 		const struct cell_series *s = &c->series;
 
-		if (c->status)
+		if (!report_cell_ok(c))
 			continue;
 		ch.x1 = fmax(ch.x1, s->nbins * (double)s->bin_ns / 1e9);
 		for (unsigned b = 0; b < s->nbins; b++)
@@ -203,7 +209,7 @@ static void chart_time(const struct report *r, FILE *f, size_t t, size_t m, bool
 		const struct cell_series *s = &c->series;
 		double x[SERIES_BINS], y[SERIES_BINS];
 
-		if (c->status || (untrimmed && !(c->have & CH_UNTRIMMED)))
+		if (!report_cell_ok(c) || (untrimmed && !(c->have & CH_UNTRIMMED)))
 			continue;
 		for (unsigned b = 0; b < s->nbins; b++) {
 			x[b] = (b + (untrimmed ? 1.0 : 0.5)) * s->bin_ns / 1e9;

@@ -78,7 +78,7 @@ static json_t *cell_json(const struct report_cell *c)
 	const struct report_col *cols = report_columns(&ncol);
 	const struct cell_series *s = &c->series;
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "trace", c->trace, "policy", c->policy, "profile", c->profile,
-			      "status", c->status ? "error" : "ok");
+			      "status", c->status ? "error" : c->na[0] ? "n/a" : "ok");
 	json_t *m;
 
 	if (!o)
@@ -88,6 +88,10 @@ static json_t *cell_json(const struct report_cell *c)
 		return o;
 	}
 	json_object_set_new(o, "pipeline", json_string(c->pipeline));
+	if (c->na[0]) {
+		json_object_set_new(o, "not_applicable", json_string(c->na));
+		return o;
+	}
 	json_object_set_new(o, "realtime", json_boolean(c->realtime));
 	json_object_set_new(o, "baseline", json_boolean(c->none));
 	m = json_object();

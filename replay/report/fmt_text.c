@@ -121,7 +121,7 @@ static void col_widths(const struct report *r, const struct report_col *cols, si
 		w[k] = (int)strlen(cols[k].head);
 		for (size_t i = 0; cols[k].table && i < r->ncells; i++) {
 			const struct report_cell *c = &r->cells[i];
-			int n = c->status ? 0 : (int)strlen(report_fmt_value(cols[k].kind, cols[k].get(c), buf,
+			int n = !report_cell_ok(c) ? 0 : (int)strlen(report_fmt_value(cols[k].kind, cols[k].get(c), buf,
 									       sizeof(buf)));
 
 			if (n > w[k])
@@ -160,6 +160,10 @@ int report__write_table(const struct report *r, FILE *f)
 					fprintf(f, " error: %s\n", c->error);
 					continue;
 				}
+				if (c->na[0]) {
+					fprintf(f, " n/a: %s\n", c->na);
+					continue;
+				}
 				for (size_t k = 0; k < ncol; k++)
 					if (cols[k].table)
 						fprintf(f, " %*s", w[k], report_fmt_value(cols[k].kind, cols[k].get(c),
@@ -167,9 +171,13 @@ int report__write_table(const struct report *r, FILE *f)
 				fputc('\n', f);
 			}
 	}
-	fprintf(f, "\ncolumns: in-trim = device time in discard; stall = foreground queueing vs `none`; "
-		"wp99x = p99 write latency vs `none`;\n         added = time discard adds to the workload; "
-		"share = added / wall time.\n");
+	fprintf(f, "\ncolumns: in-trim = device time in discard;\n"
+		"         fgwait-sum = sum of foreground waits: the extra wait of every foreground command because "
+		"of discard,\n           added up over commands that wait at the same time, so it can exceed the "
+		"wall time (it is not wall time);\n"
+		"         wp99x = p99 write latency vs `none`;\n"
+		"         added = wall time discard adds to the workload (later end or longer held-up time, not "
+		"the sum above);\n         share = added / wall time.\n");
 	runs_section(r, f);
 	fprintf(f, "\nverdict:\n");
 	for (size_t i = 0; i < nv; i++)
@@ -213,7 +221,7 @@ int report__write_csv(const struct report *r, FILE *f)
 	fputs("trace,policy,profile,status,error", f);
 	for (size_t k = 0; k < ncol; k++)
 		fprintf(f, ",%s", cols[k].key);
-	fputs("\r\n", f);
+	fputs(",not_applicable\r\n", f);
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct report_cell *c = &r->cells[i];
 
@@ -222,14 +230,16 @@ int report__write_csv(const struct report *r, FILE *f)
 		csv_field(f, c->policy);
 		fputc(',', f);
 		csv_field(f, c->profile);
-		fprintf(f, ",%s,", c->status ? "error" : "ok");
+		fprintf(f, ",%s,", c->status ? "error" : c->na[0] ? "n/a" : "ok");
 		csv_field(f, c->status ? c->error : "");
 		for (size_t k = 0; k < ncol; k++) {
 			buf[0] = 0;
-			if (!c->status)
+			if (report_cell_ok(c))
 				report_raw_value(cols[k].kind, cols[k].get(c), buf, sizeof(buf));
 			fprintf(f, ",%s", buf);
 		}
+		fputc(',', f);
+		csv_field(f, c->status ? "" : c->na);
 		fputs("\r\n", f);
 	}
 	return ferror(f) ? -EIO : 0;

@@ -45,8 +45,10 @@ static const struct report_col columns[] = {
 	{ "lat_p99_ns", "p99", CK_NS, true, g_p99, "99th percentile discard latency" },
 	{ "lat_max_ns", "max", CK_NS, true, g_max, "largest discard latency" },
 	{ "discard_time_ns", "in-trim", CK_NS, true, g_discard, "device time spent serving discards" },
-	{ "stall_vs_none_ns", "stall", CK_SNS, true, g_stall,
-	  "foreground queueing time minus the `none` cell's: the stall discard caused" },
+	{ "stall_vs_none_ns", "fgwait-sum", CK_SNS, true, g_stall,
+	  "sum of foreground waits: over every foreground command, the extra time it waited because of "
+	  "discard (vs the engine's discard-free twin, else vs the `none` cell); waits overlap, so the sum "
+	  "can exceed the wall time -- it is not wall time (see added_ns and share)" },
 	{ "write_p99_inflation", "wp99x", CK_RATIO, true, g_infl,
 	  "p99 foreground write latency / the `none` cell's" },
 	{ "write_amp", "WA", CK_RATIO, true, g_wa, "device write amplification (FTL targets)" },
@@ -272,13 +274,13 @@ static int add_comparisons(struct report *r)
 				ref = report__at(r, t, 0, m);
 			const struct report_cell *rc = &r->cells[ref];
 
-			if (rc->status || rc->runs.n < 2)
+			if (!report_cell_ok(rc) || rc->runs.n < 2)
 				continue;
 			for (size_t p = 0; p < r->np; p++) {
 				size_t i = report__at(r, t, p, m);
 				const struct report_cell *c = &r->cells[i];
 
-				if (i == ref || c->status || c->runs.n < 2)
+				if (i == ref || !report_cell_ok(c) || c->runs.n < 2)
 					continue;
 				for (size_t k = 0; k < 2; k++) {
 					struct report_cmp *x = &r->cmps[r->ncmps++];
@@ -311,7 +313,7 @@ int report__finish(struct report *r)
 	reset_derived(r);
 
 	for (size_t i = 0; i < r->ncells; i++)
-		if (!r->cells[i].status)
+		if (report_cell_ok(&r->cells[i]))
 			relative(r, &r->cells[i]);
 	if ((err = add_comparisons(r)))
 		return err;
@@ -345,6 +347,7 @@ int report__write(const struct report *r, enum report_format fmt, FILE *f)
 	case RF_JSON: return report__write_json(r, f);
 	case RF_CSV: return report__write_csv(r, f);
 	case RF_HTML: return report__write_html(r, f);
+	case RF_SUMMARY: return report__write_summary(r, f);
 	default: return report__write_table(r, f);
 	}
 }

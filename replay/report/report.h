@@ -19,12 +19,13 @@
 #include "cell.h"
 #include "stats.h"
 
-#define REPORT_SCHEMA_VERSION	1
+#define REPORT_SCHEMA_VERSION	2
 /* Below this share of the workload's wall time, discard "does not matter" (seed 002). */
 #define REPORT_MATTERS_SHARE	0.01
 #define REPORT_CONF		0.95
 
-enum report_format { RF_TABLE = 0, RF_JSON, RF_CSV, RF_HTML };
+/* RF_SUMMARY: one line per (trace, profile) -- cheapest and costliest policy, whether discard matters. */
+enum report_format { RF_TABLE = 0, RF_JSON, RF_CSV, RF_HTML, RF_SUMMARY };
 
 /* Value kinds: how the table shows a number and how JSON stores it. */
 enum col_kind {
@@ -88,6 +89,7 @@ int report__write_table(const struct report *r, FILE *f);
 int report__write_csv(const struct report *r, FILE *f);
 int report__write_json(const struct report *r, FILE *f);
 int report__write_html(const struct report *r, FILE *f);
+int report__write_summary(const struct report *r, FILE *f);
 
 /* Short helpers shared by the renderers. */
 /* The JSON report as an object (new reference), NULL on ENOMEM. */

@@ -20,6 +20,8 @@ struct report {
 
 const struct report_cell *report_baseline(const struct report *r, const struct report_cell *c);
 int report_verdicts_build(struct report *r);
+/* A periodic FITRIM policy (fstrim): its cost comes once per interval, not with the workload. */
+bool report_is_fstrim(const struct report_cell *c);
 /* The wall time of trace t: from its first cell that ran. */
 uint64_t report_trace_wall(const struct report *r, size_t t);
 /* A comparison's sentence ("`xfs` vs `none` ..."). */

@@ -134,7 +134,8 @@ static inline void agree_check(char *table, const char *js, char *csv)
 		const char *p = strstr(line + pl, prof) + strlen(prof);
 
 		if (!m) {
-			cr_assert(strstr(p, "error: "), "row %zu: a failed cell shows its error", i);
+			cr_assert(strstr(p, "error: ") || strstr(p, "n/a: "),
+				  "row %zu: a failed or not applicable cell shows why", i);
 			i++;
 			continue;
 		}
@@ -173,6 +174,78 @@ static inline void agree_verdicts(const char *table, const char *js)
 		from = at + strlen(want);
 	}
 	json_decref(root);
+}
+
+/* discard_time_ns of the cell (trace basename or any trace, profile, policy) in the JSON report. */
+static inline double agree_trim_ns(json_t *root, const char *trace, const char *profile, const char *policy)
+{
+	json_t *cells = json_object_get(root, "cells");
+
+	for (size_t i = 0; i < json_array_size(cells); i++) {
+		json_t *c = json_array_get(cells, i);
+		const char *t = json_string_value(json_object_get(c, "trace")), *b = strrchr(t, '/');
+
+		if ((trace[0] && strcmp(b ? b + 1 : t, trace)) ||
+		    strcmp(json_string_value(json_object_get(c, "profile")), profile) ||
+		    strcmp(json_string_value(json_object_get(c, "policy")), policy))
+			continue;
+		cr_assert_str_eq(json_string_value(json_object_get(c, "status")), "ok", "verdict names a cell "
+				 "that is not ok: %s/%s", profile, policy);
+		return jnum(json_object_get(json_object_get(c, "metrics"), "discard_time_ns"));
+	}
+	cr_assert_fail("verdict names an unknown cell %s/%s/%s", trace, profile, policy);
+	return NAN;
+}
+
+/* A shown ratio ("52x" or "2.5x") is the true one rounded as verdict.c rounds it. */
+static inline void agree_ratio(const char *shown, double truth, const char *what)
+{
+	double v = strtod(shown, NULL);
+
+	cr_assert(fabs(v - truth) <= (truth >= 10 ? 0.5 : 0.05) + 1e-9, "%s: verdict says %s, JSON gives %.4g",
+		  what, shown, truth);
+}
+
+/*
+ * Every ranking verdict ("[T ]on P, `A` spends ... in TRIM (...), Rx `B` (...), the cheapest; in between:
+ * `C` Rx, ...") states ratios that equal the JSON's discard_time_ns ratios. Returns how many it checked.
+ */
+static inline size_t agree_ratios(const char *js)
+{
+	json_t *root = json_loads(js, 0, NULL), *v = json_object_get(root, "verdicts");
+	size_t checked = 0;
+
+	cr_assert_not_null(root);
+	for (size_t i = 0; i < json_array_size(v); i++) {
+		const char *s = json_string_value(json_array_get(v, i)), *on = strstr(s, "on "), *p;
+		char trace[256] = "", prof[96], hi[160], lo[160], ratio[32], mid[160];
+		double base;
+		int n;
+
+		if (!strstr(s, ", the cheapest") || !on)
+			continue;
+		if (on != s)
+			snprintf(trace, sizeof(trace), "%.*s", (int)(on - s - 1), s);
+		cr_assert_eq(sscanf(on, "on %95[^,], `%159[^`]` spends", prof, hi), 2, "%s", s);
+		p = strstr(s, " commands), ");
+		cr_assert_not_null(p, "%s", s);
+		cr_assert_eq(sscanf(p, " commands), %31s `%159[^`]`", ratio, lo), 2, "%s", s);
+		base = agree_trim_ns(root, trace, prof, lo);
+		agree_ratio(ratio, agree_trim_ns(root, trace, prof, hi) / base, s);
+		checked++;
+		if (!(p = strstr(s, "; in between: ")))
+			continue;
+		for (p += strlen("; in between: "); sscanf(p, "`%159[^`]` %31[0-9.x]%n", mid, ratio, &n) == 2;) {
+			agree_ratio(ratio, agree_trim_ns(root, trace, prof, mid) / base, s);
+			checked++;
+			p += n;
+			if (strncmp(p, ", `", 3))
+				break;
+			p += 2;
+		}
+	}
+	json_decref(root);
+	return checked;
 }
 
 #endif

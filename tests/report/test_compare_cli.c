@@ -27,7 +27,7 @@ ParameterizedTestParameters(compare_cli, bad_input)
 		{ .args = "TRACE -p xfs -M nvme --runs 0", .msg = "--runs '0': expected an integer in 1..64" },
 		{ .args = "TRACE -p xfs -M nvme --runs 65", .msg = "--runs '65': expected an integer in 1..64" },
 		{ .args = "TRACE -p xfs -M nvme --jobs x", .msg = "--jobs 'x': expected an integer" },
-		{ .args = "TRACE -p xfs -M nvme --format pdf", .msg = "--format 'pdf': expected table, json, csv or html" },
+		{ .args = "TRACE -p xfs -M nvme --format pdf", .msg = "--format 'pdf': expected table, json, csv, html or summary" },
 		{ .args = "TRACE -p xfs -M nvme --bogus", .msg = "unknown option '--bogus'" },
 		{ .args = "TRACE -p xfs -M nvme --seed", .msg = "option '--seed' needs a value" },
 		/* bad traces: exit 1 (bad input), the reader's message with the file and offset */

@@ -152,6 +152,8 @@ Test(compare_run, formats_agree_and_verdict)
 
 	agree_verdicts(table, js);
 	agree_check(tcopy, js, csv);
+	/* xfs, ext4, sort-merge-async, passthrough ranked on each profile: at least worst/cheapest per profile */
+	cr_assert_geq(agree_ratios(js), 2, "%s", table);
 	/* seed 001: serial small TRIMs on the SandForce model cost far more than on NVMe */
 	json_t *root = json_loads(js, 0, NULL);
 	json_t *cells = json_object_get(root, "cells");

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agree.h"
 #include "fixture.h"
 
 static bool has(const struct report *r, const char *needle)
@@ -163,5 +164,21 @@ Test(verdict, realtime_runs_t_test)
 	cr_assert_not(x[2].d.differ);
 	cr_assert(has(r, "`xfs` vs `none` (5 runs each), makespan differs at 95% confidence: +8.06 s +/- "));
 	cr_assert(has(r, "`ext4` vs `none` (5 runs each), makespan: no difference proven at 95% confidence"));
+	report__destroy(r);
+}
+
+/* The ranking's ratios are the JSON's discard_time_ns ratios; fstrim is out of it, `none` never named in it. */
+Test(verdict, ranking_ratios_match_the_json)
+{
+	struct report *r = fx_report(10 * FX_S);
+	char *js = fx_render(r, RF_JSON);
+
+	dump(r);
+	/* one ranking per profile, xfs over ext4 (the cheapest) */
+	cr_assert_eq(agree_ratios(js), 2);
+	cr_assert(has(r, "on nvme, `xfs` spends 180.0 ms in TRIM (2000 commands), 38x `ext4` (4.8 ms, 24 commands), "
+		      "the cheapest"));
+	cr_assert_not(has(r, "`none` spends"));
+	free(js);
 	report__destroy(r);
 }

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The compact view (--format summary): per trace, one line per profile with the
+ * costliest and the cheapest policy by device time in TRIM and whether discard
+ * matters for the workload (seed 002), from the same cell figures as the table
+ * and the JSON (discard_time_ns, added_ns, share). Not applicable and failed
+ * cells are counted, never ranked.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "../../traces/opts.h"
+#include "report_int.h"
+
+struct line {
+	const struct report_cell *hi, *lo, *worst;	/* most / least TRIM time; largest share */
+	size_t na, failed;
+};
+
+static void scan(const struct report *r, size_t t, size_t m, struct line *l)
+{
+	memset(l, 0, sizeof(*l));
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		l->failed += c->status != 0;
+		l->na += !c->status && c->na[0];
+		if (!report_cell_ok(c) || c->none || report_is_fstrim(c))
+			continue;
+		if (!isnan(c->share) && (!l->worst || c->share > l->worst->share))
+			l->worst = c;
+		if (!c->cmds)
+			continue;
+		if (!l->hi || c->discard_ns > l->hi->discard_ns)
+			l->hi = c;
+		if (!l->lo || c->discard_ns <= l->lo->discard_ns)	/* ties as the verdict's ranking */
+			l->lo = c;
+	}
+}
+
+static void line_out(const struct report *r, size_t m, const struct line *l, int wm, FILE *f)
+{
+	char a[32], b[32], s[32];
+
+	fprintf(f, "  %-*s ", wm, r->profiles[m]);
+	if (!l->hi)
+		fputs("no policy discards", f);
+	else if (l->hi == l->lo)
+		fprintf(f, "only `%s` discards: %s in TRIM", l->hi->policy, fmt_duration(l->hi->discard_ns, a, sizeof(a)));
+	else
+		fprintf(f, "worst `%s` %s in TRIM, best `%s` %s", l->hi->policy,
+			fmt_duration(l->hi->discard_ns, a, sizeof(a)), l->lo->policy,
+			fmt_duration(l->lo->discard_ns, b, sizeof(b)));
+	if (l->worst && l->worst->share >= REPORT_MATTERS_SHARE)
+		fprintf(f, "; discard matters: `%s` adds %s (%s%s the wall time)", l->worst->policy,
+			fmt_duration(l->worst->added_ns, a, sizeof(a)), l->worst->share >= 2.0 ?
+			report_fmt_value(CK_RATIO, l->worst->share, s, sizeof(s)) :
+			report_fmt_value(CK_SHARE, l->worst->share, s, sizeof(s)), l->worst->share >= 2.0 ? "" : " of");
+	else if (l->worst)
+		fprintf(f, "; discard does not matter (at most %s of the wall time)",
+			report_fmt_value(CK_SHARE, l->worst->share, s, sizeof(s)));
+	if (l->failed)
+		fprintf(f, "; %zu failed", l->failed);
+	fputc('\n', f);
+}
+
+static const char *na_of(const struct report *r, size_t t, size_t p)
+{
+	const struct report_cell *c = &r->cells[report__at(r, t, p, 0)];
+
+	return !c->status && c->na[0] ? c->na : NULL;
+}
+
+/* The policies that do not apply to trace t (on its first profile), grouped by reason. */
+static void na_line(const struct report *r, size_t t, FILE *f)
+{
+	bool any = false;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const char *why = na_of(r, t, p);
+		bool seen = false;
+
+		for (size_t q = 0; why && q < p && !seen; q++)
+			seen = na_of(r, t, q) && !strcmp(na_of(r, t, q), why);
+		if (!why || seen)
+			continue;
+		fputs(any ? "; " : "  n/a: ", f);
+		any = true;
+		for (size_t q = p, n = 0; q < r->np; q++)
+			if (na_of(r, t, q) && !strcmp(na_of(r, t, q), why))
+				fprintf(f, "%s`%s`", n++ ? ", " : "", r->policies[q]);
+		fprintf(f, " (%s)", why);
+	}
+	if (any)
+		fputc('\n', f);
+}
+
+int report__write_summary(const struct report *r, FILE *f)
+{
+	int wm = 0;
+	char d[32];
+
+	for (size_t m = 0; m < r->nm; m++)
+		if ((int)strlen(r->profiles[m]) > wm)
+			wm = (int)strlen(r->profiles[m]);
+	for (size_t t = 0; t < r->nt; t++) {
+		fprintf(f, "%s (wall time %s)\n", report_basename(r->traces[t]),
+			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+		for (size_t m = 0; m < r->nm; m++) {
+			struct line l;
+
+			scan(r, t, m, &l);
+			line_out(r, m, &l, wm, f);
+		}
+		if (r->nm)
+			na_line(r, t, f);
+	}
+	return ferror(f) ? -EIO : 0;
+}
