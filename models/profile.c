@@ -301,13 +301,23 @@ static json_t *load_doc(struct model_profile *prof, const char *base, char *labe
 		const char *slash = strrchr(base, '/');
 		const char *nm = slash ? slash + 1 : base;
 		size_t n = strlen(nm);
+		FILE *f;
 
 		if (n > 5 && !strcmp(nm + n - 5, ".json"))
 			n -= 5;
 		snprintf(prof->name, sizeof(prof->name), "%.*s", (int)n, nm);
 		snprintf(prof->path, sizeof(prof->path), "%s", base);
 		snprintf(label, llen, "%s", base);
-		root = json_load_file(base, JSON_REJECT_DUPLICATES, &jerr);
+		f = fopen(base, "r");
+		if (!f) {	/* jansson would report it at line -1, column -1 */
+			int e = errno;
+
+			snprintf(err, errlen, "%s: %s", base, strerror(e));
+			errno = e;
+			return NULL;
+		}
+		root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+		fclose(f);
 	} else {
 		char names[512];
 

@@ -201,7 +201,8 @@ static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, char *e
 	return n < 0 ? (int)n : 0;
 }
 
-static int feed_all(struct engine *e, struct trace_reader *r, char *err, size_t errlen)
+/* Errors name the trace once: the reader's messages already start with its path. */
+static int feed_all(struct engine *e, struct trace_reader *r, const char *path, char *err, size_t errlen)
 {
 	const struct ts_record *recs;
 	ssize_t n;
@@ -209,11 +210,11 @@ static int feed_all(struct engine *e, struct trace_reader *r, char *err, size_t 
 
 	while ((n = trace_reader__batch(r, &recs, BATCH)) > 0)
 		if ((ret = engine__feed(e, recs, (size_t)n)))
-			return snprintf(err, errlen, "%s", engine__error(e)), ret;
+			return snprintf(err, errlen, "%s: %s", path, engine__error(e)), ret;
 	if (n < 0)
 		return snprintf(err, errlen, "%s", trace_reader__error(r)), (int)n;
 	if ((ret = engine__finish(e)))
-		return snprintf(err, errlen, "%s", engine__error(e)), ret;
+		return snprintf(err, errlen, "%s: %s", path, engine__error(e)), ret;
 	return 0;
 }
 
@@ -267,6 +268,18 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	}
 	a.cfg.dev = pick_device(r, &a);
+	if (a.dev_set && !a.cfg.dev) {	/* replaying nothing and calling it a result would lie */
+		size_t n, len = 0;
+		const struct ts_device *d = trace_reader__devices(r, &n);
+		char have[256] = "", s[24];
+
+		for (size_t i = 0; i < n && len < sizeof(have); i++)
+			len += (size_t)snprintf(have + len, sizeof(have) - len, "%s%s", i ? ", " : "",
+						ts_dev_str(d[i].dev, s, sizeof(s)));
+		fprintf(stderr, "trimsim replay: %s: --dev %s: no such device in the trace (%s)\n", a.trace,
+			ts_dev_str(a.cfg.devno, s, sizeof(s)), n ? have : "no device table");
+		goto out;
+	}
 	if (!a.cfg.devno && !a.quiet)
 		fprintf(stderr, "trimsim replay: %s: no single device in the header; replaying every device "
 			"(choose one with --dev)\n", a.trace);
@@ -279,8 +292,8 @@ int cmd_replay(int argc, char **argv)
 		rc = strstr(err, "policy:") ? 2 : 1;
 		goto out;
 	}
-	if ((ret = feed_all(e, r, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim replay: %s: %s\n", a.trace, err);
+	if ((ret = feed_all(e, r, a.trace, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}
 	if (!(res = result__build(e, r, a.trace, a.target_name))) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "result.h"
 #include "../traces/util.h"
@@ -49,7 +50,8 @@ int result__write(const json_t *res, const char *path, char *err, size_t errlen)
 		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
 		goto out;
 	}
-	if (!(f = fdopen(fd, "w"))) {
+	/* mkstemp() made it 0600: give it the umask's mode before it is renamed into place */
+	if (fchmod(fd, ts_create_mode(0666)) || !(f = fdopen(fd, "w"))) {
 		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp);

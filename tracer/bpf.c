@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -229,8 +231,36 @@ static uint32_t ringbuf_pages(uint64_t want)
 	return (uint32_t)sz;
 }
 
+static bool has_cap(const struct __user_cap_data_struct *d, int cap)
+{
+	return d[CAP_TO_INDEX(cap)].effective & CAP_TO_MASK(cap);
+}
+
+/*
+ * The capabilities loading tracepoint programs needs that this process lacks, in
+ * buf ("" if none). kernel/bpf/syscall.c: bpf_prog_load() wants bpf_capable() and,
+ * for tracing program types, perfmon_capable() (include/linux/capability.h: each
+ * is CAP_BPF / CAP_PERFMON, or CAP_SYS_ADMIN). Root with them dropped (a container,
+ * setpriv --bounding-set) gets EPERM from the kernel; this names the reason.
+ */
+static void missing_caps(char *buf, size_t len)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	bool admin;
+
+	buf[0] = 0;
+	if (syscall(SYS_capget, &h, d))
+		return;
+	admin = has_cap(d, CAP_SYS_ADMIN);
+	snprintf(buf, len, "%s%s%s", admin || has_cap(d, CAP_BPF) ? "" : "CAP_BPF",
+		 admin || has_cap(d, CAP_BPF) || has_cap(d, CAP_PERFMON) ? "" : " and ",
+		 admin || has_cap(d, CAP_PERFMON) ? "" : "CAP_PERFMON");
+}
+
 static void *bpf_open(const struct rec_config *cfg, char *err, size_t errlen)
 {
+	char caps[64];
 	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
 	struct bpf_state *st = calloc(1, sizeof(*st));
 	int rc;
@@ -241,6 +271,11 @@ static void *bpf_open(const struct rec_config *cfg, char *err, size_t errlen)
 	}
 	if (geteuid() != 0) {
 		ts_errf(err, errlen, -EPERM, "eBPF: needs root (CAP_BPF and CAP_PERFMON)");
+		goto fail;
+	}
+	missing_caps(caps, sizeof(caps));
+	if (caps[0]) {
+		ts_errf(err, errlen, -EPERM, "eBPF: missing %s (or CAP_SYS_ADMIN)", caps);
 		goto fail;
 	}
 	if (getenv("TRIMSIM_NO_BPF")) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include "trace.h"
 #include "util.h"
@@ -63,4 +64,26 @@ bool cli_wants_help(int argc, char **argv)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The umask without changing it: Linux >= 4.7 shows it in /proc/self/status
+ * (fs/proc/array.c: task_state(), "Umask:"); otherwise set and restore it.
+ */
+unsigned ts_create_mode(unsigned want)
+{
+	char line[128];
+	unsigned mask = 0;
+	bool found = false;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Umask: %o", &mask) == 1;
+	if (f)
+		fclose(f);
+	if (!found) {
+		mask = umask(022);
+		umask(mask);
+	}
+	return want & ~mask & 0777;
 }

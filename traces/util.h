@@ -20,6 +20,12 @@ char *ts_dev_str(uint32_t dev, char *buf, size_t len);
 /* "7:0" -> kernel dev_t (major << 20 | minor); 0 or -EINVAL. */
 int ts_dev_parse(const char *s, uint32_t *dev);
 uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
+/*
+ * Mode for a new file given the permissions it wants (0666 for data files),
+ * with the process umask applied: mkstemp() makes 0600 files whatever the umask,
+ * so atomic writers fchmod() their temporary file to this before renaming it.
+ */
+unsigned ts_create_mode(unsigned want);
 /* True if argv holds -h or --help. */
 bool cli_wants_help(int argc, char **argv);
 

@@ -85,7 +85,7 @@ static int open_file(struct trace_writer *w)
 	char *dup, *base;
 
 	if (w->mode == TW_STREAM) {
-		w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		return w->fd < 0 ? wfail(w, -errno, "%s", strerror(errno)) : 0;
 	}
 	dup = strdup(w->path);
@@ -108,7 +108,7 @@ static int open_file(struct trace_writer *w)
 		w->tmp = NULL;
 		return wfail(w, -e, "cannot create a temporary file beside it: %s", strerror(e));
 	}
-	if (fchmod(w->fd, 0644))
+	if (fchmod(w->fd, ts_create_mode(0666)))	/* mkostemp() made it 0600 */
 		return wfail(w, -errno, "chmod: %s", strerror(errno));
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -364,12 +365,19 @@ static int write_atomic(const char *path, const char *text, char *err, size_t er
 {
 	char tmp[PATH_MAX + 16];
 	FILE *f;
-	int rc = 0;
+	int rc = 0, fd;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path);
-	f = fdopen(mkstemp(tmp), "w");
-	if (!f)
+	fd = mkstemp(tmp);
+	if (fd < 0)
 		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	/* mkstemp() made it 0600: give it the umask's mode before it is renamed into place */
+	if (fchmod(fd, ts_create_mode(0666)) || !(f = fdopen(fd, "w"))) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		return ts_errf(err, errlen, rc, "%s: %s", path, strerror(-rc));
+	}
 	if (fputs(text, f) < 0 || fflush(f) || fsync(fileno(f)))
 		rc = -errno;
 	if (fclose(f) && !rc)

@@ -1,39 +1,61 @@
-# libFuzzer harnesses: tests/fuzz/fuzz_*.c, each linked with the library built by clang.
-#   make fuzz                 run every harness for FUZZ_SECONDS (default 60) each
-#   make fuzz-smoke           run every harness over its corpus + regression inputs, 10 s each (make test runs this)
+# libFuzzer harnesses: tests/fuzz/fuzz_*.c, each linked with the library built by clang
+# (-fsanitize=fuzzer-no-link plus ASan/UBSan). tests/fuzz/README.md lists them and their runs.
+#   make fuzz          run every harness for FUZZ_SECONDS (default 60) each, one after another,
+#                      and print executions and coverage per harness
+#   make fuzz-smoke    SMOKE_SECONDS (default 10) of each over seeds + regression inputs
+#   make test          runs the smoke too, as the Criterion suite tests/reliab/test_fuzz_smoke.c
+#                      (so its result is counted in the closing "tests: ..." line)
+# Corpora grow in build/fuzz/corpus/NAME (not in git). Seeds: tests/fuzz/seeds/NAME.
+# Extra libFuzzer flags for one harness: tests/fuzz/NAME.options (one line).
+# A crash is written to tests/fuzz/regress/NAME/; once fixed it stays there as a regression input.
 FUZZ_CC := clang
-FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
-FUZZ_LIB_OBJS := $(call obj,$(BUILD)/fuzz,$(LIB_SRCS))
+FUZZ_LIB_OBJS := $(call obj,$(BUILD)/fuzz,$(LIB_SRCS)) $(BUILD)/fuzz/obj/gen/model_profiles.o
 FUZZ_SECONDS ?= 60
 SMOKE_SECONDS ?= 10
+# -timeout: an input that takes 10 s is a hang worth a regression file.
+FUZZ_RUN_FLAGS := -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
 $(BUILD)/fuzz/obj/%.o: %.c | $(TRACER_GEN)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) -Wno-unused-command-line-argument $(FUZZ_FLAGS) -MMD -MP -c $< -o $@
 
+# The bundled device profiles (models/models.mk generates the C file).
+$(BUILD)/fuzz/obj/gen/model_profiles.o: $(MODEL_GEN_C) models/model_int.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -c $< -o $@
+
 $(BUILD)/fuzz/libtrimsim.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/fuzz/libtrimsim.a
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(BUILD)/fuzz/libtrimsim.a
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $^ $(PKG_LIBS)
+	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
+
+$(BUILD)/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.h
+
+# make test builds the harnesses for the smoke suite.
+EXTRA_BINS += $(FUZZ_BINS)
 
 .PHONY: fuzz fuzz-smoke fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 
-# Corpus dirs are kept out of git (build/fuzz/corpus/X); regression inputs live in tests/fuzz/regress/X.
+# One line per harness: executions, coverage (edges), features, corpus size, crash files.
 fuzz: fuzz-bins
 	@./.ci/deps fuzz
-	@set -e; for b in $(FUZZ_BINS); do n=$$(basename $$b); mkdir -p $(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n; \
+	@st=0; for b in $(FUZZ_BINS); do n=$$(basename $$b); \
+		mkdir -p $(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \
-		$$b -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/regress/$$n/ \
-			$(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n 2>&1 | grep -E 'stat::|ERROR|cov:' | tail -4; done
+		$$b -max_total_time=$(FUZZ_SECONDS) $(FUZZ_RUN_FLAGS) $$(cat tests/fuzz/$$n.options 2>/dev/null) -artifact_prefix=tests/fuzz/regress/$$n/ \
+			$(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n >$(BUILD)/fuzz/$$n.log 2>&1 || st=1; \
+		tests/fuzz/summary.sh $$n $(BUILD)/fuzz/$$n.log; done; exit $$st
 
 fuzz-smoke: fuzz-bins
-	@set -e; for b in $(FUZZ_BINS); do n=$$(basename $$b); mkdir -p $(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n; \
-		echo "== fuzz smoke $$n ($(SMOKE_SECONDS) s)"; \
-		$$b -max_total_time=$(SMOKE_SECONDS) $(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n >$(BUILD)/fuzz/$$n.log 2>&1 \
-			|| { tail -40 $(BUILD)/fuzz/$$n.log; exit 1; }; done
+	@st=0; for b in $(FUZZ_BINS); do n=$$(basename $$b); mkdir -p tests/fuzz/seeds/$$n tests/fuzz/regress/$$n $(BUILD)/fuzz/smoke/$$n; \
+		$$b -max_total_time=$(SMOKE_SECONDS) $(FUZZ_RUN_FLAGS) $$(cat tests/fuzz/$$n.options 2>/dev/null) -artifact_prefix=$(BUILD)/fuzz/smoke/$$n/ \
+			$(BUILD)/fuzz/smoke/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n >$(BUILD)/fuzz/$$n.smoke.log 2>&1 \
+			|| { tail -40 $(BUILD)/fuzz/$$n.smoke.log; st=1; }; \
+		tests/fuzz/summary.sh $$n $(BUILD)/fuzz/$$n.smoke.log; done; exit $$st

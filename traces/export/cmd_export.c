@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "replay/cli.h"
 #include "traces/import/cliopt.h"
@@ -91,8 +92,8 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 		ret = ts_errf(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(c.out = fdopen(fd, "w"))) {
+	fd = mkstemp(tmp);	/* 0600: give it the umask's mode before it is renamed into place */
+	if (fd < 0 || fchmod(fd, ts_create_mode(0666)) || !(c.out = fdopen(fd, "w"))) {
 		ret = ts_errf(err, errlen, -errno, "%s: cannot create: %s", out, strerror(errno));
 		goto out;
 	}

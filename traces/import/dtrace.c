@@ -131,6 +131,20 @@ static int dt_op(const char *s)
 	return -1;
 }
 
+/* Offsets and lengths from the file must fit 64 bits on the whole disk (trace format rule). */
+static int dt_range(struct dt_state *s, uint64_t off, uint64_t add, uint64_t len, char *err, size_t errlen)
+{
+	char what[128];
+
+	if (off > UINT64_MAX - add)
+		snprintf(what, sizeof(what), "offset %" PRIu64 " + partition_start %" PRIu64 " overflows", off, add);
+	else if (off + add > UINT64_MAX - len)
+		snprintf(what, sizeof(what), "offset %" PRIu64 " + length %" PRIu64 " overflows", off + add, len);
+	else
+		return 0;
+	return bad(s, err, errlen, what);
+}
+
 static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
 {
 	struct ts_record r = { 0 };
@@ -157,6 +171,8 @@ static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
 			return bad(s, err, errlen, "expected 'free TIME DEV INO OFFSET BYTES'");
 		if ((ret = dt_dev(s, f[2], &r.dev, &d)))
 			return bad(s, err, errlen, ret == -E2BIG ? "too many or too long device names" : "out of memory");
+		if ((ret = dt_range(s, v[2], s->o->partition_start, v[3], err, errlen)))
+			return ret;
 		r.kind = TS_FREE;
 		r.flags = TS_FS_UFS;
 		r.time_ns = v[0];
@@ -177,6 +193,8 @@ static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
 			return bad(s, err, errlen, "CMD must be read, write, delete or flush");
 		if ((ret = dt_dev(s, f[2], &r.dev, &d)))
 			return bad(s, err, errlen, ret == -E2BIG ? "too many or too long device names" : "out of memory");
+		if ((ret = dt_range(s, v[1], 0, v[2], err, errlen)))
+			return ret;
 		r.kind = done ? TS_DONE : TS_ISSUE;
 		r.op = (uint8_t)op;
 		r.time_ns = v[0];
@@ -257,7 +275,8 @@ static int dt_run(const void *opts, char *const *files, size_t nfiles, struct im
 	for (size_t i = 0; i < nfiles && !ret; i++)
 		ret = dt_file(s, files[i], err, errlen);
 	if (!ret) {
-		qsort(s->v, s->n, sizeof(s->v[0]), cmp_rec);
+		if (s->n)	/* s->v is NULL when no line held a record: qsort(NULL, 0) is undefined */
+			qsort(s->v, s->n, sizeof(s->v[0]), cmp_rec);
 		for (size_t i = 0; i < s->n && !ret; i++)
 			ret = import_sink__record(sink, &s->v[i].r);
 		if (ret)
