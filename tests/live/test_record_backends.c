@@ -109,8 +109,19 @@ static void tiny_buffer(const char *backend)
 	print_sum(what, &s);
 	/* FORMAT.md: total lost = footer lost + the lengths of META lost records */
 	cr_expect(s.lost_meta > 0, "no META lost records with a 4 KiB buffer");
-	cr_expect(s.kind[TS_FREE].count < 3000, "nothing was lost, yet %" PRIu64 " lost reported",
-		  s.lost_meta + s.st.lost);
+	/*
+	 * The losses must show as a deficit somewhere: the workload makes ~3076 each of
+	 * FREE, ALLOC, INTENT and BIO, and a lost event can be of any kind (which kind
+	 * the consumer falls behind on depends on the machine's load).
+	 */
+	uint64_t least = s.kind[TS_FREE].count;
+	static const unsigned kinds[] = { TS_ALLOC, TS_INTENT, TS_BIO };
+
+	for (unsigned i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (s.kind[kinds[i]].count < least)
+			least = s.kind[kinds[i]].count;
+	cr_expect(least < 3000 || s.lost_meta + s.st.lost < 100,
+		  "no kind short of 3000 events, yet %" PRIu64 " lost reported", s.lost_meta + s.st.lost);
 	sum_free(&s);
 }
 
