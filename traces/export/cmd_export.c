@@ -25,17 +25,8 @@ static void export_usage(FILE *f)
 		"on any error nothing is left behind.\n"
 		"\n"
 		"kinds and their options:\n");
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "  %s\n", ex[i]->name);
-		for (const char *p = ex[i]->help; *p;) {
-			const char *nl = strchr(p, '\n');
-			int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-			fprintf(f, "    %.*s\n", len, p);
-			p += len + (nl ? 1 : 0);
-		}
-		cliopt__print(ex[i]->opts, f);
-	}
+	for (size_t i = 0; i < n; i++)
+		cliopt__print_plugin(ex[i]->name, ex[i]->help, ex[i]->opts, f);
 	fprintf(f,
 		"\n"
 		"examples:\n"

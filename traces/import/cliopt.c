@@ -60,3 +60,16 @@ void cliopt__print(const struct opt_spec *t, FILE *f)
 		fputc('\n', f);
 	}
 }
+
+void cliopt__print_plugin(const char *name, const char *help, const struct opt_spec *t, FILE *f)
+{
+	fprintf(f, "  %s\n", name);
+	for (const char *p = help; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		fprintf(f, "    %.*s\n", len, p);
+		p += len + (nl ? 1 : 0);
+	}
+	cliopt__print(t, f);
+}

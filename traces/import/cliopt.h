@@ -16,5 +16,7 @@ int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int
 		 char *err, size_t errlen);
 /* "  --key VALUE   help (default X)" lines. */
 void cliopt__print(const struct opt_spec *t, FILE *f);
+/* One plug-in in a --help listing: "  name", its help indented line by line, then its options. */
+void cliopt__print_plugin(const char *name, const char *help, const struct opt_spec *t, FILE *f);
 
 #endif

@@ -23,17 +23,8 @@ static void import_usage(FILE *f)
 		"on any error nothing is left behind. --jsonl writes JSON Lines instead of binary.\n"
 		"\n"
 		"kinds and their options:\n");
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, "  %s\n", im[i]->name);
-		for (const char *p = im[i]->help; *p;) {
-			const char *nl = strchr(p, '\n');
-			int len = nl ? (int)(nl - p) : (int)strlen(p);
-
-			fprintf(f, "    %.*s\n", len, p);
-			p += len + (nl ? 1 : 0);
-		}
-		cliopt__print(im[i]->opts, f);
-	}
+	for (size_t i = 0; i < n; i++)
+		cliopt__print_plugin(im[i]->name, im[i]->help, im[i]->opts, f);
 	fprintf(f,
 		"\n"
 		"examples:\n"
