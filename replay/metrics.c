@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "rangeset.h"
+#include "covmap.h"
 #include "metrics.h"
 #include "../traces/trace.h"
 
@@ -28,7 +28,7 @@ struct metrics {
 	struct hist free_delay;			/* discard submit - freed */
 	struct hist queue_delay;		/* discard submit - ready (dispatch queueing) */
 	struct hist cmd_size;			/* discard bytes per command */
-	struct rangeset *unique;
+	struct covmap *unique;			/* unique discarded bytes */
 	struct busy all, discard;
 	struct rate_win rate;
 	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
@@ -53,7 +53,7 @@ struct metrics *metrics__new(void)
 	hist_init(&m->free_delay);
 	hist_init(&m->queue_delay);
 	hist_init(&m->cmd_size);
-	if (!(m->unique = rangeset__new())) {
+	if (!(m->unique = covmap__new())) {
 		free(m);
 		return NULL;
 	}
@@ -73,7 +73,7 @@ void metrics__free(struct metrics *m)
 	hist_free(&m->free_delay);
 	hist_free(&m->queue_delay);
 	hist_free(&m->cmd_size);
-	rangeset__free(m->unique);
+	covmap__free(m->unique);
 	free(m);
 }
 
@@ -120,7 +120,7 @@ int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 	m->d_segs += c->nr_segs ? c->nr_segs : 1;
 	rate_add(&m->rate, c->submit_ns, c->bytes);
 	for (uint32_t i = 0; i < (c->nr_segs ? c->nr_segs : 1); i++) {
-		int64_t r = rangeset__add(m->unique, c->segs[i].offset, c->segs[i].length);
+		int64_t r = covmap__add(m->unique, c->segs[i].offset, c->segs[i].length);
 
 		if (r < 0)
 			return (int)r;
@@ -184,7 +184,7 @@ static double ratio(long double a, long double b)
 static json_t *discard_json(const struct metrics *m)
 {
 	json_t *o = json_object();
-	uint64_t uniq = rangeset__bytes(m->unique);
+	uint64_t uniq = covmap__bytes(m->unique);
 
 	json_object_set_new(o, "commands", json_integer((json_int_t)m->d_cmds));
 	json_object_set_new(o, "requests", json_integer((json_int_t)m->d_requests));
@@ -253,7 +253,7 @@ int metrics__to_json(const struct metrics *m, json_t *obj)
 
 uint64_t metrics__discard_cmds(const struct metrics *m) { return m->d_cmds; }
 uint64_t metrics__discard_bytes(const struct metrics *m) { return m->d_bytes; }
-uint64_t metrics__unique_bytes(const struct metrics *m) { return rangeset__bytes(m->unique); }
+uint64_t metrics__unique_bytes(const struct metrics *m) { return covmap__bytes(m->unique); }
 uint64_t metrics__makespan(const struct metrics *m) { return m->end_ns; }
 const struct hist *metrics__latency(const struct metrics *m, unsigned op)
 {
