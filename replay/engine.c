@@ -308,13 +308,13 @@ static void wait_clock(struct lane *l, uint64_t t)
 static int run_until(struct engine *e, uint64_t T)
 {
 	for (;;) {
-		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, next;
+		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, dl = UINT64_MAX, next;
 		int ret;
 
 		if (trimsim_stop)
 			return efail(e, -EINTR, "%s", "interrupted");
 		if (!e->flushed && e->cfg.timing == TIMING_TRACE)
-			tp = to_engine(e, policy__next_deadline(e->pol));
+			tp = to_engine(e, dl = policy__next_deadline(e->pol));
 		for (unsigned i = 0; i < e->nlanes; i++) {
 			uint64_t r = lane_ready(&e->lane[i]);
 
@@ -340,7 +340,12 @@ static int run_until(struct engine *e, uint64_t T)
 		}
 		for (unsigned i = 0; i < e->nlanes; i++)
 			lane_sync(&e->lane[i], next);
-		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp))))
+		/*
+		 * At --speed X the round trip trace -> engine -> trace time may land
+		 * a nanosecond before the deadline: the timer must still fire (else
+		 * this loop never moves on).
+		 */
+		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp) > dl ? to_trace(e, tp) : dl)))
 			return efail(e, ret, "%s", policy__error(e->pol));
 		if ((ret = dispatch_all(e)))
 			return ret;
@@ -529,6 +534,7 @@ int engine__finish(struct engine *e)
 	for (unsigned i = 0; i < e->nlanes; i++)
 		if (e->lane[i].inflight || e->lane[i].fg_n || evq__len(&e->lane[i].dq))
 			return efail(e, -EPROTO, "%s", "engine: commands left undone at the end");
-	metrics__finish(e->m, e->started ? to_engine(e, e->last_trace) : 0, e->base);
+	if ((ret = metrics__finish(e->m, e->started ? to_engine(e, e->last_trace) : 0, e->base)))
+		return efail(e, ret, "%s", "replay: out of memory");
 	return 0;
 }
