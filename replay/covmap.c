@@ -104,7 +104,7 @@ static uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
 		uint64_t k = min64(to - from, 64 - b);
 		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b, fresh = mask & ~l->w[w];
 
-		n += !(fresh & (fresh - 1)) ? fresh != 0 : (uint64_t)__builtin_popcountll(fresh);
+		n += (uint64_t)__builtin_popcountll(fresh);
 		l->w[w] |= mask;
 		from += k;
 	}
@@ -218,10 +218,51 @@ static int grow(struct covmap *c, uint64_t hi)
 	return 0;
 }
 
+/*
+ * The common case without recursion: [lo, hi) inside one leaf that exists.
+ * Counts go up the path; nodes that fill collapse to FULL. False (nothing
+ * changed) when the path is missing or ends early.
+ */
+static bool fill_leaf(struct covmap *c, uint64_t lo, uint64_t hi, uint64_t *n)
+{
+	void **slot[MAX_HEIGHT + 1], **pp = &c->root;
+	unsigned h = c->height, k = 0;
+	uint64_t from = lo & ((1u << LEAF_BITS) - 1);
+
+	if ((lo ^ (hi - 1)) >> LEAF_BITS || (hi - 1) >> span_bits(h))
+		return false;
+	for (;; h--) {
+		if (!*pp || *pp == FULL)
+			return false;
+		slot[k++] = pp;
+		if (!h)
+			break;
+		pp = &((struct inner *)*pp)->c[(lo >> span_bits(h - 1)) & (FAN - 1)];
+	}
+	if (!(*n = leaf_fill(*pp, from, from + (hi - lo))))
+		return true;
+	for (unsigned i = 0; i < k; i++)
+		*(uint64_t *)*slot[i] += *n;
+	for (unsigned i = k; i--;) {	/* from the leaf up: a node that filled becomes FULL */
+		unsigned level = c->height - i;
+
+		if (*(uint64_t *)*slot[i] != 1ull << span_bits(level))
+			break;
+		drop(c, *slot[i], level);
+		*slot[i] = FULL;
+	}
+	return true;
+}
+
 /* Sets granules [lo, hi); the granules that were clear. */
 static uint64_t fill_granules(struct covmap *c, uint64_t lo, uint64_t hi)
 {
-	int ret = grow(c, hi);
+	uint64_t n;
+	int ret;
+
+	if (fill_leaf(c, lo, hi, &n))
+		return n;
+	ret = grow(c, hi);
 
 	if (ret) {
 		c->err = ret;
@@ -295,6 +336,46 @@ int64_t covmap__add(struct covmap *c, uint64_t off, uint64_t len)
 	if (n > 0)
 		c->bytes += (uint64_t)n;
 	return n;
+}
+
+/* Starts loading the leaf word that holds byte off (the inner nodes are few and stay in cache). */
+static void prefetch(const struct covmap *c, uint64_t off)
+{
+	uint64_t g = off >> GRAN_SHIFT;
+	const void *p = c->root;
+
+	if (g >> span_bits(c->height))
+		return;
+	for (unsigned h = c->height; p && p != FULL; h--) {
+		if (!h) {
+			__builtin_prefetch(p, 1);	/* its count and its word: two cache lines */
+			__builtin_prefetch(&((const struct leaf *)p)->w[(g >> 6) & (LEAF_WORDS - 1)], 1);
+			return;
+		}
+		p = ((const struct inner *)p)->c[(g >> span_bits(h - 1)) & (FAN - 1)];
+	}
+}
+
+#define PREFETCH_AHEAD 8
+
+int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, uint64_t *fresh)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
+		prefetch(c, r[i].offset);
+	for (size_t i = 0; i < n; i++) {
+		int64_t k;
+
+		if (i + PREFETCH_AHEAD < n)
+			prefetch(c, r[i + PREFETCH_AHEAD].offset);
+		if ((k = covmap__add(c, r[i].offset, r[i].length)) < 0)
+			return (int)k;
+		sum += (uint64_t)k;
+	}
+	if (fresh)
+		*fresh = sum;
+	return 0;
 }
 
 uint64_t covmap__bytes(const struct covmap *c) { return c->bytes; }

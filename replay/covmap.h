@@ -23,6 +23,16 @@ struct covmap *covmap__new(void);
 void covmap__free(struct covmap *c);
 /* Adds [off, off+len); the bytes not covered before, or -ENOMEM (the set is then incomplete). */
 int64_t covmap__add(struct covmap *c, uint64_t off, uint64_t len);
+struct covmap_range {
+	uint64_t offset, length;
+};
+
+/*
+ * Adds n ranges in order, loading each one's bitmap word a few ranges ahead
+ * (random offsets cost a cache miss each; this overlaps them). *fresh (may be
+ * NULL): the bytes not covered before. 0 or -ENOMEM.
+ */
+int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, uint64_t *fresh);
 /* Bytes covered. */
 uint64_t covmap__bytes(const struct covmap *c);
 /* Bytes of [off, off+len) covered. */

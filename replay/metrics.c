@@ -8,6 +8,7 @@
 #include "../traces/trace.h"
 
 #define NS_PER_S 1000000000ull
+#define UNIQUE_BATCH 256	/* discarded ranges buffered before they go into the coverage map */
 
 struct busy {
 	unsigned inflight;
@@ -29,6 +30,8 @@ struct metrics {
 	struct hist queue_delay;		/* discard submit - ready (dispatch queueing) */
 	struct hist cmd_size;			/* discard bytes per command */
 	struct covmap *unique;			/* unique discarded bytes */
+	struct covmap_range pend[UNIQUE_BATCH];	/* ranges not yet in unique (flushed when full and by finish) */
+	unsigned npend;
 	struct busy all, discard;
 	struct rate_win rate;
 	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
@@ -103,6 +106,14 @@ static void rate_add(struct rate_win *r, uint64_t t, uint64_t bytes)
 		r->peak_bytes = r->bytes, r->peak_bytes_at = sec;
 }
 
+static int flush_unique(struct metrics *m)
+{
+	int ret = covmap__add_many(m->unique, m->pend, m->npend, NULL);
+
+	m->npend = 0;
+	return ret;
+}
+
 int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 {
 	int ret = 0;
@@ -120,10 +131,9 @@ int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 	m->d_segs += c->nr_segs ? c->nr_segs : 1;
 	rate_add(&m->rate, c->submit_ns, c->bytes);
 	for (uint32_t i = 0; i < (c->nr_segs ? c->nr_segs : 1); i++) {
-		int64_t r = covmap__add(m->unique, c->segs[i].offset, c->segs[i].length);
-
-		if (r < 0)
-			return (int)r;
+		if (m->npend == UNIQUE_BATCH && (ret = flush_unique(m)))
+			return ret;
+		m->pend[m->npend++] = (struct covmap_range){ c->segs[i].offset, c->segs[i].length };
 	}
 	if (c->freed_ns && c->submit_ns >= c->freed_ns)
 		ret = hist_add(&m->free_delay, c->submit_ns - c->freed_ns);
@@ -170,10 +180,11 @@ int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t b
 	return hist_add(&m->base[op <= TS_OP_MAX ? op : 0], base_ns);
 }
 
-void metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns)
+int metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns)
 {
 	end_ns = end_ns > m->last_done ? end_ns : m->last_done;
 	m->end_ns = end_ns > origin_ns ? end_ns - origin_ns : 0;
+	return flush_unique(m);
 }
 
 static double ratio(long double a, long double b)
