@@ -486,6 +486,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
+		bool fg;
 		int ret;
 
 		e->records++;
@@ -509,12 +510,20 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			r.time_ns = e->last_trace;
 		}
 		e->last_trace = r.time_ns;
+		fg = is_foreground(&r);
+		/*
+		 * A record nothing reacts to (not foreground, not the policy's source,
+		 * no stage observes) changes no state: what is due before it runs
+		 * before the next record that matters, in the same order.
+		 */
+		if (e->skip_idle && !fg && !policy__wants(e->pol, &r))
+			continue;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
 		if (ret)
 			return ret;
 		if ((ret = policy__record(e->pol, &r)))
 			return efail(e, ret, "%s", policy__error(e->pol));
-		if (is_foreground(&r) && (ret = enqueue_fg(e, &r)))
+		if (fg && (ret = enqueue_fg(e, &r)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		if ((ret = dispatch_all(e)))
 			return ret;

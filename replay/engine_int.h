@@ -41,6 +41,7 @@ struct engine {
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
 	bool started, flushed, realtime;
+	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
 	size_t peak_q;
 	char err[600];
 };

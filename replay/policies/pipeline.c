@@ -30,6 +30,10 @@ struct policy {
 	void *sink_arg;
 	char *desc;
 	uint64_t now;
+	bool observes;		/* some stage has observe(): every record matters */
+	bool completes;		/* some stage has complete() */
+	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
+	uint64_t dl;
 	char err[512];
 };
 
@@ -172,6 +176,8 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		ps.st[i].cfg = NULL;
 		s->out = (struct policy_out){ p, i + 1 };
 		p->n = i + 1;
+		p->observes |= s->ops->observe != NULL;
+		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
 		if (ret) {
 			snprintf(err, errlen, "policy: stage '%s': %s", s->ops->name,
@@ -209,10 +215,12 @@ const char *policy__error(const struct policy *p)
 	return p->err[0] ? p->err : "policy: unknown error";
 }
 
-uint64_t policy__next_deadline(const struct policy *p)
+uint64_t policy__next_deadline(struct policy *p)
 {
 	uint64_t d = UINT64_MAX;
 
+	if (p->dl_ok)
+		return p->dl;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct stage *s = &p->st[i];
 
@@ -222,11 +230,15 @@ uint64_t policy__next_deadline(const struct policy *p)
 			d = t < d ? t : d;
 		}
 	}
+	p->dl = d;
+	p->dl_ok = true;
 	return d;
 }
 
 int policy__advance(struct policy *p, uint64_t now)
 {
+	if (policy__next_deadline(p) > now)	/* the common case: no timer due */
+		return 0;
 	for (;;) {
 		struct stage *first = NULL;
 		uint64_t best = UINT64_MAX;
@@ -248,6 +260,7 @@ int policy__advance(struct policy *p, uint64_t now)
 			return 0;
 		if (best > p->now)
 			p->now = best;
+		p->dl_ok = false;
 		ret = first->ops->tick(first->priv, p->now, &first->out);
 		if (ret < 0)
 			return fail(p, first, ret, "tick");
@@ -273,6 +286,11 @@ static bool is_source(enum policy_source src, const struct ts_record *r)
 	}
 }
 
+bool policy__wants(const struct policy *p, const struct ts_record *rec)
+{
+	return p->observes || is_source(p->props.source, rec);
+}
+
 int policy__record(struct policy *p, const struct ts_record *rec)
 {
 	struct policy_event ev;
@@ -284,6 +302,9 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 		return ret;
 	if (rec->time_ns > p->now)
 		p->now = rec->time_ns;
+	if (!policy__wants(p, rec))
+		return 0;
+	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
@@ -312,6 +333,7 @@ int policy__flush(struct policy *p, uint64_t now)
 		return ret;
 	if (now > p->now)
 		p->now = now;
+	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
@@ -327,6 +349,9 @@ int policy__complete(struct policy *p, const struct policy_done *d)
 
 	if (d->done_ns > p->now)
 		p->now = d->done_ns;
+	if (!p->completes)
+		return 0;
+	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
