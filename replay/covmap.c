@@ -48,6 +48,7 @@ struct covmap {
 	uint64_t bytes;
 	size_t mem;
 	struct rangeset *part;		/* pieces of granules (unaligned ranges) */
+	uint64_t touch;			/* sink for the loads of covmap__add_many */
 	int err;
 };
 
@@ -338,40 +339,52 @@ int64_t covmap__add(struct covmap *c, uint64_t off, uint64_t len)
 	return n;
 }
 
-/* Starts loading the leaf word that holds byte off (the inner nodes are few and stay in cache). */
-static void prefetch(const struct covmap *c, uint64_t off)
+/* The leaf that holds granule g, NULL if it does not exist. */
+static const struct leaf *leaf_of(const struct covmap *c, uint64_t g)
 {
-	uint64_t g = off >> GRAN_SHIFT;
 	const void *p = c->root;
 
 	if (g >> span_bits(c->height))
-		return;
+		return NULL;
 	for (unsigned h = c->height; p && p != FULL; h--) {
-		if (!h) {
-			__builtin_prefetch(p, 1);	/* its count and its word: two cache lines */
-			__builtin_prefetch(&((const struct leaf *)p)->w[(g >> 6) & (LEAF_WORDS - 1)], 1);
-			return;
-		}
+		if (!h)
+			return p;
 		p = ((const struct inner *)p)->c[(g >> span_bits(h - 1)) & (FAN - 1)];
 	}
+	return NULL;
 }
 
-#define PREFETCH_AHEAD 8
+#define TOUCH_BATCH 64
 
 int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, uint64_t *fresh)
 {
 	uint64_t sum = 0;
 
-	for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
-		prefetch(c, r[i].offset);
-	for (size_t i = 0; i < n; i++) {
-		int64_t k;
+	for (size_t i = 0; i < n; i += TOUCH_BATCH) {
+		size_t m = n - i < TOUCH_BATCH ? n - i : TOUCH_BATCH;
+		const struct leaf *l[TOUCH_BATCH];
+		uint64_t any = 0;
 
-		if (i + PREFETCH_AHEAD < n)
-			prefetch(c, r[i + PREFETCH_AHEAD].offset);
-		if ((k = covmap__add(c, r[i].offset, r[i].length)) < 0)
-			return (int)k;
-		sum += (uint64_t)k;
+		/*
+		 * Random offsets cost a cache miss each. Loading the words first,
+		 * in a loop of independent loads, lets the CPU overlap the misses
+		 * (the adds themselves are too long for it to run ahead).
+		 */
+		for (size_t k = 0; k < m; k++)
+			l[k] = leaf_of(c, r[i + k].offset >> GRAN_SHIFT);
+		for (size_t k = 0; k < m; k++) {	/* its count and the word: two cache lines */
+			uint64_t g = r[i + k].offset >> GRAN_SHIFT;
+
+			any |= l[k] ? l[k]->set ^ l[k]->w[(g >> 6) & (LEAF_WORDS - 1)] : 0;
+		}
+		c->touch ^= any;
+		for (size_t k = 0; k < m; k++) {
+			int64_t a = covmap__add(c, r[i + k].offset, r[i + k].length);
+
+			if (a < 0)
+				return (int)a;
+			sum += (uint64_t)a;
+		}
 	}
 	if (fresh)
 		*fresh = sum;
