@@ -106,7 +106,7 @@ static uint64_t lane_ready(const struct lane *l)
 	if (l->fg_n)
 		t = l->fg[l->fg_head].ready;
 	if (evq__len(&l->dq) && discard_room(l)) {
-		uint64_t d = evq__get(&l->dq, 0).time_ns;
+		uint64_t d = evq__head_time(&l->dq);
 
 		t = d < t ? d : t;
 	}
@@ -172,7 +172,7 @@ static int submit_fg(struct engine *e, struct lane *l)
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: submit failed", l->ops->name);
 	l->inflight++;
-	l->fg_head = (l->fg_head + 1) % l->fg_cap;
+	l->fg_head = (l->fg_head + 1) & (l->fg_cap - 1);
 	l->fg_n--;
 	if (l->shadow)
 		return 0;
@@ -191,11 +191,11 @@ static int dispatch(struct engine *e, struct lane *l)
 {
 	while (l->inflight < l->max) {
 		bool fg = l->fg_n && l->fg[l->fg_head].ready <= l->now;
-		bool d = evq__len(&l->dq) && discard_room(l) && evq__get(&l->dq, 0).time_ns <= l->now;
+		bool d = evq__len(&l->dq) && discard_room(l) && evq__head_time(&l->dq) <= l->now;
 		int ret;
 
 		if (fg && d)	/* both ready: the one that was ready first; foreground on ties */
-			d = evq__get(&l->dq, 0).time_ns < l->fg[l->fg_head].ready;
+			d = evq__head_time(&l->dq) < l->fg[l->fg_head].ready;
 		if (d)
 			ret = submit_discard(e, l);
 		else if (fg)
@@ -446,7 +446,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r)
 			l->fg_head = 0;
 		}
 		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : to_engine(e, r->time_ns);
-		l->fg[(l->fg_head + l->fg_n++) % l->fg_cap] = (struct fg_item){
+		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = (struct fg_item){
 			.tag = tag, .ready = e->slots[tag].ready[i],
 			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
 		};

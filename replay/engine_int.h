@@ -18,7 +18,7 @@ struct lane {
 	bool shadow;
 	uint64_t now;			/* this lane's clock (engine time) */
 	struct fg_item *fg;		/* ring of foreground commands waiting to go */
-	size_t fg_cap, fg_head, fg_n;
+	size_t fg_cap, fg_head, fg_n;	/* fg_cap: 0 or a power of two */
 	struct evq dq;			/* discards waiting to go (real lane); ev.time_ns = ready */
 	unsigned inflight, d_inflight, max, qd;
 };
