@@ -128,6 +128,11 @@ struct policy_stage_ops {
 	/* Optional: stage figures (requests held, merged, dropped...) into obj. */
 	int (*report)(void *priv, json_t *obj);
 	void (*destroy)(void *priv);	/* accepts NULL */
+	/*
+	 * Optional: the record kinds observe() acts on, as bits (1u << TS_x); 0 = every kind.
+	 * observe() is not called for the others, and the engine may skip records no stage wants.
+	 */
+	uint32_t observe_kinds;
 };
 
 /* A preset tunable: "${key}" in the pipeline string is replaced by the value given, else def. */

@@ -413,6 +413,7 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.positional = "commit",
 	.init = ext4_init,
 	.observe = ext4_observe,
+	.observe_kinds = 1u << TS_ALLOC | 1u << TS_META,	/* what ext4_observe() acts on */
 	.push = ext4_push,
 	.tick = ext4_tick,
 	.next_deadline = ext4_next_deadline,

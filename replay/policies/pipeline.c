@@ -30,7 +30,7 @@ struct policy {
 	void *sink_arg;
 	char *desc;
 	uint64_t now;
-	bool observes;		/* some stage has observe(): every record matters */
+	uint32_t observe_mask;	/* kinds (1u << kind) some stage observes; ~0: every kind */
 	bool completes;		/* some stage has complete() */
 	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
 	uint64_t dl;
@@ -176,7 +176,8 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		ps.st[i].cfg = NULL;
 		s->out = (struct policy_out){ p, i + 1 };
 		p->n = i + 1;
-		p->observes |= s->ops->observe != NULL;
+		if (s->ops->observe)
+			p->observe_mask |= s->ops->observe_kinds ? s->ops->observe_kinds : ~0u;
 		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
 		if (ret) {
@@ -286,9 +287,14 @@ static bool is_source(enum policy_source src, const struct ts_record *r)
 	}
 }
 
+static bool kind_in(uint32_t mask, uint8_t kind)
+{
+	return kind < 32 ? (mask >> kind) & 1 : mask != 0;
+}
+
 bool policy__wants(const struct policy *p, const struct ts_record *rec)
 {
-	return p->observes || is_source(p->props.source, rec);
+	return kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
 }
 
 int policy__record(struct policy *p, const struct ts_record *rec)
@@ -308,7 +314,8 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
-		if (s->ops->observe && (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+		if (s->ops->observe && kind_in(s->ops->observe_kinds ? s->ops->observe_kinds : ~0u, rec->kind) &&
+		    (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
 			return fail(p, s, ret, "observe");
 	}
 	if (!is_source(p->props.source, rec))

@@ -215,6 +215,7 @@ const struct policy_stage_ops stage_xfs_cil = {
 	.positional = "commit",
 	.init = xfs_init,
 	.observe = xfs_observe,
+	.observe_kinds = 1u << TS_ALLOC | 1u << TS_ISSUE | 1u << TS_META,	/* what xfs_observe() acts on */
 	.push = xfs_push,
 	.tick = xfs_tick,
 	.next_deadline = xfs_next_deadline,
