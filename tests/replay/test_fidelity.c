@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/helpers.h"
+#include "presets_harness.h"
 #include "traces/trace.h"
 
 struct fid_case {
@@ -127,4 +128,67 @@ ParameterizedTest(struct fid_case *c, fidelity, corpus, .timeout = 120)
 	cr_expect_leq(fabs(gap(bytes, want_bytes)), c->max_byte_gap, "%s %s: bytes %llu, recorded %llu (%+.1f%%)",
 		      c->trace, policy, (unsigned long long)bytes, (unsigned long long)want_bytes,
 		      100 * gap(bytes, want_bytes));
+}
+
+/* xfs_bmap_del_extent_real(): a never-written tail of a written allocation is not discarded; a metadata block is. */
+struct unw_case {
+	char spec[96];
+	size_t events;
+};
+
+ParameterizedTestParameters(fidelity, xfs_unwritten)
+{
+	static struct unw_case cases[] = {
+		{ "source(free) | xfs-cil | dispatch(qd=0)", 2 },
+		{ "source(free) | xfs-cil(unwritten=0) | dispatch(qd=0)", 3 },
+	};
+
+	return cr_make_param_array(struct unw_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct unw_case *c, fidelity, xfs_unwritten)
+{
+	struct harness *h = h_new(c->spec, 0, 0);
+
+	h_alloc(h, 1 * MS, 0, 8 * MIB);			/* file data + speculative preallocation */
+	h_alloc(h, 1 * MS, 16 * MIB, 4 * K);		/* a metadata block, never written in place */
+	h_rec(h, TS_ISSUE, TS_OP_WRITE, 2 * MS, 0, 4 * MIB, 0, 0);
+	h_free(h, 3 * MS, 4 * MIB, 4 * MIB, 0);		/* xfs_free_eofblocks(): NODISCARD */
+	h_free(h, 3 * MS, 16 * MIB, 4 * K, 0);
+	h_free(h, 4 * MS, 0, 4 * MIB, 0);		/* the file deleted */
+	h_commit(h, 5 * MS);
+	h_end(h, 6 * MS);
+	cr_assert_eq(h->cap.n, c->events, "%s: %zu discards", c->spec, h->cap.n);
+	EXPECT_EV(h, 0, 5 * MS, 0, 4 * MIB);
+	if (c->events == 2)
+		EXPECT_EV(h, 1, 5 * MS, 16 * MIB, 4 * K);
+	else
+		EXPECT_EV(h, 1, 5 * MS, 4 * MIB, 4 * MIB);
+	h_free_all(h);
+}
+
+/* ext4_discard_work(): an entry reallocated before the paced work reaches it is not discarded. */
+Test(fidelity, ext4_kworker_reads_free_map_late)
+{
+	static const char *const specs[] = { "source(free) | ext4-mb(kworker=2ms) | dispatch(qd=1)",
+					     "source(free) | ext4-mb(kworker=0) | dispatch(qd=1)" };
+
+	for (int k = 0; k < 2; k++) {
+		struct harness *h = h_new(specs[k], 0, 0);
+
+		h_free(h, 10 * MS, 0, 64 * K, 1);
+		h_free(h, 10 * MS, 1 * MIB, 64 * K, 2);
+		h_commit(h, 1 * S);
+		h_alloc(h, 1 * S + 1 * MS, 1 * MIB, 64 * K);	/* before the work's second run (1 s + 2 ms) */
+		h_mark(h, 1 * S + 5 * MS);
+		h_end(h, 2 * S);
+		EXPECT_EV(h, 0, 1 * S, 0, 64 * K);
+		if (k == 0) {
+			cr_expect_eq(h->cap.n, 1, "kworker=2ms: the reallocated entry is skipped (%zu)", h->cap.n);
+		} else {
+			cr_expect_eq(h->cap.n, 2, "kworker=0: both trimmed at the commit (%zu)", h->cap.n);
+			EXPECT_EV(h, 1, 1 * S, 1 * MIB, 64 * K);
+		}
+		h_free_all(h);
+	}
 }
