@@ -33,6 +33,10 @@
  *   discarded, and the extension stops at blocks allocated since. Emulated
  *   as one run every D of trace time (D = the device's discard latency plus
  *   the work's overhead; a timer, so --timing asap paces it the same way).
+ *   clock=intent: the work takes its next run at each of the trace's INTENT
+ *   records instead (ext4:ext4_discard_blocks, fired by the recorded work as it
+ *   issued each discard): the recorded work's timing with the emulated
+ *   decisions, for fidelity checks (what is discarded given when it ran).
  *   kworker=0: every entry is trimmed at the commit, against the map then
  *   (a device whose discards take no time).
  * - data=writeback user data (journal=0) is discarded at once, unmerged.
@@ -50,6 +54,8 @@
 
 enum { MERGE_PARENT, MERGE_NEIGHBOURS };
 static const char *const ext4_merges[] = { "parent", "neighbours", NULL };
+enum { CLOCK_TIMER, CLOCK_INTENT };
+static const char *const ext4_clocks[] = { "timer", "intent", NULL };
 
 struct ext4_cfg {
 	uint64_t commit;
@@ -58,6 +64,7 @@ struct ext4_cfg {
 	bool journal;
 	unsigned merge;
 	uint64_t kworker;
+	unsigned clock;
 };
 
 static const struct opt_spec ext4_opts[] = {
@@ -75,6 +82,9 @@ static const struct opt_spec ext4_opts[] = {
 	{ "kworker", OPT_DURATION, offsetof(struct ext4_cfg, kworker), 0, 60e9, "0",
 	  "time the discard work spends per discard; it reads the free map when it gets to each run "
 	  "(0: every entry trimmed at the commit)" },
+	{ "clock", OPT_ENUM, offsetof(struct ext4_cfg, clock), 0, 0, "timer",
+	  "when the discard work runs: timer (one run per kworker=) or intent (at each recorded INTENT: "
+	  "the recorded work's timing)", ext4_clocks },
 	{ NULL },
 };
 
@@ -90,6 +100,7 @@ struct ext4_state {
 	size_t dq_head, dq_n, dq_cap;
 	uint64_t dq_pos;	/* where the work is in the head entry */
 	uint64_t kw_next;	/* the work's next run (UINT64_MAX: idle) */
+	bool kw_go;		/* clock=intent: the recorded work issues a discard now */
 	uint64_t pstart, seq, deadline;
 	uint32_t dev;
 	uint16_t flags;
@@ -200,7 +211,8 @@ static int work(struct ext4_state *s, uint64_t now, uint64_t base, bool all, str
 {
 	int ret;
 
-	while ((all || s->kw_next == UINT64_MAX) && s->dq_head < s->dq_n) {
+	while ((all || (s->cfg.clock == CLOCK_INTENT ? s->kw_go : s->kw_next == UINT64_MAX)) &&
+	       s->dq_head < s->dq_n) {
 		struct iv *e = &s->dq[s->dq_head];
 
 		if (s->dq_pos < e->start) {	/* the work reaches a new entry */
@@ -210,7 +222,11 @@ static int work(struct ext4_state *s, uint64_t now, uint64_t base, bool all, str
 		if ((ret = trim_run(s, e, &s->dq_pos, now, out)) < 0)
 			return ret;
 		if (ret) {
-			if (!all)
+			if (all)
+				continue;
+			if (s->cfg.clock == CLOCK_INTENT)
+				s->kw_go = false;
+			else
 				s->kw_next = base + s->cfg.kworker;
 			continue;
 		}
@@ -287,7 +303,7 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 		return 0;
 	s->commits++;
 	qsort(s->list, n, sizeof(*s->list), cmp_seq);
-	if (s->cfg.kworker) {	/* list_splice_tail() onto s_discard_list, queue_work() */
+	if (s->cfg.kworker || s->cfg.clock == CLOCK_INTENT) {	/* onto s_discard_list, queue_work() */
 		if ((err = queue_entries(s, s->list, n)))
 			return err;
 		return work(s, now, now, false, out);
@@ -463,6 +479,14 @@ static int ext4_observe(void *priv, const struct ts_record *r, struct policy_out
 
 	if (r->kind == TS_ALLOC && r->length)
 		return ivset__remove(s->free, r->offset, r->length);
+	if (r->kind == TS_INTENT && s->cfg.clock == CLOCK_INTENT) {
+		int err;
+
+		s->kw_go = true;
+		err = work(s, r->time_ns, r->time_ns, false, out);
+		s->kw_go = false;
+		return err;
+	}
 	if (kstage_is_snapshot(r))
 		return ivset__add(s->free, r->offset, r->length, r->time_ns, 0);
 	if (kstage_is_commit(r)) {

@@ -55,6 +55,7 @@ static const struct policy_tunable ext4_tunables[] = {
 	{ "merge", "parent", "freed-extent merging: parent (Linux >= 6.17) or neighbours (<= 6.16)" },
 	{ "kworker", "0", "time the discard work spends per discard (0: all at the commit); it reads the free map "
 			  "when it gets to each run" },
+	{ "clock", "timer", "the discard work runs per kworker= (timer) or at the trace's INTENT records (intent)" },
 	{ NULL },
 };
 
@@ -145,7 +146,7 @@ const struct policy_preset policy_presets[] = {
 		.name = "ext4",
 		.help = "ext4 -o discard: frees merged within a transaction, discarded one at a time after the commit",
 		.pipeline = "source(free) | ext4-mb(commit=${commit},extend=${extend},bgsize=${bgsize},"
-			    "journal=${journal},merge=${merge},kworker=${kworker}) | dispatch(qd=1)",
+			    "journal=${journal},merge=${merge},kworker=${kworker},clock=${clock}) | dispatch(qd=1)",
 		.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_process_freed_data(), "
 			   "ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; merge=parent: Linux 6.17+)",
 		.tunables = ext4_tunables,
