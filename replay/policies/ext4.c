@@ -101,6 +101,7 @@ struct ext4_state {
 	uint64_t dq_pos;	/* where the work is in the head entry */
 	uint64_t kw_next;	/* the work's next run (UINT64_MAX: idle) */
 	bool kw_go;		/* clock=intent: the recorded work issues a discard now */
+	bool dq_started;	/* the work has reached the head entry */
 	uint64_t pstart, seq, deadline;
 	uint32_t dev;
 	uint16_t flags;
@@ -215,7 +216,8 @@ static int work(struct ext4_state *s, uint64_t now, uint64_t base, bool all, str
 	       s->dq_head < s->dq_n) {
 		struct iv *e = &s->dq[s->dq_head];
 
-		if (s->dq_pos < e->start) {	/* the work reaches a new entry */
+		if (!s->dq_started) {	/* the work reaches a new entry */
+			s->dq_started = true;
 			s->dq_pos = e->start;
 			count_reused(s, e);
 		}
@@ -231,7 +233,7 @@ static int work(struct ext4_state *s, uint64_t now, uint64_t base, bool all, str
 			continue;
 		}
 		s->dq_head++;
-		s->dq_pos = 0;
+		s->dq_started = false;
 	}
 	if (s->dq_head == s->dq_n)
 		s->dq_head = s->dq_n = 0;
