@@ -78,11 +78,20 @@ uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw);
  * served at once; a non-queued command (exclusive) waits for every slot to
  * drain and holds all of them until it completes.
  */
+struct msched_ent {
+	uint64_t done_ns;		/* copy of pool[idx].d.done_ns: the key, without a pointer chase */
+	uint32_t idx;			/* pool slot of the completion */
+};
+struct msched_slot {
+	struct target_done d;
+	uint64_t seq;			/* submission order: breaks ties in done_ns */
+};
 struct msched {
 	uint64_t *slot_free;
 	unsigned nslots;
-	struct target_done *heap;
-	uint64_t *heap_seq;
+	struct msched_ent *heap;	/* min-heap on (done_ns, seq) of 16-byte keys */
+	struct msched_slot *pool;	/* the completions themselves; they never move */
+	uint32_t *free_idx;		/* stack of unused pool slots, cap - len of them */
 	size_t len, cap;
 	uint64_t seq;
 	uint64_t busy_ns;		/* sum of service times */

@@ -19,7 +19,10 @@
  *
  * Mapped space is a bitmap at the granularity, coarsened by powers of two so
  * it never exceeds 2^30 bits (128 MiB); when coarsened, a unit is unmapped
- * only when a discard covers all of it.
+ * only when a discard covers all of it. A summary bitmap (one bit per map
+ * word, 1/64 of its size, cache-resident) marks the words that are fully
+ * mapped, so a write over mapped space, the common case on a used device,
+ * never loads the big map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,8 +42,9 @@ struct param {
 	struct msched s;
 	uint64_t rng;
 	uint64_t size, unit, nunits;
-	uint64_t *map;
-	uint64_t mapped_units;
+	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
+	uint64_t *full;			/* bit w: map[w] is all ones */
+	uint64_t nwords, mapped_units;
 	struct op_stat ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
 	uint64_t rejected_cmds, rejected_bytes, range_errors;
@@ -70,19 +74,23 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	m->size = m->nunits * m->unit;
 	if (!m->p.discard_supported)	/* discards are rejected: no map to keep */
 		m->nunits = 0;
-	m->map = calloc((m->nunits + 63) / 64 + 1, sizeof(uint64_t));
-	if (!m->map || msched__init(&m->s, m->p.channels, m->p.qd))
+	m->nwords = (m->nunits + 63) / 64;
+	m->map = calloc(m->nwords + 1, sizeof(uint64_t));
+	m->full = calloc((m->nwords + 63) / 64 + 1, sizeof(uint64_t));
+	if (!m->map || !m->full || msched__init(&m->s, m->p.channels, m->p.qd))
 		goto nomem;
+	if (m->nunits % 64)	/* the padding past the last unit counts as mapped, never as a change */
+		m->map[m->nwords - 1] = ~((1ull << (m->nunits % 64)) - 1);
 	if (m->p.initially_mapped && m->nunits) {
-		memset(m->map, 0xff, (m->nunits + 63) / 64 * sizeof(uint64_t));
-		if (m->nunits % 64)
-			m->map[m->nunits / 64] = (1ull << (m->nunits % 64)) - 1;
+		memset(m->map, 0xff, m->nwords * sizeof(uint64_t));
+		memset(m->full, 0xff, (m->nwords + 63) / 64 * sizeof(uint64_t));
 		m->mapped_units = m->nunits;
 	}
 	return m;
 nomem:
 	if (m) {
 		free(m->map);
+		free(m->full);
 		msched__fini(&m->s);
 		free(m);
 	}
@@ -98,25 +106,40 @@ static uint64_t word_mask(uint64_t lo, uint64_t hi)	/* bits [lo, hi) of one word
 	return m & ~((1ull << lo) - 1);
 }
 
-/* Sets (set=true) or clears units [a, b); returns how many changed. */
-static uint64_t map_update(struct param *m, uint64_t a, uint64_t b, bool set)
+/* Sets units [a, b) (a < b); returns how many changed. Words marked full are skipped unread. */
+static uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
 {
-	uint64_t changed = 0;
+	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
 
-	while (a < b) {
-		uint64_t w = a / 64, lo = a % 64;
-		uint64_t hi = (b - w * 64) < 64 ? b - w * 64 : 64;
-		uint64_t mask = word_mask(lo, hi);
-		uint64_t hit = set ? ~m->map[w] & mask : m->map[w] & mask;
+	for (; w <= last; w++) {
+		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64);
+		uint64_t old;
 
-		changed += (uint64_t)__builtin_popcountll(hit);
-		m->map[w] = set ? m->map[w] | mask : m->map[w] & ~mask;
-		a = w * 64 + hi;
+		if (m->full[w / 64] & (1ull << (w % 64)))
+			continue;
+		old = m->map[w];
+		changed += (uint64_t)__builtin_popcountll(~old & mask);
+		m->map[w] = old | mask;
+		if (m->map[w] == ~0ull)
+			m->full[w / 64] |= 1ull << (w % 64);
 	}
-	if (set)
-		m->mapped_units += changed;
-	else
-		m->mapped_units -= changed;
+	m->mapped_units += changed;
+	return changed;
+}
+
+/* Clears units [a, b) (a < b); returns how many changed. */
+static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
+{
+	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
+
+	for (; w <= last; w++) {
+		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64);
+
+		changed += (uint64_t)__builtin_popcountll(m->map[w] & mask);
+		m->map[w] &= ~mask;
+		m->full[w / 64] &= ~(1ull << (w % 64));
+	}
+	m->mapped_units -= changed;
 	return changed;
 }
 
@@ -133,7 +156,7 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		return 0;
 	ua = (a + m->unit - 1) / m->unit;
 	ub = b / m->unit;
-	return ub > ua ? map_update(m, ua, ub, false) * m->unit : 0;
+	return ub > ua ? map_clear(m, ua, ub) * m->unit : 0;
 }
 
 static bool in_range(const struct param *m, const struct target_seg *r, uint32_t n)
@@ -181,9 +204,12 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
 		service = p->write_base + model_xfer_ns(d.bytes, p->write_bw);
-		if (m->nunits)
-			map_update(m, cmd->offset / m->unit,
-				   (cmd->offset + cmd->length + m->unit - 1) / m->unit, true);
+		if (m->nunits) {
+			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
+
+			if (a < b)
+				map_set(m, a, b);
+		}
 		break;
 	case TS_OP_FLUSH:
 		service = p->flush_base;
@@ -244,6 +270,7 @@ static void param_close(void *e)
 		return;
 	msched__fini(&m->s);
 	free(m->map);
+	free(m->full);
 	free(m);
 }
 

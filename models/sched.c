@@ -16,6 +16,20 @@
 
 #include "model_int.h"
 
+/*
+ * llround() for x in [0, 2^63) without the libm call: rounds half away from
+ * zero exactly like it (x - trunc(x) is exact in binary floating point).
+ */
+static inline uint64_t round_ns(double x)
+{
+	uint64_t t;
+
+	if (!(x >= 0 && x < 0x1p63))
+		return (uint64_t)llround(x);
+	t = (uint64_t)x;
+	return t + (x - (double)t >= 0.5);
+}
+
 uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
 {
 	double u;
@@ -23,25 +37,52 @@ uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
 	if (jitter <= 0 || !service)
 		return service;
 	u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-	return (uint64_t)llround((double)service * (1.0 + jitter * u));
+	return round_ns((double)service * (1.0 + jitter * u));
 }
 
 uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
 {
 	if (!bw || !bytes)
 		return 0;
-	return (uint64_t)llround((double)bytes * 1e9 / (double)bw);
+	return round_ns((double)bytes * 1e9 / (double)bw);
+}
+
+/*
+ * Grows the heap and the pool to cap entries. The free stack holds the
+ * unused pool slots at its bottom [0, cap - len): the new slots go below the
+ * ones still free.
+ */
+static int grow(struct msched *s, size_t cap)
+{
+	struct msched_ent *h = realloc(s->heap, cap * sizeof(*h));
+	struct msched_slot *p;
+	uint32_t *f;
+	size_t nfree = s->cap - s->len, added = cap - s->cap;
+
+	if (!h)
+		return -ENOMEM;
+	s->heap = h;
+	p = realloc(s->pool, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->pool = p;
+	f = realloc(s->free_idx, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	s->free_idx = f;
+	memmove(f + added, f, nfree * sizeof(*f));
+	for (size_t i = 0; i < added; i++)
+		f[i] = (uint32_t)(s->cap + i);
+	s->cap = cap;
+	return 0;
 }
 
 int msched__init(struct msched *s, unsigned channels, unsigned qd)
 {
 	memset(s, 0, sizeof(*s));
 	s->nslots = channels ? channels : 1;
-	s->cap = qd > 16 ? qd : 16;
 	s->slot_free = calloc(s->nslots, sizeof(*s->slot_free));
-	s->heap = calloc(s->cap, sizeof(*s->heap));
-	s->heap_seq = calloc(s->cap, sizeof(*s->heap_seq));
-	if (!s->slot_free || !s->heap || !s->heap_seq) {
+	if (!s->slot_free || grow(s, qd > 16 ? qd : 16)) {
 		msched__fini(s);
 		return -ENOMEM;
 	}
@@ -54,60 +95,63 @@ void msched__fini(struct msched *s)
 		return;
 	free(s->slot_free);
 	free(s->heap);
-	free(s->heap_seq);
+	free(s->pool);
+	free(s->free_idx);
 	s->slot_free = NULL;
 	s->heap = NULL;
-	s->heap_seq = NULL;
+	s->pool = NULL;
+	s->free_idx = NULL;
 }
 
-static bool before(const struct msched *s, size_t a, size_t b)
+/* The heap orders by (done_ns, seq): a total order, so completions pop in one deterministic sequence. */
+static bool before(const struct msched *s, const struct msched_ent *a, const struct msched_ent *b)
 {
-	if (s->heap[a].done_ns != s->heap[b].done_ns)
-		return s->heap[a].done_ns < s->heap[b].done_ns;
-	return s->heap_seq[a] < s->heap_seq[b];
+	if (a->done_ns != b->done_ns)
+		return a->done_ns < b->done_ns;
+	return s->pool[a->idx].seq < s->pool[b->idx].seq;
 }
 
-static void swap(struct msched *s, size_t a, size_t b)
+/* Sifts e up from the hole at i, moving parents down instead of swapping. */
+static void sift_up(struct msched *s, size_t i, struct msched_ent e)
 {
-	struct target_done t = s->heap[a];
-	uint64_t q = s->heap_seq[a];
-
-	s->heap[a] = s->heap[b];
-	s->heap[b] = t;
-	s->heap_seq[a] = s->heap_seq[b];
-	s->heap_seq[b] = q;
+	while (i && before(s, &e, &s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = e;
 }
 
-static int grow(struct msched *s)
+/* Sifts e down from the hole at the root. */
+static void sift_down(struct msched *s, struct msched_ent e)
 {
-	size_t cap = s->cap * 2;
-	struct target_done *h = realloc(s->heap, cap * sizeof(*h));
-	uint64_t *q;
+	size_t i = 0;
 
-	if (!h)
-		return -ENOMEM;
-	s->heap = h;
-	q = realloc(s->heap_seq, cap * sizeof(*q));
-	if (!q)
-		return -ENOMEM;
-	s->heap_seq = q;
-	s->cap = cap;
-	return 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= s->len)
+			break;
+		if (c + 1 < s->len && before(s, &s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!before(s, &s->heap[c], &e))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	s->heap[i] = e;
 }
 
 int msched__push(struct msched *s, const struct target_done *d)
 {
-	size_t i;
+	struct msched_ent e;
 
-	if (s->len == s->cap && grow(s))
+	if (s->len == s->cap && grow(s, s->cap * 2))
 		return -ENOMEM;
-	i = s->len++;
-	s->heap[i] = *d;
-	s->heap_seq[i] = s->seq++;
-	while (i && before(s, i, (i - 1) / 2)) {
-		swap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
+	e.idx = s->free_idx[s->cap - s->len - 1];
+	e.done_ns = d->done_ns;
+	s->pool[e.idx].d = *d;
+	s->pool[e.idx].seq = s->seq++;
+	sift_up(s, s->len++, e);
 	return 0;
 }
 
@@ -143,28 +187,16 @@ int msched__place(struct msched *s, struct target_done *d, uint64_t service, boo
 
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 {
-	size_t i = 0;
+	uint32_t idx;
 
 	if (!s->len || s->heap[0].done_ns > until)
 		return 0;
-	*out = s->heap[0];
+	idx = s->heap[0].idx;
+	*out = s->pool[idx].d;
 	s->len--;
-	if (s->len) {
-		s->heap[0] = s->heap[s->len];
-		s->heap_seq[0] = s->heap_seq[s->len];
-	}
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < s->len && before(s, l, m))
-			m = l;
-		if (r < s->len && before(s, r, m))
-			m = r;
-		if (m == i)
-			break;
-		swap(s, i, m);
-		i = m;
-	}
+	s->free_idx[s->cap - s->len - 1] = idx;
+	if (s->len)
+		sift_down(s, s->heap[s->len]);
 	return 1;
 }
 
