@@ -2,10 +2,14 @@
 /*
  * FTL engine: a page-mapped flash translation layer with garbage collection.
  *
- * L2P and P2L are u32 arrays holding index+1 (0 = unmapped/invalid), so a
- * fresh device is calloc'd zero pages: 256 GiB at 4 KiB pages is 64 Mi
- * entries (256 MiB) of L2P plus ~7% more of P2L; per-block metadata is
- * ~21 bytes. Host writes and GC relocations go to separate open blocks.
+ * L2P and P2L hold u32 index+1 (0 = unmapped/invalid). The P2L is one
+ * array, touched in flash order as pages are programmed. The L2P is sparse:
+ * a directory of u32 chunk numbers, one per 64 logical pages, and chunks of
+ * 64 entries handed out in first-write order from one calloc'd region, so
+ * the pages in use are dense however scattered the writes: 256 GiB at 4 KiB
+ * pages is 4 MiB of directory plus 256 bytes per 256 KiB region written
+ * (at most 256 MiB), plus ~7% more than the user pages of P2L; per-block
+ * metadata is ~21 bytes. Host writes and GC relocations go to separate open blocks.
  * When free blocks fall below gc_low the writing command runs foreground GC
  * until gc_high: greedy picks the block with the fewest valid pages (O(1)
  * with lists bucketed by valid count), cost-benefit maximises
@@ -24,6 +28,8 @@
 #define NIL UINT32_MAX
 #define TS_POINTS 256
 #define MAX_MEM (4ull << 30)	/* mapping tables: 1 TiB at 4 KiB pages */
+#define L2P_SHIFT 6		/* 64 L2P entries (256 bytes) per chunk */
+#define L2P_CHUNK (1u << L2P_SHIFT)
 enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
 
 struct ts_point {
@@ -36,7 +42,10 @@ struct ftl {
 	uint64_t rng;
 	uint32_t ps_shift, ppb, nblocks;
 	uint64_t lpages, ppages;
-	uint32_t *l2p, *p2l;
+	uint32_t *l2p_dir;		/* per chunk of logical pages: chunk number + 1, 0 = never written */
+	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each, nchunks of them in use */
+	uint32_t *p2l;
+	uint64_t nchunks;		/* L2P chunks in use; memory_bytes counts these, not the region */
 	uint32_t *valid, *prev, *next, *freelist, *bucket;
 	uint64_t *stamp;
 	uint8_t *state;
@@ -57,6 +66,24 @@ static void *zalloc(struct ftl *f, size_t n, size_t sz)
 {
 	f->mem += n * sz;
 	return calloc(n ? n : 1, sz);
+}
+
+/* The L2P entry of lpn, its chunk allocated on first use. The chunk region is sized for every chunk: never NULL. */
+static uint32_t *l2p_entry(struct ftl *f, uint64_t lpn)
+{
+	uint32_t *c = &f->l2p_dir[lpn >> L2P_SHIFT];
+
+	if (!*c)
+		*c = (uint32_t)++f->nchunks;
+	return &f->l2p[((uint64_t)(*c - 1) << L2P_SHIFT) + (lpn & (L2P_CHUNK - 1))];
+}
+
+/* The L2P chunk holding lpn, NULL if no page in it was ever written. */
+static uint32_t *l2p_chunk(const struct ftl *f, uint64_t lpn)
+{
+	uint32_t c = f->l2p_dir[lpn >> L2P_SHIFT];
+
+	return c ? &f->l2p[(uint64_t)(c - 1) << L2P_SHIFT] : NULL;
 }
 
 static void bucket_insert(struct ftl *f, uint32_t b)
@@ -148,15 +175,19 @@ static uint32_t next_page(struct ftl *f, bool for_gc)
 	return *blk * f->ppb + (*wp)++;
 }
 
-/* Maps lpn to a new page; NIL-safe: returns -ENOSPC when no block is free (cannot happen with op > 0). */
-static int program(struct ftl *f, uint32_t lpn, bool for_gc)
+/*
+ * Maps lpn (whose L2P entry is *l2p) to a new page; returns -ENOSPC when no
+ * block is free (cannot happen with op > 0). Chunks never move, so *l2p
+ * stays valid across the GC that next_page() may run.
+ */
+static int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
 {
 	uint32_t ppn = next_page(f, for_gc);
 
 	if (ppn == NIL)
 		return -ENOSPC;
 	f->p2l[ppn] = lpn + 1;
-	f->l2p[lpn] = ppn + 1;
+	*l2p = ppn + 1;
 	f->valid[ppn / f->ppb]++;
 	f->valid_total++;
 	return 0;
@@ -185,7 +216,7 @@ static uint64_t gc_one(struct ftl *f, uint32_t v)
 		if (next_free_check(f))
 			break;
 		invalidate(f, ppn);
-		program(f, lpn1 - 1, true);
+		program(f, l2p_entry(f, lpn1 - 1), lpn1 - 1, true);
 		copies++;
 	}
 	t = copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
@@ -265,12 +296,22 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
 
 	*aligned = b > a;
-	for (uint64_t lpn = a >> f->ps_shift; lpn < b >> f->ps_shift; lpn++) {
-		if (!f->l2p[lpn])
-			continue;
-		invalidate(f, f->l2p[lpn] - 1);
-		f->l2p[lpn] = 0;
-		freed++;
+	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
+		uint64_t stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT;
+		uint32_t *c = l2p_chunk(f, lpn);
+
+		if (stop > end)
+			stop = end;
+		for (; c && lpn < stop; lpn++) {
+			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)];
+
+			if (!*e)
+				continue;
+			invalidate(f, *e - 1);
+			*e = 0;
+			freed++;
+		}
+		lpn = stop;	/* a chunk never written holds nothing to unmap */
 	}
 	f->trimmed_pages += freed;
 	return freed << f->ps_shift;
@@ -281,12 +322,13 @@ static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages
 	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
 
 	for (uint64_t lpn = first; lpn < last; lpn++) {
+		uint32_t *e = l2p_entry(f, lpn);
 		int ret;
 
-		if (f->l2p[lpn])
-			invalidate(f, f->l2p[lpn] - 1);
-		f->l2p[lpn] = 0;
-		ret = program(f, (uint32_t)lpn, false);
+		if (*e)
+			invalidate(f, *e - 1);
+		*e = 0;
+		ret = program(f, e, (uint32_t)lpn, false);
 		if (ret)
 			return ret;
 		f->clock++;
@@ -302,6 +344,7 @@ static void ftl_close(void *e)
 	if (!f)
 		return;
 	msched__fini(&f->s);
+	free(f->l2p_dir);
 	free(f->l2p);
 	free(f->p2l);
 	free(f->valid);
@@ -360,7 +403,8 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 		f->low = 2;
 	if (f->high <= f->low)
 		f->high = f->low + 1;
-	f->l2p = zalloc(f, f->lpages, sizeof(uint32_t));
+	f->l2p_dir = zalloc(f, (f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT, sizeof(uint32_t));
+	f->l2p = calloc(((f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT) << L2P_SHIFT, sizeof(uint32_t));
 	f->p2l = zalloc(f, f->ppages, sizeof(uint32_t));
 	f->valid = zalloc(f, f->nblocks, sizeof(uint32_t));
 	f->prev = zalloc(f, f->nblocks, sizeof(uint32_t));
@@ -369,7 +413,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	f->bucket = zalloc(f, f->ppb + 1, sizeof(uint32_t));
 	f->stamp = zalloc(f, f->nblocks, sizeof(uint64_t));
 	f->state = zalloc(f, f->nblocks, sizeof(uint8_t));
-	if (!f->l2p || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
+	if (!f->l2p_dir || !f->l2p || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
 	    !f->stamp || !f->state || msched__init(&f->s, f->p.channels, f->p.qd))
 		goto nomem;
 	for (uint32_t v = 0; v <= f->ppb; v++)
@@ -522,7 +566,7 @@ static int ftl_report(void *e, json_t *o)
 	json_object_set_new(o, "flash_pages", json_integer((json_int_t)f->ppages));
 	json_object_set_new(o, "valid_pages", json_integer((json_int_t)f->valid_total));
 	json_object_set_new(o, "free_blocks", json_integer((json_int_t)f->nfree));
-	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)f->mem));
+	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)(f->mem + f->nchunks * L2P_CHUNK * sizeof(uint32_t))));
 	json_object_set_new(o, "timeseries", ts_json(f));
 	return 0;
 }
