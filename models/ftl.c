@@ -4,12 +4,14 @@
  *
  * L2P and P2L hold u32 index+1 (0 = unmapped/invalid). The P2L is one
  * array, touched in flash order as pages are programmed. The L2P is sparse:
- * a directory of u32 chunk numbers, one per 64 logical pages, and chunks of
- * 64 entries handed out in first-write order from one calloc'd region, so
- * the pages in use are dense however scattered the writes: 256 GiB at 4 KiB
- * pages is 4 MiB of directory plus 256 bytes per 256 KiB region written
- * (at most 256 MiB), plus ~7% more than the user pages of P2L; per-block
- * metadata is ~21 bytes. Host writes and GC relocations go to separate open blocks.
+ * a directory of u32 chunk numbers, one per 16 logical pages, and chunks of
+ * 16 entries (one cache line) handed out from one lazily touched region, so
+ * the memory in use is dense however scattered the writes. A chunk whose
+ * pages are all trimmed goes back to a free list (linked through its first
+ * entry) for the next write, so a workload that deletes what it writes
+ * stays small. 256 GiB at 4 KiB pages: 16 MiB of directory, 4 MiB of chunk
+ * counts, 64 bytes per 64 KiB region mapped (at most 256 MiB), plus ~7% more
+ * than the user pages of P2L; per-block metadata is ~21 bytes. Host writes and GC relocations go to separate open blocks.
  * When free blocks fall below gc_low the writing command runs foreground GC
  * until gc_high: greedy picks the block with the fewest valid pages (O(1)
  * with lists bucketed by valid count), cost-benefit maximises
@@ -28,7 +30,7 @@
 #define NIL UINT32_MAX
 #define TS_POINTS 256
 #define MAX_MEM (4ull << 30)	/* mapping tables: 1 TiB at 4 KiB pages */
-#define L2P_SHIFT 6		/* 64 L2P entries (256 bytes) per chunk */
+#define L2P_SHIFT 4		/* 16 L2P entries (64 bytes) per chunk */
 #define L2P_CHUNK (1u << L2P_SHIFT)
 enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
 
@@ -42,10 +44,12 @@ struct ftl {
 	uint64_t rng;
 	uint32_t ps_shift, ppb, nblocks;
 	uint64_t lpages, ppages;
-	uint32_t *l2p_dir;		/* per chunk of logical pages: chunk number + 1, 0 = never written */
-	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each, nchunks of them in use */
+	uint32_t *l2p_dir;		/* per L2P_CHUNK logical pages: chunk id (1-based), 0 = none mapped */
+	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each; chunk id c at (c - 1) * L2P_CHUNK */
+	uint8_t *l2p_live;		/* per chunk id - 1: its entries that are mapped */
 	uint32_t *p2l;
-	uint64_t nchunks;		/* L2P chunks in use; memory_bytes counts these, not the region */
+	uint32_t chunk_free;		/* free list of chunk ids, linked through entry 0; 0 = empty */
+	uint64_t nchunks;		/* chunk ids handed out (the high-water mark); memory_bytes counts these */
 	uint32_t *valid, *prev, *next, *freelist, *bucket;
 	uint64_t *stamp;
 	uint8_t *state;
@@ -65,25 +69,55 @@ struct ftl {
 static void *zalloc(struct ftl *f, size_t n, size_t sz)
 {
 	f->mem += n * sz;
-	return calloc(n ? n : 1, sz);
+	return model_big_alloc(n * sz);
 }
 
-/* The L2P entry of lpn, its chunk allocated on first use. The chunk region is sized for every chunk: never NULL. */
-static uint32_t *l2p_entry(struct ftl *f, uint64_t lpn)
+static uint64_t ndir(const struct ftl *f)
 {
-	uint32_t *c = &f->l2p_dir[lpn >> L2P_SHIFT];
-
-	if (!*c)
-		*c = (uint32_t)++f->nchunks;
-	return &f->l2p[((uint64_t)(*c - 1) << L2P_SHIFT) + (lpn & (L2P_CHUNK - 1))];
+	return (f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT;
 }
 
-/* The L2P chunk holding lpn, NULL if no page in it was ever written. */
-static uint32_t *l2p_chunk(const struct ftl *f, uint64_t lpn)
+static uint32_t *chunk_at(const struct ftl *f, uint32_t id)
 {
-	uint32_t c = f->l2p_dir[lpn >> L2P_SHIFT];
+	return &f->l2p[(uint64_t)(id - 1) << L2P_SHIFT];
+}
 
-	return c ? &f->l2p[(uint64_t)(c - 1) << L2P_SHIFT] : NULL;
+/*
+ * The chunk id for lpn, taken from the free list or the region on first use
+ * (the region has room for every chunk, so this cannot fail). A free chunk
+ * is all zero but for its link in entry 0.
+ */
+static uint32_t chunk_get(struct ftl *f, uint64_t lpn)
+{
+	uint32_t *d = &f->l2p_dir[lpn >> L2P_SHIFT];
+
+	if (!*d) {
+		if (f->chunk_free) {
+			*d = f->chunk_free;
+			f->chunk_free = chunk_at(f, *d)[0];
+			chunk_at(f, *d)[0] = 0;
+		} else {
+			*d = (uint32_t)++f->nchunks;
+		}
+	}
+	return *d;
+}
+
+/* Chunk id (lpn's) goes back to the free list if none of its entries is mapped. */
+static void chunk_release(struct ftl *f, uint64_t lpn, uint32_t id)
+{
+	if (f->l2p_live[id - 1])
+		return;
+	f->l2p_dir[lpn >> L2P_SHIFT] = 0;
+	chunk_at(f, id)[0] = f->chunk_free;
+	f->chunk_free = id;
+}
+
+/* One entry of chunk id (lpn's) went from mapped to unmapped. */
+static void chunk_put(struct ftl *f, uint64_t lpn, uint32_t id)
+{
+	f->l2p_live[id - 1]--;
+	chunk_release(f, lpn, id);
 }
 
 static void bucket_insert(struct ftl *f, uint32_t b)
@@ -215,8 +249,9 @@ static uint64_t gc_one(struct ftl *f, uint32_t v)
 			continue;
 		if (next_free_check(f))
 			break;
-		invalidate(f, ppn);
-		program(f, l2p_entry(f, lpn1 - 1), lpn1 - 1, true);
+		invalidate(f, ppn);	/* the lpn stays mapped: its chunk exists */
+		program(f, &chunk_at(f, f->l2p_dir[(lpn1 - 1) >> L2P_SHIFT])[(lpn1 - 1) & (L2P_CHUNK - 1)],
+			lpn1 - 1, true);
 		copies++;
 	}
 	t = copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
@@ -297,12 +332,13 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 
 	*aligned = b > a;
 	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
-		uint64_t stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT;
-		uint32_t *c = l2p_chunk(f, lpn);
+		uint64_t stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT, first = lpn;
+		uint32_t id = f->l2p_dir[lpn >> L2P_SHIFT];
+		uint32_t *c = id ? chunk_at(f, id) : NULL;
 
 		if (stop > end)
 			stop = end;
-		for (; c && lpn < stop; lpn++) {
+		for (; c && lpn < stop; lpn++) {	/* no chunk: nothing mapped there */
 			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)];
 
 			if (!*e)
@@ -310,8 +346,11 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 			invalidate(f, *e - 1);
 			*e = 0;
 			freed++;
+			chunk_put(f, first, id);
+			if (!f->l2p_dir[first >> L2P_SHIFT])
+				break;	/* the chunk emptied and went to the free list */
 		}
-		lpn = stop;	/* a chunk never written holds nothing to unmap */
+		lpn = stop;
 	}
 	f->trimmed_pages += freed;
 	return freed << f->ps_shift;
@@ -322,15 +361,22 @@ static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages
 	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
 
 	for (uint64_t lpn = first; lpn < last; lpn++) {
-		uint32_t *e = l2p_entry(f, lpn);
+		uint32_t id = chunk_get(f, lpn), *e = &chunk_at(f, id)[lpn & (L2P_CHUNK - 1)], old = *e;
 		int ret;
 
-		if (*e)
-			invalidate(f, *e - 1);
+		if (old)
+			invalidate(f, old - 1);
 		*e = 0;
 		ret = program(f, e, (uint32_t)lpn, false);
-		if (ret)
+		if (ret) {
+			if (old)
+				chunk_put(f, lpn, id);
+			else
+				chunk_release(f, lpn, id);
 			return ret;
+		}
+		if (!old)
+			f->l2p_live[id - 1]++;
 		f->clock++;
 	}
 	*pages = last - first;
@@ -344,16 +390,17 @@ static void ftl_close(void *e)
 	if (!f)
 		return;
 	msched__fini(&f->s);
-	free(f->l2p_dir);
-	free(f->l2p);
-	free(f->p2l);
-	free(f->valid);
-	free(f->prev);
-	free(f->next);
-	free(f->freelist);
-	free(f->bucket);
-	free(f->stamp);
-	free(f->state);
+	model_big_free(f->l2p_dir, ndir(f) * sizeof(uint32_t));
+	model_big_free(f->l2p, (ndir(f) << L2P_SHIFT) * sizeof(uint32_t));
+	model_big_free(f->l2p_live, ndir(f));
+	model_big_free(f->p2l, f->ppages * sizeof(uint32_t));
+	model_big_free(f->valid, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->prev, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->next, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->freelist, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->bucket, (f->ppb + 1) * sizeof(uint32_t));
+	model_big_free(f->stamp, f->nblocks * sizeof(uint64_t));
+	model_big_free(f->state, f->nblocks * sizeof(uint8_t));
 	free(f);
 }
 
@@ -403,8 +450,9 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 		f->low = 2;
 	if (f->high <= f->low)
 		f->high = f->low + 1;
-	f->l2p_dir = zalloc(f, (f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT, sizeof(uint32_t));
-	f->l2p = calloc(((f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT) << L2P_SHIFT, sizeof(uint32_t));
+	f->l2p_dir = zalloc(f, ndir(f), sizeof(uint32_t));
+	f->l2p = model_big_alloc((ndir(f) << L2P_SHIFT) * sizeof(uint32_t));	/* counted as used */
+	f->l2p_live = zalloc(f, ndir(f), sizeof(uint8_t));
 	f->p2l = zalloc(f, f->ppages, sizeof(uint32_t));
 	f->valid = zalloc(f, f->nblocks, sizeof(uint32_t));
 	f->prev = zalloc(f, f->nblocks, sizeof(uint32_t));
@@ -413,7 +461,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	f->bucket = zalloc(f, f->ppb + 1, sizeof(uint32_t));
 	f->stamp = zalloc(f, f->nblocks, sizeof(uint64_t));
 	f->state = zalloc(f, f->nblocks, sizeof(uint8_t));
-	if (!f->l2p_dir || !f->l2p || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
+	if (!f->l2p_dir || !f->l2p || !f->l2p_live || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
 	    !f->stamp || !f->state || msched__init(&f->s, f->p.channels, f->p.qd))
 		goto nomem;
 	for (uint32_t v = 0; v <= f->ppb; v++)

@@ -68,6 +68,15 @@ static inline uint64_t model_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/*
+ * Zeroed memory for a big table (bitmaps, mapping tables), from mmap and
+ * marked MADV_HUGEPAGE: the models touch these at random, and with 4 KiB
+ * pages nearly every access is also a TLB miss. Pages are still touched
+ * lazily. NULL with errno on failure; model_big_free(NULL, n) is a no-op.
+ */
+void *model_big_alloc(size_t bytes);
+void model_big_free(void *p, size_t bytes);
+
 /* service * (1 + jitter * u), u uniform in [-1, 1). */
 uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service);
 /* bytes at bw bytes/s, in ns; 0 when bw is 0. */

@@ -50,6 +50,16 @@ struct param {
 	uint64_t rejected_cmds, rejected_bytes, range_errors;
 };
 
+static size_t map_bytes(const struct param *m)
+{
+	return (m->nwords + 1) * sizeof(uint64_t);
+}
+
+static size_t full_bytes(const struct param *m)
+{
+	return ((m->nwords + 63) / 64 + 1) * sizeof(uint64_t);
+}
+
 static void *param_open(const struct model_profile *prof, const struct target_env *env,
 			char *err, size_t errlen)
 {
@@ -75,8 +85,8 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	if (!m->p.discard_supported)	/* discards are rejected: no map to keep */
 		m->nunits = 0;
 	m->nwords = (m->nunits + 63) / 64;
-	m->map = calloc(m->nwords + 1, sizeof(uint64_t));
-	m->full = calloc((m->nwords + 63) / 64 + 1, sizeof(uint64_t));
+	m->map = model_big_alloc(map_bytes(m));
+	m->full = model_big_alloc(full_bytes(m));
 	if (!m->map || !m->full || msched__init(&m->s, m->p.channels, m->p.qd))
 		goto nomem;
 	if (m->nunits % 64)	/* the padding past the last unit counts as mapped, never as a change */
@@ -89,8 +99,8 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	return m;
 nomem:
 	if (m) {
-		free(m->map);
-		free(m->full);
+		model_big_free(m->map, map_bytes(m));
+		model_big_free(m->full, full_bytes(m));
 		msched__fini(&m->s);
 		free(m);
 	}
@@ -269,8 +279,8 @@ static void param_close(void *e)
 	if (!m)
 		return;
 	msched__fini(&m->s);
-	free(m->map);
-	free(m->full);
+	model_big_free(m->map, map_bytes(m));
+	model_big_free(m->full, full_bytes(m));
 	free(m);
 }
 

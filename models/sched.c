@@ -13,8 +13,34 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "model_int.h"
+
+#define HUGE_PAGE (2ull << 20)
+
+void *model_big_alloc(size_t bytes)
+{
+	void *p;
+
+	if (bytes < HUGE_PAGE)
+		return calloc(bytes ? bytes : 1, 1);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: without THP the table still works */
+	return p;
+}
+
+void model_big_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < HUGE_PAGE)
+		free(p);
+	else
+		munmap(p, bytes);
+}
 
 /*
  * llround() for x in [0, 2^63) without the libm call: rounds half away from
