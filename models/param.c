@@ -187,7 +187,8 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	uint32_t n;
 	const struct target_seg *r = model_ranges(cmd, &one, &n);
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	uint64_t service = 0;
+	uint64_t service = 0, map_a = 0, map_b = 0;
+	int ret;
 
 	if (cmd->op > TS_OP_MAX)
 		return -EINVAL;
@@ -214,11 +215,14 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
 		service = p->write_base + model_xfer_ns(d.bytes, p->write_bw);
-		if (m->nunits) {
+		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
 			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
 
-			if (a < b)
-				map_set(m, a, b);
+			if (a < b) {	/* the map does not change the write's service time: update it last */
+				map_a = a;
+				map_b = b;
+				__builtin_prefetch(&m->full[a / 64 / 64]);
+			}
 		}
 		break;
 	case TS_OP_FLUSH:
@@ -233,7 +237,10 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		break;
 	}
 	service = model_jitter(&m->rng, p->jitter, service);
-	return msched__place(&m->s, &d, service, discard && !p->queued_trim);
+	ret = msched__place(&m->s, &d, service, discard && !p->queued_trim);
+	if (map_b)
+		map_set(m, map_a, map_b);
+	return ret;
 }
 
 static struct msched *param_sched(void *e)
