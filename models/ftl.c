@@ -57,7 +57,7 @@ struct ftl {
 	uint32_t host_blk, host_wp, gc_blk, gc_wp;
 	uint64_t valid_total, clock;
 	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
-	uint64_t trimmed_pages, rejected_cmds, rejected_bytes, range_errors, mem;
+	uint64_t trimmed_pages, mem;
 	uint64_t discard_req, cmds[TS_OP_MAX + 1];
 	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
 	struct discard_stats ds;
@@ -411,17 +411,11 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 
 	if (!f)
 		goto nomem;
-	f->p = prof->p;
-	if (env->qd)
-		f->p.qd = env->qd;
-	if (f->p.channels > f->p.qd)
-		f->p.channels = f->p.qd;
+	model_params_init(&f->p, prof, env);
 	f->rng = env->seed ^ 0x66746c6d6f64656cull;
 	f->ps_shift = (uint32_t)__builtin_ctzll(f->p.page_size);
 	f->ppb = (uint32_t)(f->p.block_size >> f->ps_shift);
-	cap = env->device_size ? env->device_size : f->p.capacity;
-	if (env->trace_extent > cap)
-		cap = env->trace_extent;
+	cap = model_device_size(&f->p, env);
 	f->lpages = (cap + f->p.page_size - 1) >> f->ps_shift;
 	pages = (uint64_t)((double)f->lpages * (1.0 + f->p.op) + 0.5);
 	f->nblocks = (uint32_t)((pages + f->ppb - 1) / f->ppb + 2);
@@ -483,22 +477,11 @@ nomem:
 	return NULL;
 }
 
-static bool in_range(const struct ftl *f, const struct target_seg *r, uint32_t n)
-{
-	uint64_t size = f->lpages << f->ps_shift;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (r[i].offset > size || r[i].length > size - r[i].offset)
-			return false;
-	return true;
-}
-
 static int ftl_submit(void *e, const struct target_cmd *cmd)
 {
 	struct ftl *f = e;
 	const struct model_params *p = &f->p;
-	struct target_done d = { .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
-				 .klass = cmd->klass, .dev_cmds = 1 };
+	struct target_done d;
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
 	struct target_seg one;
 	uint32_t n;
@@ -508,21 +491,10 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 
 	if (cmd->op > TS_OP_MAX)
 		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		d.bytes += r[i].length;
+	model_done_init(cmd, r, n, &d);
 	f->cmds[cmd->op]++;
-	if (!in_range(f, r, n) || (discard && !p->discard_supported)) {
-		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
-		if (d.error == -EOPNOTSUPP) {
-			f->rejected_cmds++;
-			f->rejected_bytes += d.bytes;
-		} else {
-			f->range_errors++;
-		}
-		d.start_ns = d.done_ns = cmd->submit_ns;
-		d.dev_cmds = 0;
-		return msched__push(&f->s, &d);
-	}
+	if (model_reject(&f->s, p, f->lpages << f->ps_shift, r, n, &d, &f->ds, &ret))
+		return ret;
 	f->cur_gc = 0;
 	if (p->gc_idle)
 		gc_idle(f, cmd->submit_ns);
@@ -602,14 +574,7 @@ static int ftl_report(void *e, json_t *o)
 	json_object_set_new(o, "gc_stalls", json_integer((json_int_t)f->gc_stalls));
 	json_object_set_new(o, "max_gc_stall_s", json_real((double)f->max_stall / 1e9));
 	json_object_set_new(o, "trimmed_pages", json_integer((json_int_t)f->trimmed_pages));
-	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)f->ds.dev_cmds));
-	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)f->discard_req));
-	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)f->ds.freed));
-	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)f->ds.sub_gran_cmds));
-	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)f->ds.unmapped_cmds));
-	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)f->rejected_cmds));
-	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)f->rejected_bytes));
-	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)f->range_errors));
+	model_report_discards(o, &f->ds, f->discard_req);
 	json_object_set_new(o, "user_pages", json_integer((json_int_t)f->lpages));
 	json_object_set_new(o, "flash_pages", json_integer((json_int_t)f->ppages));
 	json_object_set_new(o, "valid_pages", json_integer((json_int_t)f->valid_total));

@@ -47,7 +47,6 @@ struct param {
 	uint64_t nwords, mapped_units;
 	struct op_stat ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
-	uint64_t rejected_cmds, rejected_bytes, range_errors;
 };
 
 static size_t map_bytes(const struct param *m)
@@ -68,15 +67,9 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 
 	if (!m)
 		goto nomem;
-	m->p = prof->p;
-	if (env->qd)
-		m->p.qd = env->qd;
-	if (m->p.channels > m->p.qd)
-		m->p.channels = m->p.qd;
+	model_params_init(&m->p, prof, env);
 	m->rng = env->seed ^ 0x7472696d73696dull;
-	size = env->device_size ? env->device_size : m->p.capacity;
-	if (env->trace_extent > size)
-		size = env->trace_extent;
+	size = model_device_size(&m->p, env);
 	m->unit = m->p.discard_granularity;
 	while ((size + m->unit - 1) / m->unit > MAX_MAP_BITS)
 		m->unit *= 2;
@@ -169,20 +162,11 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	return ub > ua ? map_clear(m, ua, ub) * m->unit : 0;
 }
 
-static bool in_range(const struct param *m, const struct target_seg *r, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (r[i].offset > m->size || r[i].length > m->size - r[i].offset)
-			return false;
-	return true;
-}
-
 static int param_submit(void *e, const struct target_cmd *cmd)
 {
 	struct param *m = e;
 	const struct model_params *p = &m->p;
-	struct target_done d = { .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
-				 .klass = cmd->klass, .dev_cmds = 1 };
+	struct target_done d;
 	struct target_seg one;
 	uint32_t n;
 	const struct target_seg *r = model_ranges(cmd, &one, &n);
@@ -192,22 +176,11 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 
 	if (cmd->op > TS_OP_MAX)
 		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		d.bytes += r[i].length;
+	model_done_init(cmd, r, n, &d);
 	m->ops[cmd->op].cmds++;
 	m->ops[cmd->op].bytes += d.bytes;
-	if (!in_range(m, r, n) || (discard && !p->discard_supported)) {
-		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
-		if (d.error == -EOPNOTSUPP) {
-			m->rejected_cmds++;
-			m->rejected_bytes += d.bytes;
-		} else {
-			m->range_errors++;
-		}
-		d.start_ns = d.done_ns = cmd->submit_ns;
-		d.dev_cmds = 0;
-		return msched__push(&m->s, &d);
-	}
+	if (model_reject(&m->s, p, m->size, r, n, &d, &m->ds, &ret))
+		return ret;
 	switch (cmd->op) {
 	case TS_OP_READ:
 		service = p->read_base + model_xfer_ns(d.bytes, p->read_bw);
@@ -265,14 +238,7 @@ static int param_report(void *e, json_t *o)
 							     "bytes", (json_int_t)m->ops[i].bytes));
 	}
 	json_object_set_new(o, "commands", ops);
-	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)m->ds.dev_cmds));
-	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)(req - m->rejected_bytes)));
-	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)m->ds.freed));
-	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)m->ds.sub_gran_cmds));
-	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)m->ds.unmapped_cmds));
-	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)m->rejected_cmds));
-	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)m->rejected_bytes));
-	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)m->range_errors));
+	model_report_discards(o, &m->ds, req - m->ds.rejected_bytes);
 	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)(m->mapped_units * m->unit)));
 	json_object_set_new(o, "map_unit", json_integer((json_int_t)m->unit));
 	json_object_set_new(o, "device_size", json_integer((json_int_t)m->size));

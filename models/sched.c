@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../traces/trace.h"
 #include "model_int.h"
 
 #define HUGE_PAGE (2ull << 20)
@@ -229,6 +230,70 @@ int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 uint64_t msched__next(const struct msched *s)
 {
 	return s->len ? s->heap[0].done_ns : UINT64_MAX;
+}
+
+void model_params_init(struct model_params *p, const struct model_profile *prof, const struct target_env *env)
+{
+	*p = prof->p;
+	if (env->qd)
+		p->qd = env->qd;
+	if (p->channels > p->qd)
+		p->channels = p->qd;
+}
+
+uint64_t model_device_size(const struct model_params *p, const struct target_env *env)
+{
+	uint64_t size = env->device_size ? env->device_size : p->capacity;
+
+	return env->trace_extent > size ? env->trace_extent : size;
+}
+
+void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, uint32_t n, struct target_done *d)
+{
+	*d = (struct target_done){ .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
+				   .klass = cmd->klass, .dev_cmds = 1 };
+	for (uint32_t i = 0; i < n; i++)
+		d->bytes += r[i].length;
+}
+
+static bool in_range(uint64_t size, const struct target_seg *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].offset > size || r[i].length > size - r[i].offset)
+			return false;
+	return true;
+}
+
+bool model_reject(struct msched *s, const struct model_params *p, uint64_t size, const struct target_seg *r,
+		  uint32_t n, struct target_done *d, struct discard_stats *st, int *ret)
+{
+	bool discard = d->op == TS_OP_DISCARD || d->op == TS_OP_SECURE_ERASE;
+
+	if (in_range(size, r, n) && (!discard || p->discard_supported))
+		return false;
+	d->error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
+	if (d->error == -EOPNOTSUPP) {
+		st->rejected_cmds++;
+		st->rejected_bytes += d->bytes;
+	} else {
+		st->range_errors++;
+	}
+	d->start_ns = d->done_ns = d->submit_ns;
+	d->dev_cmds = 0;
+	*ret = msched__push(s, d);
+	return true;
+}
+
+void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)
+{
+	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)st->dev_cmds));
+	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)requested));
+	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)st->freed));
+	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)st->sub_gran_cmds));
+	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)st->unmapped_cmds));
+	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)st->rejected_cmds));
+	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)st->rejected_bytes));
+	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)st->range_errors));
 }
 
 struct dcmd {
