@@ -51,6 +51,7 @@ struct ftl {
 	uint32_t chunk_free;		/* free list of chunk ids, linked through entry 0; 0 = empty */
 	uint64_t nchunks;		/* chunk ids handed out (the high-water mark); memory_bytes counts these */
 	uint32_t *valid, *prev, *next, *freelist, *bucket;
+	double *cb_weight;		/* cost-benefit: (1-u)/2u for each valid count, u = valid / ppb */
 	uint64_t *stamp;
 	uint8_t *state;
 	uint32_t nfree, low, high;
@@ -168,14 +169,13 @@ static uint32_t pick_victim(struct ftl *f)
 		return NIL;
 	}
 	for (uint32_t b = 0; b < f->nblocks; b++) {
-		double u, score;
+		double score;
 
 		if (f->state[b] != BLK_FULL || f->valid[b] == f->ppb)
 			continue;
 		if (!f->valid[b])
 			return b;
-		u = (double)f->valid[b] / f->ppb;
-		score = (1.0 - u) / (2.0 * u) * (double)(f->clock - f->stamp[b] + 1);
+		score = f->cb_weight[f->valid[b]] * (double)(f->clock - f->stamp[b] + 1);
 		if (score > best_score) {
 			best_score = score;
 			best = b;
@@ -399,6 +399,7 @@ static void ftl_close(void *e)
 	model_big_free(f->next, f->nblocks * sizeof(uint32_t));
 	model_big_free(f->freelist, f->nblocks * sizeof(uint32_t));
 	model_big_free(f->bucket, (f->ppb + 1) * sizeof(uint32_t));
+	model_big_free(f->cb_weight, f->ppb * sizeof(double));
 	model_big_free(f->stamp, f->nblocks * sizeof(uint64_t));
 	model_big_free(f->state, f->nblocks * sizeof(uint8_t));
 	free(f);
@@ -460,6 +461,16 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 		goto nomem;
 	for (uint32_t v = 0; v <= f->ppb; v++)
 		f->bucket[v] = NIL;
+	if (f->p.gc_policy == GC_COST_BENEFIT) {
+		f->cb_weight = zalloc(f, f->ppb, sizeof(double));
+		if (!f->cb_weight)
+			goto nomem;
+		for (uint32_t v = 1; v < f->ppb; v++) {
+			double u = (double)v / f->ppb;
+
+			f->cb_weight[v] = (1.0 - u) / (2.0 * u);
+		}
+	}
 	for (uint32_t b = 0; b < f->nblocks; b++)	/* pop order: block 0 first */
 		f->freelist[b] = f->nblocks - 1 - b;
 	f->nfree = f->nblocks;
