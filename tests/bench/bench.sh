@@ -119,11 +119,12 @@ runs() {
 	WALL=$(median "${w[@]}") CPU=$(median "${c[@]}") RSS=$(median "${r[@]}")
 }
 
-# report LABEL EVENTS: one line from WALL CPU RSS; sets EPS (events per wall second).
+# report LABEL EVENTS [UNIT]: one line from WALL CPU RSS; sets EPS (UNIT, default events, per wall second).
 report() {
+	local u=${3:-events}
 	EPS=$(calc "$2 / $WALL")
-	printf '  %-34s %9s events/s  (wall %6.2f s, cpu %6.2f s = %9s events/cpu-s, peak RSS %s MiB)\n' \
-		"$1" "$(eng "$EPS")" "$WALL" "$CPU" "$(eng "$(calc "$2 / $CPU")")" "$(mib "$RSS")"
+	printf '  %-34s %9s %s/s  (wall %6.2f s, cpu %6.2f s = %9s %s/cpu-s, peak RSS %s MiB)\n' \
+		"$1" "$(eng "$EPS")" "$u" "$WALL" "$CPU" "$(eng "$(calc "$2 / $CPU")")" "$u" "$(mib "$RSS")"
 }
 
 # ---- the machine ----
@@ -223,15 +224,15 @@ if want 3; then
 		"$T" info "$small" >"$W/info.small" 2>&1
 		ios=$(awk '$1 == "ISSUE" { print $2; exit }' "$W/info.small")
 		echo "  $(fio --version) on $(mib $(($(stat -c %s "$W/small.blktrace") / 1024))) MiB of blktrace"
-		echo "  events = I/Os: the trace's $ios device commands (ISSUE records), the I/Os of the export"
+		echo "  unit: I/Os, the trace's $ios device commands (ISSUE records) = the I/Os of the export = fio's total_ios"
 		runs fio "$REPS" fio --name=replay --ioengine=null --read_iolog="$W/small.blktrace" --replay_no_stall=1 \
 			--replay_redirect="$W/fio-target" --output-format=json --output="$W/fio.json"
 		fio_ok=$?
 		fio_wall=${WALL:-0} fio_cpu=${CPU:-0}
 		fio_ios=$(grep -E '"total_ios"' "$W/fio.json" 2>/dev/null | sed 's/[^0-9]//g' | awk '{s += $1} END {print s + 0}')
-		[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$fio_ios" && fio_eps=$EPS
+		[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$fio_ios" I/Os && fio_eps=$EPS
 		runs tsasap "$REPS" "$T" replay "$small" -p as-recorded -M nvme --timing asap -q -o "$W/asap.json" &&
-			report "trimsim as-recorded --timing asap" "$ios" && ts_eps=$EPS ts_cpu=$CPU
+			report "trimsim as-recorded --timing asap" "$ios" I/Os && ts_eps=$EPS ts_cpu=$CPU
 		[ "$fio_ios" = "$ios" ] || echo "  note: fio counted $fio_ios I/Os, the trace holds $ios device commands"
 		if [ -n "${fio_eps:-}" ] && [ -n "${ts_eps:-}" ]; then
 			r=$(calc "$fio_wall / $WALL") rc=$(calc "$fio_cpu / $ts_cpu")
