@@ -20,7 +20,9 @@
 #include "../traces/opts.h"
 #include "../traces/trace.h"
 #include "../traces/util.h"
+#include "../models/model.h"
 #include "cli.h"
+#include "policy.h"
 #include "report/report.h"
 #include "report/runcell.h"
 
@@ -246,6 +248,66 @@ static int check_traces(const struct cmp_args *a, char *err, size_t errlen)
 	return 0;
 }
 
+static int no_sink(void *arg, const struct policy_event *ev)
+{
+	(void)arg;
+	(void)ev;
+	return 0;
+}
+
+/* The first line of a multi-line message (the policy parser adds a caret line). */
+static void first_line(char *s)
+{
+	s[strcspn(s, "\n")] = '\0';
+}
+
+/*
+ * Every policy parses and every model profile loads before any cell runs: a
+ * typo fails at once with the parser's message, rather than after the sweep
+ * as error cells. What can only fail at run time (a target that will not
+ * open, a policy's device-dependent setup) still fails its cells alone.
+ */
+static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct policy_env env = { .seed = a->seed };
+	char msg[400];
+
+	for (size_t i = 0; i < a->np; i++) {
+		struct policy *p = policy__new(a->policies[i], &env, no_sink, NULL, msg, sizeof(msg));
+
+		if (!p) {
+			int e = errno ? -errno : -EINVAL;
+
+			first_line(msg);
+			return ts_errf(err, errlen, e, "--policies '%s': %s", a->policies[i], msg);
+		}
+		policy__destroy(p);
+	}
+	for (size_t i = 0; i < a->nm; i++) {
+		const char *spec = a->profiles[i], *colon = strchr(spec, ':');
+		struct model_profile *m;
+
+		/* "kind:ARG" names another target (file:, device:, fixed:), checked when it opens */
+		if (colon && strncmp(spec, "model:", 6)) {
+			char kind[32];
+
+			snprintf(kind, sizeof(kind), "%.*s", (int)(colon - spec), spec);
+			if (target_find(kind))
+				continue;
+		}
+		if (!strncmp(spec, "model:", 6))
+			spec += 6;
+		if (!(m = model_profile__load(spec, msg, sizeof(msg)))) {
+			int e = errno ? -errno : -EINVAL;
+
+			first_line(msg);
+			return ts_errf(err, errlen, e, "--models '%s': %s", a->profiles[i], msg);
+		}
+		model_profile__free(m);
+	}
+	return 0;
+}
+
 /* ---- the worker pool ---- */
 
 struct worker {
@@ -449,6 +511,11 @@ int cmd_compare(int argc, char **argv)
 	}
 	if ((e = parse_args(argc, argv, &a, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err[0] ? err : strerror(-e));
+		rc = 2;
+		goto out;
+	}
+	if ((e = check_specs(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
 		rc = 2;
 		goto out;
 	}

@@ -435,10 +435,12 @@ static int trace_never_matters(struct report *r, size_t t)
 {
 	const struct report_cell *worst = NULL;
 	char s1[32], s2[32], wall[32], name[300];
-	size_t n = 0;
+	size_t n = 0, profiles = 0;
 
-	for (size_t p = 0; p < r->np; p++)
-		for (size_t m = 0; m < r->nm; m++) {
+	for (size_t m = 0; m < r->nm; m++) {
+		bool counted = false;
+
+		for (size_t p = 0; p < r->np; p++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
 			if (!report_cell_ok(c) || c->none || isnan(c->share) || report_is_fstrim(c))
@@ -446,15 +448,20 @@ static int trace_never_matters(struct report *r, size_t t)
 			if (c->share >= REPORT_MATTERS_SHARE)
 				return 0;
 			n++;
+			if (!counted) {	/* a profile whose cells all failed says nothing */
+				counted = true;
+				profiles++;
+			}
 			if (!worst || c->share > worst->share)
 				worst = c;
 		}
-	if (!worst || r->nm < 2)
+	}
+	if (!worst || profiles < 2)
 		return 0;
 	snprintf(name, sizeof(name), "%s", r->nt > 1 ? report_basename(r->traces[t]) : "this workload");
 	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
 	return say(r, "%s: discard does not matter on any of the %zu profiles: no policy adds %s or more to the "
-		   "%s wall time (worst `%s` on %s: %s)", name, r->nm, pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)),
+		   "%s wall time (worst `%s` on %s: %s)", name, profiles, pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)),
 		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
 }
 

@@ -30,6 +30,14 @@ ParameterizedTestParameters(compare_cli, bad_input)
 		{ .args = "TRACE -p xfs -M nvme --format pdf", .msg = "--format 'pdf': expected table, json, csv, html or summary" },
 		{ .args = "TRACE -p xfs -M nvme --bogus", .msg = "unknown option '--bogus'" },
 		{ .args = "TRACE -p xfs -M nvme --seed", .msg = "option '--seed' needs a value" },
+		/* unknown or malformed policies and profiles fail before any cell runs, on one line */
+		{ .args = "TRACE -p 'xfs,nosuchpolicy' -M nvme",
+		  .msg = "--policies 'nosuchpolicy': policy: unknown stage or preset 'nosuchpolicy' (stages: source," },
+		{ .args = "TRACE -p 'xfs(bogus=1)' -M nvme",
+		  .msg = "--policies 'xfs(bogus=1)': policy: preset 'xfs' has no tunable 'bogus' (tunables: " },
+		{ .args = "TRACE -p xfs -M nvme,nosuch", .msg = "--models 'nosuch': unknown profile 'nosuch' (known: " },
+		{ .args = "TRACE -p xfs -M 'model:nvme:trim_base=-1'",
+		  .msg = "--models 'model:nvme:trim_base=-1': models/profiles/nvme.json: override: option 'trim_base'" },
 		/* bad traces: exit 1 (bad input), the reader's message with the file and offset */
 		{ .args = "/nonexistent/t.tsim -p xfs -M nvme", .msg = "/nonexistent/t.tsim: No such file or directory",
 		  .status = 1 },
