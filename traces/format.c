@@ -5,6 +5,7 @@
  * checksum; the device table's JSON form. traces/FORMAT.md is the spec.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
@@ -376,5 +377,43 @@ int ts_record_check(const struct ts_record *r, char *why, size_t len)
 	if (r->offset + r->length < r->offset)
 		return ts_errf(why, len, -EBADMSG, "offset %llu + length %llu overflows",
 			       (unsigned long long)r->offset, (unsigned long long)r->length);
+	return 0;
+}
+
+/* ---- header ---- */
+
+int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen)
+{
+	const json_t *arr, *v;
+	size_t i;
+
+	*devs = NULL;
+	*n = 0;
+	if (!json_is_object(h))
+		return ts_errf(err, errlen, -EBADMSG, "header is not a JSON object");
+	v = json_object_get(h, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "trimsim"))
+		return ts_errf(err, errlen, -EBADMSG, "header field \"format\" is not \"trimsim\"");
+	arr = json_object_get(h, "devices");
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return ts_errf(err, errlen, -EBADMSG, "header field \"devices\" is not an array");
+	if (!json_array_size(arr))
+		return 0;
+	*devs = calloc(json_array_size(arr), sizeof(**devs));
+	if (!*devs)
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	json_array_foreach(arr, i, v) {
+		char why[256];
+		int ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why));
+
+		if (ret) {
+			free(*devs);
+			*devs = NULL;
+			return ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
+		}
+	}
+	*n = json_array_size(arr);
 	return 0;
 }

@@ -92,42 +92,6 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
-int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen)
-{
-	const json_t *arr, *v;
-	size_t i;
-
-	*devs = NULL;
-	*n = 0;
-	if (!json_is_object(h))
-		return ts_errf(err, errlen, -EBADMSG, "header is not a JSON object");
-	v = json_object_get(h, "format");
-	if (!json_is_string(v) || strcmp(json_string_value(v), "trimsim"))
-		return ts_errf(err, errlen, -EBADMSG, "header field \"format\" is not \"trimsim\"");
-	arr = json_object_get(h, "devices");
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr))
-		return ts_errf(err, errlen, -EBADMSG, "header field \"devices\" is not an array");
-	if (!json_array_size(arr))
-		return 0;
-	*devs = calloc(json_array_size(arr), sizeof(**devs));
-	if (!*devs)
-		return ts_errf(err, errlen, -ENOMEM, "out of memory");
-	json_array_foreach(arr, i, v) {
-		char why[256];
-		int ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why));
-
-		if (ret) {
-			free(*devs);
-			*devs = NULL;
-			return ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
-		}
-	}
-	*n = json_array_size(arr);
-	return 0;
-}
-
 static int set_header(struct trace_reader *r, json_t *h, const char *where)
 {
 	char why[400];
@@ -174,6 +138,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	unsigned char *hdr = NULL;
 	json_error_t jerr;
 	struct stat sb;
+	bool reg;
 	json_t *h;
 	ssize_t n;
 	int ret;
@@ -189,7 +154,8 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	hlen = get32(fixed + 4, r->st.big_endian);
 	rsize = get32(fixed + 8, r->st.big_endian);
 	jlen = get32(fixed + 12, r->st.big_endian);
-	if (fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)hlen > (uint64_t)sb.st_size)
+	reg = fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode);
+	if (reg && (uint64_t)hlen > (uint64_t)sb.st_size)
 		return fail(r, -EBADMSG, "byte 4: header length %u runs past the end of the file (%lld bytes)",
 			    hlen, (long long)sb.st_size);
 	if (hlen < TS_FIXED_HDR || hlen > TS_MAX_HEADER || hlen % 8)
@@ -224,7 +190,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ts_sum_init(&r->sum);
 	ts_sum_update(&r->sum, hdr, hlen);
 	r->buf_off = hlen;
-	if (S_ISREG(sb.st_mode) && r->st.big_endian == TS_HOST_BIG_ENDIAN)
+	if (reg && r->st.big_endian == TS_HOST_BIG_ENDIAN)
 		map_file(r, (uint64_t)sb.st_size);
 	if (!r->map && !(r->buf = r->mem = aligned_alloc(64, TS_BUF_ALLOC)))
 		ret = fail(r, -ENOMEM, "out of memory");
