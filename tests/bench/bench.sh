@@ -230,6 +230,7 @@ if want 3; then
 		fio_ok=$?
 		fio_wall=${WALL:-0} fio_cpu=${CPU:-0}
 		fio_ios=$(grep -E '"total_ios"' "$W/fio.json" 2>/dev/null | sed 's/[^0-9]//g' | awk '{s += $1} END {print s + 0}')
+		[ -n "$ios" ] || { echo "  trimsim info found no ISSUE count; counting fio's total_ios"; ios=$fio_ios; }
 		[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$fio_ios" I/Os && fio_eps=$EPS
 		runs tsasap "$REPS" "$T" replay "$small" -p as-recorded -M nvme --timing asap -q -o "$W/asap.json" &&
 			report "trimsim as-recorded --timing asap" "$ios" I/Os && ts_eps=$EPS ts_cpu=$CPU
