@@ -249,8 +249,10 @@ fi
 # ---- 4. recorder: XFS rm -rf discard storm on a loop device ----
 if want 4; then
 	# The victims are made once (mkfiles, sync, umount) and the image kept: each storm starts from a copy
-	# of it, mounted afresh, every inode read back into the cache (du) as mkfiles would have left it. The
-	# same filesystem every time, and 2 s instead of the ~15 s of mkfiles + sync per storm.
+	# of it, written back (sync: the timed sync must not pay for the copy), mounted afresh, every inode
+	# read back into the cache (du) as mkfiles leaves them; the files' data pages are not (reading them back
+	# takes 10 s; rm -rf frees extents, it does not read data). The same filesystem every time, ~3 s
+	# instead of the ~15 s of mkfiles + sync per storm.
 	# storm_image: makes the filesystem image with FILES files; storm_setup: a fresh copy, mounted on MNT.
 	storm_image() {
 		truncate -s 4G "$W/disk.img" && LOOP=$(losetup -f --show "$W/disk.img") || return 1
@@ -267,7 +269,7 @@ if want 4; then
 	}
 	storm_setup() {
 		storm_umount
-		cp --sparse=always "$W/victims.img" "$W/disk.img" && LOOP=$(losetup -f --show "$W/disk.img") &&
+		cp --sparse=always "$W/victims.img" "$W/disk.img" && sync && LOOP=$(losetup -f --show "$W/disk.img") &&
 			mount -o discard "$LOOP" "$W/mnt" && MNT=$W/mnt && du -s "$MNT/v" >/dev/null
 	}
 
