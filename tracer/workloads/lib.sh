@@ -172,3 +172,31 @@ ws_make_tree() {
 			open(my $fh, ">", $f) or die "$f: $!"; print $fh substr($buf, 0, $size); close $fh;
 		}' "$1" "$2" "${3:-1}"
 }
+
+# Deterministic synthetic tree of large files under $1: $2 files, eight to a directory, sizes
+# drawn like build output, media and disk images; seed $3. Sizes (byte-exact, not block-aligned):
+# 50% 1-8 MiB (object archives, libraries, photos), 35% 8-32 MiB (media, debug binaries),
+# 15% 32-128 MiB (VM and disk images, tarballs); uniform within each class, mean about 21 MiB.
+# Each file is written sequentially in 1 MiB writes, one file at a time.
+ws_make_large_tree() {
+	mkdir -p "$1"
+	perl -e '
+		use strict; my ($root, $n, $seed) = @ARGV; srand($seed);
+		my $MiB = 1048576; my $buf = "y" x $MiB; my $d;
+		for my $i (0 .. $n - 1) {
+			if ($i % 8 == 0) {
+				$d = sprintf("%s/d%04d", $root, $i / 8);
+				mkdir $d or die "mkdir $d: $!";
+			}
+			my $u = rand(); my $size;
+			if ($u < 0.50) { $size = $MiB + int(rand(7 * $MiB)) }          # objects, libraries
+			elsif ($u < 0.85) { $size = 8 * $MiB + int(rand(24 * $MiB)) }  # media, debug binaries
+			else { $size = 32 * $MiB + int(rand(96 * $MiB)) }              # disk images, tarballs
+			my $f = sprintf("%s/f%05d.bin", $d, $i);
+			open(my $fh, ">", $f) or die "$f: $!";
+			for (my $left = $size; $left > 0; $left -= $MiB) {
+				print $fh ($left >= $MiB ? $buf : substr($buf, 0, $left)) or die "$f: $!";
+			}
+			close $fh or die "$f: $!";
+		}' "$1" "$2" "${3:-1}"
+}
