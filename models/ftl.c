@@ -2,10 +2,16 @@
 /*
  * FTL engine: a page-mapped flash translation layer with garbage collection.
  *
- * L2P and P2L are u32 arrays holding index+1 (0 = unmapped/invalid), so a
- * fresh device is calloc'd zero pages: 256 GiB at 4 KiB pages is 64 Mi
- * entries (256 MiB) of L2P plus ~7% more of P2L; per-block metadata is
- * ~21 bytes. Host writes and GC relocations go to separate open blocks.
+ * L2P and P2L hold u32 index+1 (0 = unmapped/invalid). The P2L is one
+ * array, touched in flash order as pages are programmed. The L2P is sparse:
+ * a directory of u32 chunk numbers, one per 16 logical pages, and chunks of
+ * 16 entries (one cache line) handed out from one lazily touched region, so
+ * the memory in use is dense however scattered the writes. A chunk whose
+ * pages are all trimmed goes back to a free list (linked through its first
+ * entry) for the next write, so a workload that deletes what it writes
+ * stays small. 256 GiB at 4 KiB pages: 16 MiB of directory, 4 MiB of chunk
+ * counts, 64 bytes per 64 KiB region mapped (at most 256 MiB), plus ~7% more
+ * than the user pages of P2L; per-block metadata is ~21 bytes. Host writes and GC relocations go to separate open blocks.
  * When free blocks fall below gc_low the writing command runs foreground GC
  * until gc_high: greedy picks the block with the fewest valid pages (O(1)
  * with lists bucketed by valid count), cost-benefit maximises
@@ -24,6 +30,8 @@
 #define NIL UINT32_MAX
 #define TS_POINTS 256
 #define MAX_MEM (4ull << 30)	/* mapping tables: 1 TiB at 4 KiB pages */
+#define L2P_SHIFT 4		/* 16 L2P entries (64 bytes) per chunk */
+#define L2P_CHUNK (1u << L2P_SHIFT)
 enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
 
 struct ts_point {
@@ -36,15 +44,21 @@ struct ftl {
 	uint64_t rng;
 	uint32_t ps_shift, ppb, nblocks;
 	uint64_t lpages, ppages;
-	uint32_t *l2p, *p2l;
+	uint32_t *l2p_dir;		/* per L2P_CHUNK logical pages: chunk id (1-based), 0 = none mapped */
+	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each; chunk id c at (c - 1) * L2P_CHUNK */
+	uint8_t *l2p_live;		/* per chunk id - 1: its entries that are mapped */
+	uint32_t *p2l;
+	uint32_t chunk_free;		/* free list of chunk ids, linked through entry 0; 0 = empty */
+	uint64_t nchunks;		/* chunk ids handed out (the high-water mark); memory_bytes counts these */
 	uint32_t *valid, *prev, *next, *freelist, *bucket;
+	double *cb_weight;		/* cost-benefit: (1-u)/2u for each valid count, u = valid / ppb */
 	uint64_t *stamp;
 	uint8_t *state;
 	uint32_t nfree, low, high;
 	uint32_t host_blk, host_wp, gc_blk, gc_wp;
 	uint64_t valid_total, clock;
 	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
-	uint64_t trimmed_pages, rejected_cmds, rejected_bytes, range_errors, mem;
+	uint64_t trimmed_pages, mem;
 	uint64_t discard_req, cmds[TS_OP_MAX + 1];
 	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
 	struct discard_stats ds;
@@ -56,7 +70,55 @@ struct ftl {
 static void *zalloc(struct ftl *f, size_t n, size_t sz)
 {
 	f->mem += n * sz;
-	return calloc(n ? n : 1, sz);
+	return model_big_alloc(n * sz);
+}
+
+static uint64_t ndir(const struct ftl *f)
+{
+	return (f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT;
+}
+
+static uint32_t *chunk_at(const struct ftl *f, uint32_t id)
+{
+	return &f->l2p[(uint64_t)(id - 1) << L2P_SHIFT];
+}
+
+/*
+ * The chunk id for lpn, taken from the free list or the region on first use
+ * (the region has room for every chunk, so this cannot fail). A free chunk
+ * is all zero but for its link in entry 0.
+ */
+static uint32_t chunk_get(struct ftl *f, uint64_t lpn)
+{
+	uint32_t *d = &f->l2p_dir[lpn >> L2P_SHIFT];
+
+	if (!*d) {
+		if (f->chunk_free) {
+			*d = f->chunk_free;
+			f->chunk_free = chunk_at(f, *d)[0];
+			chunk_at(f, *d)[0] = 0;
+		} else {
+			*d = (uint32_t)++f->nchunks;
+		}
+	}
+	return *d;
+}
+
+/* Chunk id (lpn's) goes back to the free list if none of its entries is mapped. */
+static void chunk_release(struct ftl *f, uint64_t lpn, uint32_t id)
+{
+	if (f->l2p_live[id - 1])
+		return;
+	f->l2p_dir[lpn >> L2P_SHIFT] = 0;
+	chunk_at(f, id)[0] = f->chunk_free;
+	f->chunk_free = id;
+}
+
+/* One entry of chunk id (lpn's) went from mapped to unmapped. */
+static void chunk_put(struct ftl *f, uint64_t lpn, uint32_t id)
+{
+	f->l2p_live[id - 1]--;
+	chunk_release(f, lpn, id);
 }
 
 static void bucket_insert(struct ftl *f, uint32_t b)
@@ -107,14 +169,13 @@ static uint32_t pick_victim(struct ftl *f)
 		return NIL;
 	}
 	for (uint32_t b = 0; b < f->nblocks; b++) {
-		double u, score;
+		double score;
 
 		if (f->state[b] != BLK_FULL || f->valid[b] == f->ppb)
 			continue;
 		if (!f->valid[b])
 			return b;
-		u = (double)f->valid[b] / f->ppb;
-		score = (1.0 - u) / (2.0 * u) * (double)(f->clock - f->stamp[b] + 1);
+		score = f->cb_weight[f->valid[b]] * (double)(f->clock - f->stamp[b] + 1);
 		if (score > best_score) {
 			best_score = score;
 			best = b;
@@ -148,15 +209,19 @@ static uint32_t next_page(struct ftl *f, bool for_gc)
 	return *blk * f->ppb + (*wp)++;
 }
 
-/* Maps lpn to a new page; NIL-safe: returns -ENOSPC when no block is free (cannot happen with op > 0). */
-static int program(struct ftl *f, uint32_t lpn, bool for_gc)
+/*
+ * Maps lpn (whose L2P entry is *l2p) to a new page; returns -ENOSPC when no
+ * block is free (cannot happen with op > 0). Chunks never move, so *l2p
+ * stays valid across the GC that next_page() may run.
+ */
+static int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
 {
 	uint32_t ppn = next_page(f, for_gc);
 
 	if (ppn == NIL)
 		return -ENOSPC;
 	f->p2l[ppn] = lpn + 1;
-	f->l2p[lpn] = ppn + 1;
+	*l2p = ppn + 1;
 	f->valid[ppn / f->ppb]++;
 	f->valid_total++;
 	return 0;
@@ -184,8 +249,9 @@ static uint64_t gc_one(struct ftl *f, uint32_t v)
 			continue;
 		if (next_free_check(f))
 			break;
-		invalidate(f, ppn);
-		program(f, lpn1 - 1, true);
+		invalidate(f, ppn);	/* the lpn stays mapped: its chunk exists */
+		program(f, &chunk_at(f, f->l2p_dir[(lpn1 - 1) >> L2P_SHIFT])[(lpn1 - 1) & (L2P_CHUNK - 1)],
+			lpn1 - 1, true);
 		copies++;
 	}
 	t = copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
@@ -265,12 +331,26 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
 
 	*aligned = b > a;
-	for (uint64_t lpn = a >> f->ps_shift; lpn < b >> f->ps_shift; lpn++) {
-		if (!f->l2p[lpn])
-			continue;
-		invalidate(f, f->l2p[lpn] - 1);
-		f->l2p[lpn] = 0;
-		freed++;
+	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
+		uint64_t stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT, first = lpn;
+		uint32_t id = f->l2p_dir[lpn >> L2P_SHIFT];
+		uint32_t *c = id ? chunk_at(f, id) : NULL;
+
+		if (stop > end)
+			stop = end;
+		for (; c && lpn < stop; lpn++) {	/* no chunk: nothing mapped there */
+			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)];
+
+			if (!*e)
+				continue;
+			invalidate(f, *e - 1);
+			*e = 0;
+			freed++;
+			chunk_put(f, first, id);
+			if (!f->l2p_dir[first >> L2P_SHIFT])
+				break;	/* the chunk emptied and went to the free list */
+		}
+		lpn = stop;
 	}
 	f->trimmed_pages += freed;
 	return freed << f->ps_shift;
@@ -281,14 +361,22 @@ static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages
 	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
 
 	for (uint64_t lpn = first; lpn < last; lpn++) {
+		uint32_t id = chunk_get(f, lpn), *e = &chunk_at(f, id)[lpn & (L2P_CHUNK - 1)], old = *e;
 		int ret;
 
-		if (f->l2p[lpn])
-			invalidate(f, f->l2p[lpn] - 1);
-		f->l2p[lpn] = 0;
-		ret = program(f, (uint32_t)lpn, false);
-		if (ret)
+		if (old)
+			invalidate(f, old - 1);
+		*e = 0;
+		ret = program(f, e, (uint32_t)lpn, false);
+		if (ret) {
+			if (old)
+				chunk_put(f, lpn, id);
+			else
+				chunk_release(f, lpn, id);
 			return ret;
+		}
+		if (!old)
+			f->l2p_live[id - 1]++;
 		f->clock++;
 	}
 	*pages = last - first;
@@ -302,15 +390,18 @@ static void ftl_close(void *e)
 	if (!f)
 		return;
 	msched__fini(&f->s);
-	free(f->l2p);
-	free(f->p2l);
-	free(f->valid);
-	free(f->prev);
-	free(f->next);
-	free(f->freelist);
-	free(f->bucket);
-	free(f->stamp);
-	free(f->state);
+	model_big_free(f->l2p_dir, ndir(f) * sizeof(uint32_t));
+	model_big_free(f->l2p, (ndir(f) << L2P_SHIFT) * sizeof(uint32_t));
+	model_big_free(f->l2p_live, ndir(f));
+	model_big_free(f->p2l, f->ppages * sizeof(uint32_t));
+	model_big_free(f->valid, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->prev, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->next, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->freelist, f->nblocks * sizeof(uint32_t));
+	model_big_free(f->bucket, (f->ppb + 1) * sizeof(uint32_t));
+	model_big_free(f->cb_weight, f->ppb * sizeof(double));
+	model_big_free(f->stamp, f->nblocks * sizeof(uint64_t));
+	model_big_free(f->state, f->nblocks * sizeof(uint8_t));
 	free(f);
 }
 
@@ -321,17 +412,11 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 
 	if (!f)
 		goto nomem;
-	f->p = prof->p;
-	if (env->qd)
-		f->p.qd = env->qd;
-	if (f->p.channels > f->p.qd)
-		f->p.channels = f->p.qd;
+	model_params_init(&f->p, prof, env);
 	f->rng = env->seed ^ 0x66746c6d6f64656cull;
 	f->ps_shift = (uint32_t)__builtin_ctzll(f->p.page_size);
 	f->ppb = (uint32_t)(f->p.block_size >> f->ps_shift);
-	cap = env->device_size ? env->device_size : f->p.capacity;
-	if (env->trace_extent > cap)
-		cap = env->trace_extent;
+	cap = model_device_size(&f->p, env);
 	f->lpages = (cap + f->p.page_size - 1) >> f->ps_shift;
 	pages = (uint64_t)((double)f->lpages * (1.0 + f->p.op) + 0.5);
 	f->nblocks = (uint32_t)((pages + f->ppb - 1) / f->ppb + 2);
@@ -360,7 +445,9 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 		f->low = 2;
 	if (f->high <= f->low)
 		f->high = f->low + 1;
-	f->l2p = zalloc(f, f->lpages, sizeof(uint32_t));
+	f->l2p_dir = zalloc(f, ndir(f), sizeof(uint32_t));
+	f->l2p = model_big_alloc((ndir(f) << L2P_SHIFT) * sizeof(uint32_t));	/* counted as used */
+	f->l2p_live = zalloc(f, ndir(f), sizeof(uint8_t));
 	f->p2l = zalloc(f, f->ppages, sizeof(uint32_t));
 	f->valid = zalloc(f, f->nblocks, sizeof(uint32_t));
 	f->prev = zalloc(f, f->nblocks, sizeof(uint32_t));
@@ -369,11 +456,21 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	f->bucket = zalloc(f, f->ppb + 1, sizeof(uint32_t));
 	f->stamp = zalloc(f, f->nblocks, sizeof(uint64_t));
 	f->state = zalloc(f, f->nblocks, sizeof(uint8_t));
-	if (!f->l2p || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
+	if (!f->l2p_dir || !f->l2p || !f->l2p_live || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
 	    !f->stamp || !f->state || msched__init(&f->s, f->p.channels, f->p.qd))
 		goto nomem;
 	for (uint32_t v = 0; v <= f->ppb; v++)
 		f->bucket[v] = NIL;
+	if (f->p.gc_policy == GC_COST_BENEFIT) {
+		f->cb_weight = zalloc(f, f->ppb, sizeof(double));
+		if (!f->cb_weight)
+			goto nomem;
+		for (uint32_t v = 1; v < f->ppb; v++) {
+			double u = (double)v / f->ppb;
+
+			f->cb_weight[v] = (1.0 - u) / (2.0 * u);
+		}
+	}
 	for (uint32_t b = 0; b < f->nblocks; b++)	/* pop order: block 0 first */
 		f->freelist[b] = f->nblocks - 1 - b;
 	f->nfree = f->nblocks;
@@ -391,22 +488,11 @@ nomem:
 	return NULL;
 }
 
-static bool in_range(const struct ftl *f, const struct target_seg *r, uint32_t n)
-{
-	uint64_t size = f->lpages << f->ps_shift;
-
-	for (uint32_t i = 0; i < n; i++)
-		if (r[i].offset > size || r[i].length > size - r[i].offset)
-			return false;
-	return true;
-}
-
 static int ftl_submit(void *e, const struct target_cmd *cmd)
 {
 	struct ftl *f = e;
 	const struct model_params *p = &f->p;
-	struct target_done d = { .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
-				 .klass = cmd->klass, .dev_cmds = 1 };
+	struct target_done d;
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
 	struct target_seg one;
 	uint32_t n;
@@ -416,21 +502,10 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 
 	if (cmd->op > TS_OP_MAX)
 		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		d.bytes += r[i].length;
+	model_done_init(cmd, r, n, &d);
 	f->cmds[cmd->op]++;
-	if (!in_range(f, r, n) || (discard && !p->discard_supported)) {
-		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
-		if (d.error == -EOPNOTSUPP) {
-			f->rejected_cmds++;
-			f->rejected_bytes += d.bytes;
-		} else {
-			f->range_errors++;
-		}
-		d.start_ns = d.done_ns = cmd->submit_ns;
-		d.dev_cmds = 0;
-		return msched__push(&f->s, &d);
-	}
+	if (model_reject(&f->s, p, f->lpages << f->ps_shift, r, n, &d, &f->ds, &ret))
+		return ret;
 	f->cur_gc = 0;
 	if (p->gc_idle)
 		gc_idle(f, cmd->submit_ns);
@@ -510,19 +585,12 @@ static int ftl_report(void *e, json_t *o)
 	json_object_set_new(o, "gc_stalls", json_integer((json_int_t)f->gc_stalls));
 	json_object_set_new(o, "max_gc_stall_s", json_real((double)f->max_stall / 1e9));
 	json_object_set_new(o, "trimmed_pages", json_integer((json_int_t)f->trimmed_pages));
-	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)f->ds.dev_cmds));
-	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)f->discard_req));
-	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)f->ds.freed));
-	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)f->ds.sub_gran_cmds));
-	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)f->ds.unmapped_cmds));
-	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)f->rejected_cmds));
-	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)f->rejected_bytes));
-	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)f->range_errors));
+	model_report_discards(o, &f->ds, f->discard_req);
 	json_object_set_new(o, "user_pages", json_integer((json_int_t)f->lpages));
 	json_object_set_new(o, "flash_pages", json_integer((json_int_t)f->ppages));
 	json_object_set_new(o, "valid_pages", json_integer((json_int_t)f->valid_total));
 	json_object_set_new(o, "free_blocks", json_integer((json_int_t)f->nfree));
-	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)f->mem));
+	json_object_set_new(o, "memory_bytes", json_integer((json_int_t)(f->mem + f->nchunks * L2P_CHUNK * sizeof(uint32_t))));
 	json_object_set_new(o, "timeseries", ts_json(f));
 	return 0;
 }

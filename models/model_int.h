@@ -68,6 +68,20 @@ static inline uint64_t model_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/*
+ * Zeroed memory for a big table (bitmaps, mapping tables), from mmap and
+ * marked MADV_HUGEPAGE: the models touch these at random, and with 4 KiB
+ * pages nearly every access is also a TLB miss. Pages are still touched
+ * lazily. NULL with errno on failure; model_big_free(NULL, n) is a no-op.
+ */
+void *model_big_alloc(size_t bytes);
+void model_big_free(void *p, size_t bytes);
+
+/* The profile's parameters for one instance: env->qd overrides qd, channels never exceed qd. */
+void model_params_init(struct model_params *p, const struct model_profile *prof, const struct target_env *env);
+/* The device size an instance models: the trace's device, else the profile's capacity; never below the trace extent. */
+uint64_t model_device_size(const struct model_params *p, const struct target_env *env);
+
 /* service * (1 + jitter * u), u uniform in [-1, 1). */
 uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service);
 /* bytes at bw bytes/s, in ns; 0 when bw is 0. */
@@ -78,11 +92,20 @@ uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw);
  * served at once; a non-queued command (exclusive) waits for every slot to
  * drain and holds all of them until it completes.
  */
+struct msched_ent {
+	uint64_t done_ns;		/* copy of pool[idx].d.done_ns: the key, without a pointer chase */
+	uint32_t idx;			/* pool slot of the completion */
+};
+struct msched_slot {
+	struct target_done d;
+	uint64_t seq;			/* submission order: breaks ties in done_ns */
+};
 struct msched {
 	uint64_t *slot_free;
 	unsigned nslots;
-	struct target_done *heap;
-	uint64_t *heap_seq;
+	struct msched_ent *heap;	/* min-heap on (done_ns, seq) of 16-byte keys */
+	struct msched_slot *pool;	/* the completions themselves; they never move */
+	uint32_t *free_idx;		/* stack of unused pool slots, cap - len of them */
 	size_t len, cap;
 	uint64_t seq;
 	uint64_t busy_ns;		/* sum of service times */
@@ -101,7 +124,23 @@ uint64_t msched__next(const struct msched *s);
 /* Discard accounting shared by the engines. */
 struct discard_stats {
 	uint64_t dev_cmds, freed, sub_gran_cmds, unmapped_cmds;
+	uint64_t rejected_cmds, rejected_bytes;	/* discards without discard support (-EOPNOTSUPP) */
+	uint64_t range_errors;			/* commands past the device end (-EINVAL), any op */
 };
+
+/* The completion of cmd before the device runs it: tag, op, class, submit time, bytes of its n ranges r. */
+void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, uint32_t n, struct target_done *d);
+/*
+ * Turns away a command the device cannot run: a discard without discard
+ * support (-EOPNOTSUPP, as blkdev_issue_discard() when
+ * bdev_max_discard_sectors() is 0) or a range past `size` bytes (-EINVAL).
+ * Its completion is queued at its submit time with no device time. True when
+ * rejected; *ret is then what queueing returned.
+ */
+bool model_reject(struct msched *s, const struct model_params *p, uint64_t size, const struct target_seg *r,
+		  uint32_t n, struct target_done *d, struct discard_stats *st, int *ret);
+/* The discard figures both engines report, in this order; requested: the discard bytes the engine took. */
+void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested);
 /* Unmaps what the device can inside [off, off+len); returns bytes freed; *aligned: a granule was covered. */
 typedef uint64_t (*model_unmap_fn)(void *ctx, uint64_t off, uint64_t len, bool *aligned);
 /*

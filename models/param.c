@@ -19,7 +19,10 @@
  *
  * Mapped space is a bitmap at the granularity, coarsened by powers of two so
  * it never exceeds 2^30 bits (128 MiB); when coarsened, a unit is unmapped
- * only when a discard covers all of it.
+ * only when a discard covers all of it. A summary bitmap (one bit per map
+ * word, 1/64 of its size, cache-resident) marks the words that are fully
+ * mapped, so a write over mapped space, the common case on a used device,
+ * never loads the big map.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,12 +42,22 @@ struct param {
 	struct msched s;
 	uint64_t rng;
 	uint64_t size, unit, nunits;
-	uint64_t *map;
-	uint64_t mapped_units;
+	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
+	uint64_t *full;			/* bit w: map[w] is all ones */
+	uint64_t nwords, mapped_units;
 	struct op_stat ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
-	uint64_t rejected_cmds, rejected_bytes, range_errors;
 };
+
+static size_t map_bytes(const struct param *m)
+{
+	return (m->nwords + 1) * sizeof(uint64_t);
+}
+
+static size_t full_bytes(const struct param *m)
+{
+	return ((m->nwords + 63) / 64 + 1) * sizeof(uint64_t);
+}
 
 static void *param_open(const struct model_profile *prof, const struct target_env *env,
 			char *err, size_t errlen)
@@ -54,15 +67,9 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 
 	if (!m)
 		goto nomem;
-	m->p = prof->p;
-	if (env->qd)
-		m->p.qd = env->qd;
-	if (m->p.channels > m->p.qd)
-		m->p.channels = m->p.qd;
+	model_params_init(&m->p, prof, env);
 	m->rng = env->seed ^ 0x7472696d73696dull;
-	size = env->device_size ? env->device_size : m->p.capacity;
-	if (env->trace_extent > size)
-		size = env->trace_extent;
+	size = model_device_size(&m->p, env);
 	m->unit = m->p.discard_granularity;
 	while ((size + m->unit - 1) / m->unit > MAX_MAP_BITS)
 		m->unit *= 2;
@@ -70,19 +77,23 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	m->size = m->nunits * m->unit;
 	if (!m->p.discard_supported)	/* discards are rejected: no map to keep */
 		m->nunits = 0;
-	m->map = calloc((m->nunits + 63) / 64 + 1, sizeof(uint64_t));
-	if (!m->map || msched__init(&m->s, m->p.channels, m->p.qd))
+	m->nwords = (m->nunits + 63) / 64;
+	m->map = model_big_alloc(map_bytes(m));
+	m->full = model_big_alloc(full_bytes(m));
+	if (!m->map || !m->full || msched__init(&m->s, m->p.channels, m->p.qd))
 		goto nomem;
+	if (m->nunits % 64)	/* the padding past the last unit counts as mapped, never as a change */
+		m->map[m->nwords - 1] = ~((1ull << (m->nunits % 64)) - 1);
 	if (m->p.initially_mapped && m->nunits) {
-		memset(m->map, 0xff, (m->nunits + 63) / 64 * sizeof(uint64_t));
-		if (m->nunits % 64)
-			m->map[m->nunits / 64] = (1ull << (m->nunits % 64)) - 1;
+		memset(m->map, 0xff, m->nwords * sizeof(uint64_t));
+		memset(m->full, 0xff, (m->nwords + 63) / 64 * sizeof(uint64_t));
 		m->mapped_units = m->nunits;
 	}
 	return m;
 nomem:
 	if (m) {
-		free(m->map);
+		model_big_free(m->map, map_bytes(m));
+		model_big_free(m->full, full_bytes(m));
 		msched__fini(&m->s);
 		free(m);
 	}
@@ -98,25 +109,40 @@ static uint64_t word_mask(uint64_t lo, uint64_t hi)	/* bits [lo, hi) of one word
 	return m & ~((1ull << lo) - 1);
 }
 
-/* Sets (set=true) or clears units [a, b); returns how many changed. */
-static uint64_t map_update(struct param *m, uint64_t a, uint64_t b, bool set)
+/* Sets units [a, b) (a < b); returns how many changed. Words marked full are skipped unread. */
+static uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
 {
-	uint64_t changed = 0;
+	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
 
-	while (a < b) {
-		uint64_t w = a / 64, lo = a % 64;
-		uint64_t hi = (b - w * 64) < 64 ? b - w * 64 : 64;
-		uint64_t mask = word_mask(lo, hi);
-		uint64_t hit = set ? ~m->map[w] & mask : m->map[w] & mask;
+	for (; w <= last; w++) {
+		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64);
+		uint64_t old;
 
-		changed += (uint64_t)__builtin_popcountll(hit);
-		m->map[w] = set ? m->map[w] | mask : m->map[w] & ~mask;
-		a = w * 64 + hi;
+		if (m->full[w / 64] & (1ull << (w % 64)))
+			continue;
+		old = m->map[w];
+		changed += (uint64_t)__builtin_popcountll(~old & mask);
+		m->map[w] = old | mask;
+		if (m->map[w] == ~0ull)
+			m->full[w / 64] |= 1ull << (w % 64);
 	}
-	if (set)
-		m->mapped_units += changed;
-	else
-		m->mapped_units -= changed;
+	m->mapped_units += changed;
+	return changed;
+}
+
+/* Clears units [a, b) (a < b); returns how many changed. */
+static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
+{
+	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
+
+	for (; w <= last; w++) {
+		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64);
+
+		changed += (uint64_t)__builtin_popcountll(m->map[w] & mask);
+		m->map[w] &= ~mask;
+		m->full[w / 64] &= ~(1ull << (w % 64));
+	}
+	m->mapped_units -= changed;
 	return changed;
 }
 
@@ -133,47 +159,28 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		return 0;
 	ua = (a + m->unit - 1) / m->unit;
 	ub = b / m->unit;
-	return ub > ua ? map_update(m, ua, ub, false) * m->unit : 0;
-}
-
-static bool in_range(const struct param *m, const struct target_seg *r, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (r[i].offset > m->size || r[i].length > m->size - r[i].offset)
-			return false;
-	return true;
+	return ub > ua ? map_clear(m, ua, ub) * m->unit : 0;
 }
 
 static int param_submit(void *e, const struct target_cmd *cmd)
 {
 	struct param *m = e;
 	const struct model_params *p = &m->p;
-	struct target_done d = { .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
-				 .klass = cmd->klass, .dev_cmds = 1 };
+	struct target_done d;
 	struct target_seg one;
 	uint32_t n;
 	const struct target_seg *r = model_ranges(cmd, &one, &n);
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	uint64_t service = 0;
+	uint64_t service = 0, map_a = 0, map_b = 0;
+	int ret;
 
 	if (cmd->op > TS_OP_MAX)
 		return -EINVAL;
-	for (uint32_t i = 0; i < n; i++)
-		d.bytes += r[i].length;
+	model_done_init(cmd, r, n, &d);
 	m->ops[cmd->op].cmds++;
 	m->ops[cmd->op].bytes += d.bytes;
-	if (!in_range(m, r, n) || (discard && !p->discard_supported)) {
-		d.error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
-		if (d.error == -EOPNOTSUPP) {
-			m->rejected_cmds++;
-			m->rejected_bytes += d.bytes;
-		} else {
-			m->range_errors++;
-		}
-		d.start_ns = d.done_ns = cmd->submit_ns;
-		d.dev_cmds = 0;
-		return msched__push(&m->s, &d);
-	}
+	if (model_reject(&m->s, p, m->size, r, n, &d, &m->ds, &ret))
+		return ret;
 	switch (cmd->op) {
 	case TS_OP_READ:
 		service = p->read_base + model_xfer_ns(d.bytes, p->read_bw);
@@ -181,9 +188,15 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
 		service = p->write_base + model_xfer_ns(d.bytes, p->write_bw);
-		if (m->nunits)
-			map_update(m, cmd->offset / m->unit,
-				   (cmd->offset + cmd->length + m->unit - 1) / m->unit, true);
+		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
+			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
+
+			if (a < b) {	/* the map does not change the write's service time: update it last */
+				map_a = a;
+				map_b = b;
+				__builtin_prefetch(&m->full[a / 64 / 64]);
+			}
+		}
 		break;
 	case TS_OP_FLUSH:
 		service = p->flush_base;
@@ -197,7 +210,10 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		break;
 	}
 	service = model_jitter(&m->rng, p->jitter, service);
-	return msched__place(&m->s, &d, service, discard && !p->queued_trim);
+	ret = msched__place(&m->s, &d, service, discard && !p->queued_trim);
+	if (map_b)
+		map_set(m, map_a, map_b);
+	return ret;
 }
 
 static struct msched *param_sched(void *e)
@@ -222,14 +238,7 @@ static int param_report(void *e, json_t *o)
 							     "bytes", (json_int_t)m->ops[i].bytes));
 	}
 	json_object_set_new(o, "commands", ops);
-	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)m->ds.dev_cmds));
-	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)(req - m->rejected_bytes)));
-	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)m->ds.freed));
-	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)m->ds.sub_gran_cmds));
-	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)m->ds.unmapped_cmds));
-	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)m->rejected_cmds));
-	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)m->rejected_bytes));
-	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)m->range_errors));
+	model_report_discards(o, &m->ds, req - m->ds.rejected_bytes);
 	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)(m->mapped_units * m->unit)));
 	json_object_set_new(o, "map_unit", json_integer((json_int_t)m->unit));
 	json_object_set_new(o, "device_size", json_integer((json_int_t)m->size));
@@ -243,7 +252,8 @@ static void param_close(void *e)
 	if (!m)
 		return;
 	msched__fini(&m->s);
-	free(m->map);
+	model_big_free(m->map, map_bytes(m));
+	model_big_free(m->full, full_bytes(m));
 	free(m);
 }
 

@@ -13,8 +13,49 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
+#include "../traces/trace.h"
 #include "model_int.h"
+
+#define HUGE_PAGE (2ull << 20)
+
+void *model_big_alloc(size_t bytes)
+{
+	void *p;
+
+	if (bytes < HUGE_PAGE)
+		return calloc(bytes ? bytes : 1, 1);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: without THP the table still works */
+	return p;
+}
+
+void model_big_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < HUGE_PAGE)
+		free(p);
+	else
+		munmap(p, bytes);
+}
+
+/*
+ * llround() for x in [0, 2^63) without the libm call: rounds half away from
+ * zero exactly like it (x - trunc(x) is exact in binary floating point).
+ */
+static inline uint64_t round_ns(double x)
+{
+	uint64_t t;
+
+	if (!(x >= 0 && x < 0x1p63))
+		return (uint64_t)llround(x);
+	t = (uint64_t)x;
+	return t + (x - (double)t >= 0.5);
+}
 
 uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
 {
@@ -23,25 +64,52 @@ uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
 	if (jitter <= 0 || !service)
 		return service;
 	u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-	return (uint64_t)llround((double)service * (1.0 + jitter * u));
+	return round_ns((double)service * (1.0 + jitter * u));
 }
 
 uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
 {
 	if (!bw || !bytes)
 		return 0;
-	return (uint64_t)llround((double)bytes * 1e9 / (double)bw);
+	return round_ns((double)bytes * 1e9 / (double)bw);
+}
+
+/*
+ * Grows the heap and the pool to cap entries. The free stack holds the
+ * unused pool slots at its bottom [0, cap - len): the new slots go below the
+ * ones still free.
+ */
+static int grow(struct msched *s, size_t cap)
+{
+	struct msched_ent *h = realloc(s->heap, cap * sizeof(*h));
+	struct msched_slot *p;
+	uint32_t *f;
+	size_t nfree = s->cap - s->len, added = cap - s->cap;
+
+	if (!h)
+		return -ENOMEM;
+	s->heap = h;
+	p = realloc(s->pool, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->pool = p;
+	f = realloc(s->free_idx, cap * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	s->free_idx = f;
+	memmove(f + added, f, nfree * sizeof(*f));
+	for (size_t i = 0; i < added; i++)
+		f[i] = (uint32_t)(s->cap + i);
+	s->cap = cap;
+	return 0;
 }
 
 int msched__init(struct msched *s, unsigned channels, unsigned qd)
 {
 	memset(s, 0, sizeof(*s));
 	s->nslots = channels ? channels : 1;
-	s->cap = qd > 16 ? qd : 16;
 	s->slot_free = calloc(s->nslots, sizeof(*s->slot_free));
-	s->heap = calloc(s->cap, sizeof(*s->heap));
-	s->heap_seq = calloc(s->cap, sizeof(*s->heap_seq));
-	if (!s->slot_free || !s->heap || !s->heap_seq) {
+	if (!s->slot_free || grow(s, qd > 16 ? qd : 16)) {
 		msched__fini(s);
 		return -ENOMEM;
 	}
@@ -54,60 +122,63 @@ void msched__fini(struct msched *s)
 		return;
 	free(s->slot_free);
 	free(s->heap);
-	free(s->heap_seq);
+	free(s->pool);
+	free(s->free_idx);
 	s->slot_free = NULL;
 	s->heap = NULL;
-	s->heap_seq = NULL;
+	s->pool = NULL;
+	s->free_idx = NULL;
 }
 
-static bool before(const struct msched *s, size_t a, size_t b)
+/* The heap orders by (done_ns, seq): a total order, so completions pop in one deterministic sequence. */
+static bool before(const struct msched *s, const struct msched_ent *a, const struct msched_ent *b)
 {
-	if (s->heap[a].done_ns != s->heap[b].done_ns)
-		return s->heap[a].done_ns < s->heap[b].done_ns;
-	return s->heap_seq[a] < s->heap_seq[b];
+	if (a->done_ns != b->done_ns)
+		return a->done_ns < b->done_ns;
+	return s->pool[a->idx].seq < s->pool[b->idx].seq;
 }
 
-static void swap(struct msched *s, size_t a, size_t b)
+/* Sifts e up from the hole at i, moving parents down instead of swapping. */
+static void sift_up(struct msched *s, size_t i, struct msched_ent e)
 {
-	struct target_done t = s->heap[a];
-	uint64_t q = s->heap_seq[a];
-
-	s->heap[a] = s->heap[b];
-	s->heap[b] = t;
-	s->heap_seq[a] = s->heap_seq[b];
-	s->heap_seq[b] = q;
+	while (i && before(s, &e, &s->heap[(i - 1) / 2])) {
+		s->heap[i] = s->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->heap[i] = e;
 }
 
-static int grow(struct msched *s)
+/* Sifts e down from the hole at the root. */
+static void sift_down(struct msched *s, struct msched_ent e)
 {
-	size_t cap = s->cap * 2;
-	struct target_done *h = realloc(s->heap, cap * sizeof(*h));
-	uint64_t *q;
+	size_t i = 0;
 
-	if (!h)
-		return -ENOMEM;
-	s->heap = h;
-	q = realloc(s->heap_seq, cap * sizeof(*q));
-	if (!q)
-		return -ENOMEM;
-	s->heap_seq = q;
-	s->cap = cap;
-	return 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= s->len)
+			break;
+		if (c + 1 < s->len && before(s, &s->heap[c + 1], &s->heap[c]))
+			c++;
+		if (!before(s, &s->heap[c], &e))
+			break;
+		s->heap[i] = s->heap[c];
+		i = c;
+	}
+	s->heap[i] = e;
 }
 
 int msched__push(struct msched *s, const struct target_done *d)
 {
-	size_t i;
+	struct msched_ent e;
 
-	if (s->len == s->cap && grow(s))
+	if (s->len == s->cap && grow(s, s->cap * 2))
 		return -ENOMEM;
-	i = s->len++;
-	s->heap[i] = *d;
-	s->heap_seq[i] = s->seq++;
-	while (i && before(s, i, (i - 1) / 2)) {
-		swap(s, i, (i - 1) / 2);
-		i = (i - 1) / 2;
-	}
+	e.idx = s->free_idx[s->cap - s->len - 1];
+	e.done_ns = d->done_ns;
+	s->pool[e.idx].d = *d;
+	s->pool[e.idx].seq = s->seq++;
+	sift_up(s, s->len++, e);
 	return 0;
 }
 
@@ -143,34 +214,86 @@ int msched__place(struct msched *s, struct target_done *d, uint64_t service, boo
 
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 {
-	size_t i = 0;
+	uint32_t idx;
 
 	if (!s->len || s->heap[0].done_ns > until)
 		return 0;
-	*out = s->heap[0];
+	idx = s->heap[0].idx;
+	*out = s->pool[idx].d;
 	s->len--;
-	if (s->len) {
-		s->heap[0] = s->heap[s->len];
-		s->heap_seq[0] = s->heap_seq[s->len];
-	}
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-
-		if (l < s->len && before(s, l, m))
-			m = l;
-		if (r < s->len && before(s, r, m))
-			m = r;
-		if (m == i)
-			break;
-		swap(s, i, m);
-		i = m;
-	}
+	s->free_idx[s->cap - s->len - 1] = idx;
+	if (s->len)
+		sift_down(s, s->heap[s->len]);
 	return 1;
 }
 
 uint64_t msched__next(const struct msched *s)
 {
 	return s->len ? s->heap[0].done_ns : UINT64_MAX;
+}
+
+void model_params_init(struct model_params *p, const struct model_profile *prof, const struct target_env *env)
+{
+	*p = prof->p;
+	if (env->qd)
+		p->qd = env->qd;
+	if (p->channels > p->qd)
+		p->channels = p->qd;
+}
+
+uint64_t model_device_size(const struct model_params *p, const struct target_env *env)
+{
+	uint64_t size = env->device_size ? env->device_size : p->capacity;
+
+	return env->trace_extent > size ? env->trace_extent : size;
+}
+
+void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, uint32_t n, struct target_done *d)
+{
+	*d = (struct target_done){ .tag = cmd->tag, .submit_ns = cmd->submit_ns, .op = cmd->op,
+				   .klass = cmd->klass, .dev_cmds = 1 };
+	for (uint32_t i = 0; i < n; i++)
+		d->bytes += r[i].length;
+}
+
+static bool in_range(uint64_t size, const struct target_seg *r, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (r[i].offset > size || r[i].length > size - r[i].offset)
+			return false;
+	return true;
+}
+
+bool model_reject(struct msched *s, const struct model_params *p, uint64_t size, const struct target_seg *r,
+		  uint32_t n, struct target_done *d, struct discard_stats *st, int *ret)
+{
+	bool discard = d->op == TS_OP_DISCARD || d->op == TS_OP_SECURE_ERASE;
+
+	if (in_range(size, r, n) && (!discard || p->discard_supported))
+		return false;
+	d->error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
+	if (d->error == -EOPNOTSUPP) {
+		st->rejected_cmds++;
+		st->rejected_bytes += d->bytes;
+	} else {
+		st->range_errors++;
+	}
+	d->start_ns = d->done_ns = d->submit_ns;
+	d->dev_cmds = 0;
+	*ret = msched__push(s, d);
+	return true;
+}
+
+void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)
+{
+	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)st->dev_cmds));
+	json_object_set_new(o, "discard_bytes_requested", json_integer((json_int_t)requested));
+	json_object_set_new(o, "discard_bytes_freed", json_integer((json_int_t)st->freed));
+	json_object_set_new(o, "sub_granularity_commands", json_integer((json_int_t)st->sub_gran_cmds));
+	json_object_set_new(o, "already_unmapped_commands", json_integer((json_int_t)st->unmapped_cmds));
+	json_object_set_new(o, "discards_rejected", json_integer((json_int_t)st->rejected_cmds));
+	json_object_set_new(o, "discard_bytes_rejected", json_integer((json_int_t)st->rejected_bytes));
+	json_object_set_new(o, "out_of_range_commands", json_integer((json_int_t)st->range_errors));
 }
 
 struct dcmd {

@@ -5,6 +5,7 @@
  * checksum; the device table's JSON form. traces/FORMAT.md is the spec.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
@@ -80,6 +81,22 @@ void ts_record_to_le(struct ts_record *r)
 }
 
 /*
+ * ---- record check ----
+ * ts_record_check()'s tests as one branch-free expression (ts_record_ok in
+ * trace_int.h): ts_valid_ops[kind] has bit op set for each valid (kind, op):
+ * ops 0..TS_OP_MAX for the event kinds, META subtypes 1..TS_META_MAX for
+ * META, none otherwise (so the footer's kind fails).
+ */
+#define OPS_UPTO(n) ((1u << ((n) + 1)) - 1)
+const uint8_t ts_valid_ops[256] = {
+	[TS_FREE] = OPS_UPTO(TS_OP_MAX), [TS_ALLOC] = OPS_UPTO(TS_OP_MAX), [TS_INTENT] = OPS_UPTO(TS_OP_MAX),
+	[TS_BIO] = OPS_UPTO(TS_OP_MAX), [TS_ISSUE] = OPS_UPTO(TS_OP_MAX), [TS_DONE] = OPS_UPTO(TS_OP_MAX),
+	[TS_META] = OPS_UPTO(TS_META_MAX) & ~1u,
+};
+_Static_assert(TS_KIND_MAX == TS_META && TS_OP_MAX < 8 && TS_META_MAX < 8,
+	       "ts_valid_ops holds kinds 1..7 and ops 0..7: update it with the kinds");
+
+/*
  * ---- checksum ----
  * FORMAT.md, "Checksum": the covered bytes are 8-byte little-endian words
  * (a short last word zero-padded); word i updates lane i % 4 as
@@ -117,6 +134,14 @@ void ts_sum_init(struct ts_sum *s)
 	s->n = 0;
 }
 
+/*
+ * One lane step: fold(lane ^ w ^ K2), with w ^ K2 taken first so that only
+ * one xor, the multiply and the fold sit on the lane's dependency chain (the
+ * chain's latency is what bounds the checksum; the loads and xors off it
+ * overlap with the other lanes and with the record checks).
+ */
+#define SUM_STEP(a, p) ((a) = sum_fold((load_le64(p) ^ SUM_K2) ^ (a)))
+
 /* The hot loop: whole 32-byte blocks, word k of each to a[k]. Returns the bytes consumed. */
 static __attribute__((noinline)) size_t sum_blocks(uint64_t *a, const unsigned char *p, size_t len)
 {
@@ -124,10 +149,10 @@ static __attribute__((noinline)) size_t sum_blocks(uint64_t *a, const unsigned c
 	size_t i;
 
 	for (i = 0; i + 32 <= len; i += 32) {
-		a0 = sum_fold(a0 ^ load_le64(p + i) ^ SUM_K2);
-		a1 = sum_fold(a1 ^ load_le64(p + i + 8) ^ SUM_K2);
-		a2 = sum_fold(a2 ^ load_le64(p + i + 16) ^ SUM_K2);
-		a3 = sum_fold(a3 ^ load_le64(p + i + 24) ^ SUM_K2);
+		SUM_STEP(a0, p + i);
+		SUM_STEP(a1, p + i + 8);
+		SUM_STEP(a2, p + i + 16);
+		SUM_STEP(a3, p + i + 24);
 	}
 	a[0] = a0;
 	a[1] = a1;
@@ -156,6 +181,67 @@ void ts_sum_update(struct ts_sum *s, const void *buf, size_t len)
 	for (k = 0; k < TS_SUM_LANES; k++)
 		s->lane[(first + k) % TS_SUM_LANES] = a[k];
 	s->n += len;
+}
+
+/*
+ * The reader's hot path for a file in host byte order: checks whole records
+ * (ts_record_ok) and sums the ones that pass, in one pass over the bytes
+ * while they are in L1. Two records are 12 words, three turns of the four
+ * lanes, so a pair starts on the same lane as the one before it; both are
+ * checked before either is summed, and the checks do not depend on the lane
+ * chains, so they run in the multiplies' shadow. A mapped trace is summed
+ * straight from the page cache, so the loop asks for the bytes 1 KiB ahead
+ * (+5% measured; the hardware prefetcher stops at each 4 KiB page). Stops
+ * before the first record that fails (a footer fails: its kind is not a
+ * record kind).
+ */
+#define SUM_PREFETCH 1024
+size_t ts_sum_records(struct ts_sum *s, const unsigned char *p, size_t nrec)
+{
+	unsigned first = (unsigned)(s->n / 8 % TS_SUM_LANES), k;
+	uint64_t a0, a1, a2, a3;
+	size_t i = 0;
+
+	a0 = s->lane[first];
+	a1 = s->lane[(first + 1) % TS_SUM_LANES];
+	a2 = s->lane[(first + 2) % TS_SUM_LANES];
+	a3 = s->lane[(first + 3) % TS_SUM_LANES];
+	for (; i + 2 <= nrec; i += 2) {
+		const unsigned char *q = p + i * TS_RECORD_SIZE;
+		unsigned ok;
+
+		__builtin_prefetch(q + SUM_PREFETCH);
+		ok = ts_record_ok((const struct ts_record *)q);
+		ok &= ts_record_ok((const struct ts_record *)(q + TS_RECORD_SIZE));
+		if (!ok)
+			break;
+		SUM_STEP(a0, q);
+		SUM_STEP(a1, q + 8);
+		SUM_STEP(a2, q + 16);
+		SUM_STEP(a3, q + 24);
+		SUM_STEP(a0, q + 32);
+		SUM_STEP(a1, q + 40);
+		SUM_STEP(a2, q + 48);
+		SUM_STEP(a3, q + 56);
+		SUM_STEP(a0, q + 64);
+		SUM_STEP(a1, q + 72);
+		SUM_STEP(a2, q + 80);
+		SUM_STEP(a3, q + 88);
+	}
+	s->lane[first] = a0;
+	s->lane[(first + 1) % TS_SUM_LANES] = a1;
+	s->lane[(first + 2) % TS_SUM_LANES] = a2;
+	s->lane[(first + 3) % TS_SUM_LANES] = a3;
+	s->n += i * TS_RECORD_SIZE;
+	/* The last odd record, or the pair that failed, one record at a time. */
+	for (k = 0; k < 2 && i < nrec; k++, i++) {
+		const unsigned char *q = p + i * TS_RECORD_SIZE;
+
+		if (!ts_record_ok((const struct ts_record *)q))
+			break;
+		ts_sum_update(s, q, TS_RECORD_SIZE);
+	}
+	return i;
 }
 
 uint64_t ts_sum_final(const struct ts_sum *s)
@@ -291,5 +377,43 @@ int ts_record_check(const struct ts_record *r, char *why, size_t len)
 	if (r->offset + r->length < r->offset)
 		return ts_errf(why, len, -EBADMSG, "offset %llu + length %llu overflows",
 			       (unsigned long long)r->offset, (unsigned long long)r->length);
+	return 0;
+}
+
+/* ---- header ---- */
+
+int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen)
+{
+	const json_t *arr, *v;
+	size_t i;
+
+	*devs = NULL;
+	*n = 0;
+	if (!json_is_object(h))
+		return ts_errf(err, errlen, -EBADMSG, "header is not a JSON object");
+	v = json_object_get(h, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), "trimsim"))
+		return ts_errf(err, errlen, -EBADMSG, "header field \"format\" is not \"trimsim\"");
+	arr = json_object_get(h, "devices");
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr))
+		return ts_errf(err, errlen, -EBADMSG, "header field \"devices\" is not an array");
+	if (!json_array_size(arr))
+		return 0;
+	*devs = calloc(json_array_size(arr), sizeof(**devs));
+	if (!*devs)
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	json_array_foreach(arr, i, v) {
+		char why[256];
+		int ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why));
+
+		if (ret) {
+			free(*devs);
+			*devs = NULL;
+			return ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
+		}
+	}
+	*n = json_array_size(arr);
 	return 0;
 }

@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Trace reader: binary (either byte order) or JSON Lines, chosen by the
- * first bytes. Binary records are read() into one ~256 KiB buffer, checked,
- * summed and (only for a big-endian file) swapped in place once; the batch
- * API hands out pointers into that buffer. Layout: traces/FORMAT.md.
+ * first bytes. A regular file in host byte order is mapped and read through
+ * a ~256 KiB window that moves down the mapping (no copy: checked and summed
+ * in place, pages dropped behind it so memory stays flat); any other binary
+ * input is read() into one ~256 KiB buffer, checked, summed and (only for a
+ * big-endian file) swapped in place. The batch API hands out pointers into
+ * the window or the buffer. Layout: traces/FORMAT.md.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,7 +33,11 @@ struct trace_reader {
 	char err[512];
 	int pending;		/* <0: error to return once the ready records are gone; 1: end */
 	/* binary */
-	unsigned char *buf;	/* TS_BUF_BYTES, records at multiples of 48 */
+	unsigned char *buf;	/* the window or mem; records at multiples of 48 */
+	unsigned char *mem;	/* read() buffer, TS_BUF_BYTES (NULL while mapped) */
+	unsigned char *map;	/* mapping of file bytes [0, map_len) (NULL if read()) */
+	uint64_t map_len;
+	uint64_t dropped;	/* mapped bytes before this offset are given back */
 	size_t fill;		/* valid bytes in buf */
 	size_t pos;		/* next record to hand out */
 	size_t ready;		/* records before this byte are checked and in host order */
@@ -84,42 +92,6 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
-int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen)
-{
-	const json_t *arr, *v;
-	size_t i;
-
-	*devs = NULL;
-	*n = 0;
-	if (!json_is_object(h))
-		return ts_errf(err, errlen, -EBADMSG, "header is not a JSON object");
-	v = json_object_get(h, "format");
-	if (!json_is_string(v) || strcmp(json_string_value(v), "trimsim"))
-		return ts_errf(err, errlen, -EBADMSG, "header field \"format\" is not \"trimsim\"");
-	arr = json_object_get(h, "devices");
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr))
-		return ts_errf(err, errlen, -EBADMSG, "header field \"devices\" is not an array");
-	if (!json_array_size(arr))
-		return 0;
-	*devs = calloc(json_array_size(arr), sizeof(**devs));
-	if (!*devs)
-		return ts_errf(err, errlen, -ENOMEM, "out of memory");
-	json_array_foreach(arr, i, v) {
-		char why[256];
-		int ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why));
-
-		if (ret) {
-			free(*devs);
-			*devs = NULL;
-			return ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
-		}
-	}
-	*n = json_array_size(arr);
-	return 0;
-}
-
 static int set_header(struct trace_reader *r, json_t *h, const char *where)
 {
 	char why[400];
@@ -134,6 +106,31 @@ static int set_header(struct trace_reader *r, json_t *h, const char *where)
 
 /* ---- binary ---- */
 
+/*
+ * Maps a regular file in host byte order: its records need no conversion, so
+ * they can be checked, summed and handed out where the page cache holds them
+ * instead of being copied by read() first. The mapping covers the size at
+ * open; the fd is left at its end, and a file that grows is read() on from
+ * there (map_end). Without a mapping (mmap failed, empty) the reader read()s.
+ */
+static void map_file(struct trace_reader *r, uint64_t size)
+{
+	void *m;
+
+	if (size <= r->buf_off || size > SIZE_MAX || lseek(r->fd, (off_t)size, SEEK_SET) != (off_t)size)
+		goto read_instead;
+	m = mmap(NULL, size, PROT_READ, MAP_SHARED, r->fd, 0);
+	if (m == MAP_FAILED)
+		goto read_instead;
+	madvise(m, size, MADV_SEQUENTIAL);
+	r->map = m;
+	r->map_len = size;
+	r->buf = r->map + r->buf_off;
+	return;
+read_instead:
+	lseek(r->fd, (off_t)r->buf_off, SEEK_SET);
+}
+
 static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_t got)
 {
 	uint32_t magic_le = get32(fixed, false), magic_be = get32(fixed, true);
@@ -141,6 +138,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	unsigned char *hdr = NULL;
 	json_error_t jerr;
 	struct stat sb;
+	bool reg;
 	json_t *h;
 	ssize_t n;
 	int ret;
@@ -156,7 +154,8 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	hlen = get32(fixed + 4, r->st.big_endian);
 	rsize = get32(fixed + 8, r->st.big_endian);
 	jlen = get32(fixed + 12, r->st.big_endian);
-	if (fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)hlen > (uint64_t)sb.st_size)
+	reg = fstat(r->fd, &sb) == 0 && S_ISREG(sb.st_mode);
+	if (reg && (uint64_t)hlen > (uint64_t)sb.st_size)
 		return fail(r, -EBADMSG, "byte 4: header length %u runs past the end of the file (%lld bytes)",
 			    hlen, (long long)sb.st_size);
 	if (hlen < TS_FIXED_HDR || hlen > TS_MAX_HEADER || hlen % 8)
@@ -191,8 +190,9 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ts_sum_init(&r->sum);
 	ts_sum_update(&r->sum, hdr, hlen);
 	r->buf_off = hlen;
-	r->buf = aligned_alloc(64, TS_BUF_ALLOC);
-	if (!r->buf)
+	if (reg && r->st.big_endian == TS_HOST_BIG_ENDIAN)
+		map_file(r, (uint64_t)sb.st_size);
+	if (!r->map && !(r->buf = r->mem = aligned_alloc(64, TS_BUF_ALLOC)))
 		ret = fail(r, -ENOMEM, "out of memory");
 out:
 	free(hdr);
@@ -216,7 +216,8 @@ static int check_footer(struct trace_reader *r, size_t at)
 	}
 	if (ft.magic != TS_FOOTER_MAGIC)
 		return fail(r, -EBADMSG, "byte %" PRIu64 ": footer has a bad magic", off);
-	if (at + TS_RECORD_SIZE < r->fill || (!r->eof && read_full(r->fd, &extra, 1) != 0))
+	if (at + TS_RECORD_SIZE < r->fill || off + TS_RECORD_SIZE < r->map_len ||
+	    (!r->eof && read_full(r->fd, &extra, 1) != 0))
 		return fail(r, -EBADMSG, "byte %" PRIu64 ": data after the footer", off + TS_RECORD_SIZE);
 	r->st.footer = true;
 	r->st.lost = ft.lost;
@@ -232,26 +233,6 @@ static int check_footer(struct trace_reader *r, size_t at)
 	return 1;
 }
 
-/*
- * The checks of ts_record_check() as one branch-free test, for the hot loop;
- * a record that fails it goes through ts_record_check() for the message.
- * valid_ops[kind] has bit op set for each valid (kind, op): ops 0..TS_OP_MAX
- * for the event kinds, META subtypes 1..TS_META_MAX for META, none otherwise.
- */
-#define OPS_UPTO(n) ((1u << ((n) + 1)) - 1)
-static const uint8_t valid_ops[256] = {
-	[TS_FREE] = OPS_UPTO(TS_OP_MAX), [TS_ALLOC] = OPS_UPTO(TS_OP_MAX), [TS_INTENT] = OPS_UPTO(TS_OP_MAX),
-	[TS_BIO] = OPS_UPTO(TS_OP_MAX), [TS_ISSUE] = OPS_UPTO(TS_OP_MAX), [TS_DONE] = OPS_UPTO(TS_OP_MAX),
-	[TS_META] = OPS_UPTO(TS_META_MAX) & ~1u,
-};
-_Static_assert(TS_KIND_MAX == TS_META && TS_OP_MAX < 8 && TS_META_MAX < 8,
-	       "valid_ops holds kinds 1..7 and ops 0..7: update it with the kinds");
-
-static inline bool record_ok(const struct ts_record *rec)
-{
-	return (rec->op < 8) & (valid_ops[rec->kind] >> (rec->op & 7)) & (rec->offset + rec->length >= rec->offset);
-}
-
 /* Byte offset of the first record in buf[from..end) that is not a valid host-order record (end if none). */
 static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 {
@@ -262,12 +243,12 @@ static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 		bool ok = true;
 
 		for (unsigned k = 0; k < 8; k++)
-			ok &= record_ok((const struct ts_record *)(buf + i + k * TS_RECORD_SIZE));
+			ok &= ts_record_ok((const struct ts_record *)(buf + i + k * TS_RECORD_SIZE));
 		if (!ok)
 			break;
 	}
 	for (; i < end; i += TS_RECORD_SIZE)
-		if (!record_ok((const struct ts_record *)(buf + i)))
+		if (!ts_record_ok((const struct ts_record *)(buf + i)))
 			return i;
 	return end;
 }
@@ -275,7 +256,7 @@ static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 /*
  * Checks, sums and converts the whole records in buf[ready..fill); sets
  * pending on footer/error. A file in host byte order needs no conversion:
- * one pass checks, a second sums the same bytes (still in cache).
+ * one pass checks and sums (ts_sum_records).
  */
 static void scan(struct trace_reader *r)
 {
@@ -284,8 +265,8 @@ static void scan(struct trace_reader *r)
 	int ret;
 
 	if (r->st.big_endian == TS_HOST_BIG_ENDIAN) {
-		at = first_bad(r->buf, r->ready, end);
-		ts_sum_update(&r->sum, r->buf + r->ready, at - r->ready);
+		at = r->ready + ts_sum_records(&r->sum, r->buf + r->ready, (end - r->ready) / TS_RECORD_SIZE) *
+				 TS_RECORD_SIZE;
 	} else {
 		for (at = r->ready; at < end; at += TS_RECORD_SIZE)
 			if (r->buf[at + 44] == TS_KIND_FOOTER)
@@ -325,11 +306,68 @@ static int finish_eof(struct trace_reader *r)
 	return r->pending = 1;
 }
 
-static int refill(struct trace_reader *r)
+#define PAGE_DOWN(x) ((x) & ~(uint64_t)4095)
+
+/*
+ * Leaves the mapping at its end: the bytes of a partial record left there go
+ * to a read() buffer and reading goes on from the fd (at map_len), so a file
+ * that grew since open is read to its new end, and a cut one ends as usual.
+ */
+static int map_end(struct trace_reader *r)
 {
 	size_t keep = r->fill - r->ready;
+
+	if (!(r->mem = aligned_alloc(64, TS_BUF_ALLOC)))
+		return r->pending = fail(r, -ENOMEM, "out of memory");
+	memcpy(r->mem, r->buf + r->ready, keep);
+	munmap(r->map, r->map_len);
+	r->map = NULL;
+	r->map_len = 0;
+	r->buf = r->mem;
+	r->buf_off += r->ready;
+	r->fill = keep;
+	r->pos = r->ready = 0;
+	return 0;
+}
+
+/*
+ * Moves the window to the first byte not yet handed out. The pages behind it
+ * are given back (the batch before may still point there: those pages would
+ * only be mapped again). MADV_POPULATE_READ maps the window's pages in one
+ * call rather than one fault each, and says EFAULT instead of raising SIGBUS
+ * when the file was cut short after open (a file cut between this call and
+ * the reads below still raises SIGBUS: a limit of reading by mmap).
+ */
+static int refill_map(struct trace_reader *r)
+{
+	uint64_t off = r->buf_off + r->ready, left = r->map_len - off, pg = PAGE_DOWN(off);
+	size_t len = left < TS_BUF_BYTES ? (size_t)left : TS_BUF_BYTES;
+
+	if (left < TS_RECORD_SIZE)
+		return map_end(r);
+	if (pg - r->dropped >= TS_MAP_DROP) {
+		madvise(r->map + r->dropped, pg - r->dropped, MADV_DONTNEED);
+		r->dropped = pg;
+	}
+	if (madvise(r->map + pg, off + len - pg, MADV_POPULATE_READ) && errno == EFAULT)
+		return r->pending = fail(r, -EIO, "byte %" PRIu64 ": file cut short while being read (%" PRIu64
+					 " bytes at open)", off, r->map_len);
+	r->buf = r->map + off;
+	r->buf_off = off;
+	r->fill = len;
+	r->pos = r->ready = 0;
+	scan(r);
+	return 0;
+}
+
+static int refill(struct trace_reader *r)
+{
+	size_t keep;
 	ssize_t n;
 
+	if (r->map && (refill_map(r) || r->map))
+		return r->pending < 0 ? r->pending : 0;
+	keep = r->fill - r->ready;
 	memmove(r->buf, r->buf + r->ready, keep);
 	r->buf_off += r->ready;
 	r->fill = keep;
@@ -566,7 +604,9 @@ void trace_reader__close(struct trace_reader *r)
 		close(r->fd);
 	json_decref(r->header);
 	free(r->devs);
-	free(r->buf);
+	if (r->map)
+		munmap(r->map, r->map_len);
+	free(r->mem);
 	free(r->line);
 	free(r->jrecs);
 	free(r->path);

@@ -15,9 +15,27 @@
 /* I/O buffer: a whole number of records, ~256 KiB (fits L2 with room to spare). */
 #define TS_BUF_RECORDS		5461u
 #define TS_BUF_BYTES		(TS_BUF_RECORDS * TS_RECORD_SIZE)
+/* A mapped trace gives back the pages behind its window every 1 MiB. */
+#define TS_MAP_DROP		(1u << 20)
 #define TS_BUF_ALLOC		((TS_BUF_BYTES + 63u) & ~63u)	/* aligned_alloc wants a multiple of 64 */
 /* JSON Lines header wrapper: {"trimsim":1,"header":{...}}. */
 #define TS_JSONL_VERSION	1
+
+/* Bit op of ts_valid_ops[kind] is set for each valid (kind, op / META subtype) pair (format.c). */
+extern const uint8_t ts_valid_ops[256];
+
+/* ts_record_check()'s tests without a branch: true if the host-order record is valid. */
+static inline bool ts_record_ok(const struct ts_record *r)
+{
+	return (r->op < 8) & (ts_valid_ops[r->kind] >> (r->op & 7)) & (r->offset + r->length >= r->offset);
+}
+
+/*
+ * Checks up to nrec host-order records at p and sums those that pass into s
+ * (as ts_sum_update would), stopping before the first that fails; returns
+ * how many passed. p must start a record on a multiple of 8 bytes summed.
+ */
+size_t ts_sum_records(struct ts_sum *s, const unsigned char *p, size_t nrec);
 
 /* Converts a host-order record to the file's little-endian layout, in place. */
 void ts_record_to_le(struct ts_record *r);

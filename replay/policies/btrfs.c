@@ -71,18 +71,33 @@ static const struct opt_spec btrfs_opts[] = {
 
 enum { BG_RESET = 0, BG_EXTENTS, BG_BITMAPS };
 
+enum { SET_UNTRIMMED = 0, SET_TRIMMED };
+
+/*
+ * A block group. free[] counts the bytes of each set inside the group (its
+ * part of the device), kept up to date by every change to the sets, so
+ * bg_used() costs O(1). A listed group is linked (prev/next: index + 1,
+ * 0 = none) on the discard list it is on, in LRU order: the head of each
+ * list is the least recently queued group, as in fs/btrfs/discard.c's
+ * discard_list[] (list_move_tail() in __add_to_discard_list()).
+ */
 struct bg {
-	uint64_t eligible, cursor, lru;
+	uint64_t eligible, cursor;
+	uint64_t free[2];
+	uint32_t prev, next;
 	uint8_t index, state;
+	uint8_t on;	/* list linked on + 1, 0 = none */
 	bool listed;
 };
 
 struct btrfs_state {
 	struct btrfs_cfg cfg;
 	struct ivset *untrimmed, *trimmed;	/* the free-space cache; val = freed_ns */
+	struct ivset *set[2];			/* the same two, by SET_* */
 	struct bg *bg;
 	size_t nbg;
-	uint64_t devsize, lru, work_at, prev_bytes, base_delay;
+	uint32_t head[BTRFS_NR_LISTS], tail[BTRFS_NR_LISTS];
+	uint64_t devsize, work_at, prev_bytes, base_delay;
 	uint32_t dev;
 	uint16_t flags;
 	uint64_t frees, runs, discards, bytes, passes;
@@ -110,6 +125,8 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 		btrfs_destroy(s);
 		return -ENOMEM;
 	}
+	s->set[SET_UNTRIMMED] = s->untrimmed;
+	s->set[SET_TRIMMED] = s->trimmed;
 	s->cfg = *(const struct btrfs_cfg *)cfg;
 	s->devsize = env->dev ? env->dev->size : 0;
 	s->dev = env->devno;
@@ -125,23 +142,6 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 	return 0;
 }
 
-static int ensure_bg(struct btrfs_state *s, size_t i)
-{
-	size_t n = s->nbg ? s->nbg : 16;
-	struct bg *b;
-
-	if (i < s->nbg)
-		return 0;
-	while (n <= i)
-		n *= 2;
-	if (!(b = realloc(s->bg, n * sizeof(*b))))
-		return -ENOMEM;
-	memset(b + s->nbg, 0, (n - s->nbg) * sizeof(*b));
-	s->bg = b;
-	s->nbg = n;
-	return 0;
-}
-
 static uint64_t bg_start(const struct btrfs_state *s, size_t i)
 {
 	return (uint64_t)i * s->cfg.bgsize;
@@ -154,12 +154,110 @@ static uint64_t bg_end(const struct btrfs_state *s, size_t i)
 	return s->devsize && e > s->devsize ? s->devsize : e;
 }
 
+/* The part of [a, e) inside group i (empty for a group past the end of the device). */
+static uint64_t bg_clip(const struct btrfs_state *s, size_t i, uint64_t *a, uint64_t *e)
+{
+	uint64_t b0 = bg_start(s, i), b1 = bg_end(s, i);
+
+	*a = *a > b0 ? *a : b0;
+	*e = *e < b1 ? *e : b1;
+	return *e > *a ? *e - *a : 0;
+}
+
+static int ensure_bg(struct btrfs_state *s, size_t i)
+{
+	size_t n = s->nbg ? s->nbg : 16;
+	struct bg *b;
+
+	if (i < s->nbg)
+		return 0;
+	while (n <= i)
+		n *= 2;
+	if (!(b = realloc(s->bg, n * sizeof(*b))))
+		return -ENOMEM;
+	memset(b + s->nbg, 0, (n - s->nbg) * sizeof(*b));
+	for (size_t g = s->nbg; g < n; g++) {
+		for (int k = 0; k < 2; k++) {
+			uint64_t a = 0, e = UINT64_MAX, len = bg_clip(s, g, &a, &e);
+
+			b[g].free[k] = len ? ivset__covered(s->set[k], a, len) : 0;
+		}
+	}
+	s->bg = b;
+	s->nbg = n;
+	return 0;
+}
+
+/*
+ * Every change to the two sets goes through these, which move the bytes the
+ * change adds or removes inside each existing group into its free[] count.
+ */
+static int set_change(struct btrfs_state *s, int k, bool add, uint64_t start, uint64_t len, uint64_t val)
+{
+	uint64_t end = start + len;
+
+	if (!len)
+		return 0;
+	for (size_t g = start / s->cfg.bgsize; g < s->nbg && bg_start(s, g) < end; g++) {
+		uint64_t a = start, e = end, n = bg_clip(s, g, &a, &e);
+		uint64_t had = n ? ivset__covered(s->set[k], a, n) : 0;
+
+		s->bg[g].free[k] += add ? n - had : -had;
+	}
+	return add ? ivset__add(s->set[k], start, len, val, 0) : ivset__remove(s->set[k], start, len);
+}
+
+static int set_add(struct btrfs_state *s, int k, uint64_t start, uint64_t len, uint64_t val)
+{
+	return set_change(s, k, true, start, len, val);
+}
+
+static int set_remove(struct btrfs_state *s, int k, uint64_t start, uint64_t len)
+{
+	return set_change(s, k, false, start, len, 0);
+}
+
+/* Allocated bytes of the group: its size less the free bytes of both sets. */
 static uint64_t bg_used(const struct btrfs_state *s, size_t i)
 {
-	uint64_t a = bg_start(s, i), len = bg_end(s, i) - a;
-	uint64_t fr = ivset__covered(s->untrimmed, a, len) + ivset__covered(s->trimmed, a, len);
+	const struct bg *g = &s->bg[i];
 
-	return len - fr;
+	return bg_end(s, i) - bg_start(s, i) - (g->free[SET_UNTRIMMED] + g->free[SET_TRIMMED]);
+}
+
+static void list_unlink(struct btrfs_state *s, size_t i)
+{
+	struct bg *g = &s->bg[i];
+	unsigned l = g->on - 1u;
+
+	if (!g->on)
+		return;
+	if (g->prev)
+		s->bg[g->prev - 1].next = g->next;
+	else
+		s->head[l] = g->next;
+	if (g->next)
+		s->bg[g->next - 1].prev = g->prev;
+	else
+		s->tail[l] = g->prev;
+	g->prev = g->next = 0;
+	g->on = 0;
+}
+
+/* list_move_tail() onto the list of g->index: the most recently queued. */
+static void list_requeue(struct btrfs_state *s, size_t i)
+{
+	struct bg *g = &s->bg[i];
+	unsigned l = g->index;
+
+	list_unlink(s, i);
+	g->prev = s->tail[l];
+	if (s->tail[l])
+		s->bg[s->tail[l] - 1].next = (uint32_t)i + 1;
+	else
+		s->head[l] = (uint32_t)i + 1;
+	s->tail[l] = (uint32_t)i + 1;
+	g->on = (uint8_t)(l + 1);
 }
 
 /* __add_to_discard_list() */
@@ -174,7 +272,7 @@ static void add_to_list(struct btrfs_state *s, size_t i, uint64_t now)
 		g->state = BG_RESET;
 	}
 	g->listed = true;
-	g->lru = ++s->lru;
+	list_requeue(s, i);
 }
 
 /* add_to_discard_unused_list() */
@@ -186,42 +284,35 @@ static void add_to_unused(struct btrfs_state *s, size_t i, uint64_t now)
 	g->index = 0;
 	g->eligible = now + s->cfg.unused_delay;
 	g->state = BG_RESET;
-	g->lru = ++s->lru;
+	list_requeue(s, i);
 }
 
-static void unlist(struct bg *g)
+static void unlist(struct btrfs_state *s, size_t i)
 {
-	g->listed = false;
-	g->eligible = 0;
+	s->bg[i].listed = false;
+	s->bg[i].eligible = 0;
+	list_unlink(s, i);
 }
 
 /* find_next_block_group(): the head of each list, the first already eligible or the earliest. */
 static struct bg *find_next(struct btrfs_state *s, uint64_t now, size_t *idx)
 {
-	size_t head[BTRFS_NR_LISTS] = { 0 };
-	bool have[BTRFS_NR_LISTS] = { false };
 	struct bg *ret = NULL;
 
-	for (size_t i = 0; i < s->nbg; i++) {
-		struct bg *g = &s->bg[i];
-
-		if (g->listed && (!have[g->index] || g->lru < s->bg[head[g->index]].lru)) {
-			head[g->index] = i;
-			have[g->index] = true;
-		}
-	}
 	for (int l = 0; l < BTRFS_NR_LISTS; l++) {
-		if (!have[l])
+		size_t h = s->head[l] - 1u;
+
+		if (!s->head[l])
 			continue;
 		if (!ret) {
-			ret = &s->bg[head[l]];
-			*idx = head[l];
+			ret = &s->bg[h];
+			*idx = h;
 		}
 		if (ret->eligible < now)
 			break;
-		if (ret->eligible > s->bg[head[l]].eligible) {
-			ret = &s->bg[head[l]];
-			*idx = head[l];
+		if (ret->eligible > s->bg[h].eligible) {
+			ret = &s->bg[h];
+			*idx = h;
 		}
 	}
 	return ret;
@@ -256,9 +347,9 @@ static void finish_pass(struct btrfs_state *s, size_t i, uint64_t now)
 	struct bg *g = &s->bg[i];
 
 	s->passes++;
-	unlist(g);
+	unlist(s, i);
 	if (bg_used(s, i) == 0) {
-		if (ivset__covered(s->untrimmed, bg_start(s, i), bg_end(s, i) - bg_start(s, i)))
+		if (g->free[SET_UNTRIMMED])
 			add_to_unused(s, i, now);
 		return;		/* else btrfs_mark_bg_unused(): the group goes away */
 	}
@@ -283,13 +374,20 @@ static int trim_one(struct btrfs_state *s, size_t i, uint64_t now, struct policy
 		uint64_t e = v.end < b1 ? v.end : b1, bytes = e - a;
 
 		if (bytes < minlen) {
+			/*
+			 * Coalesced free space may run on into the next group (the
+			 * kernel's cache is per group; our set is per device): the
+			 * part of v past b1 is not this group's, the pass ends.
+			 */
+			if (e == b1)
+				break;
 			g->cursor = e;
 			continue;
 		}
 		if (s->cfg.max_discard_size && bytes >= s->cfg.max_discard_size + BTRFS_MIN_FILTER)
 			bytes = s->cfg.max_discard_size;
-		if ((err = ivset__remove(s->untrimmed, a, bytes)) ||
-		    (err = ivset__add(s->trimmed, a, bytes, v.val, 0)))
+		if ((err = set_remove(s, SET_UNTRIMMED, a, bytes)) ||
+		    (err = set_add(s, SET_TRIMMED, a, bytes, v.val)))
 			return err;
 		g->cursor = a + bytes;
 		*done = bytes;
@@ -365,24 +463,24 @@ static int add_free(struct btrfs_state *s, uint64_t a, uint64_t b, uint64_t free
 	if (a > b0 && ivset__find_le(s->trimmed, a - 1, &v) && v.end == a) {
 		uint64_t l = v.start > b0 ? v.start : b0;
 
-		if ((err = ivset__remove(s->trimmed, l, a - l)))
+		if ((err = set_remove(s, SET_TRIMMED, l, a - l)))
 			return err;
 		a = l;
 	}
 	if (b < b1 && ivset__get(s->trimmed, b, &v)) {
 		uint64_t r = v.end < b1 ? v.end : b1;
 
-		if ((err = ivset__remove(s->trimmed, b, r - b)))
+		if ((err = set_remove(s, SET_TRIMMED, b, r - b)))
 			return err;
 		b = r;
 	}
-	if ((err = ivset__add(s->untrimmed, a, b - a, freed, 0)))
+	if ((err = set_add(s, SET_UNTRIMMED, a, b - a, freed)))
 		return err;
 	ivset__next(s->untrimmed, a, &v);
 	filter = (v.end < b1 ? v.end : b1) - (v.start > b0 ? v.start : b0);
 	/* btrfs_discard_check_filter() */
 	if (g->listed && g->index > 1 && filter >= discard_minlen[g->index - 1]) {
-		unlist(g);
+		unlist(s, i);
 		for (int l = 1; l < BTRFS_NR_LISTS; l++) {
 			if (filter >= discard_minlen[l]) {
 				g->index = (uint8_t)l;
@@ -442,12 +540,12 @@ static int btrfs_observe(void *priv, const struct ts_record *r, struct policy_ou
 
 	(void)out;
 	if (r->kind == TS_ALLOC && r->length) {
-		if ((err = ivset__remove(s->untrimmed, r->offset, r->length)))
+		if ((err = set_remove(s, SET_UNTRIMMED, r->offset, r->length)))
 			return err;
-		return ivset__remove(s->trimmed, r->offset, r->length);
+		return set_remove(s, SET_TRIMMED, r->offset, r->length);
 	}
 	if (kstage_is_snapshot(r))
-		return ivset__add(s->untrimmed, r->offset, r->length, r->time_ns, 0);
+		return set_add(s, SET_UNTRIMMED, r->offset, r->length, r->time_ns);
 	return 0;
 }
 

@@ -25,6 +25,20 @@
  *   allocated block of the group (mb_find_next_bit() up to
  *   ext4_last_grp_cluster()), which can re-discard free space next to the
  *   entry: extend=1. Before (seed 001's 2011 kernels) exactly the entry.
+ * - kworker=D (> 0): the discard work is one kworker walking s_discard_list,
+ *   and ext4_trim_extent() waits for each discard (sb_issue_discard() is
+ *   synchronous), so it reaches an entry only after every discard before it
+ *   completed. It reads the buddy bitmap then, not at the commit: space the
+ *   allocator handed out again in the meantime (ALLOC records) is not
+ *   discarded, and the extension stops at blocks allocated since. Emulated
+ *   as one run every D of trace time (D = the device's discard latency plus
+ *   the work's overhead; a timer, so --timing asap paces it the same way).
+ *   clock=intent: the work takes its next run at each of the trace's INTENT
+ *   records instead (ext4:ext4_discard_blocks, fired by the recorded work as it
+ *   issued each discard): the recorded work's timing with the emulated
+ *   decisions, for fidelity checks (what is discarded given when it ran).
+ *   kworker=0: every entry is trimmed at the commit, against the map then
+ *   (a device whose discards take no time).
  * - data=writeback user data (journal=0) is discarded at once, unmerged.
  * Commit points: META_COMMIT records; without them jbd2's commit timer
  * (JBD2_DEFAULT_MAX_COMMIT_AGE, 5 s after the transaction's first free).
@@ -40,6 +54,8 @@
 
 enum { MERGE_PARENT, MERGE_NEIGHBOURS };
 static const char *const ext4_merges[] = { "parent", "neighbours", NULL };
+enum { CLOCK_TIMER, CLOCK_INTENT };
+static const char *const ext4_clocks[] = { "timer", "intent", NULL };
 
 struct ext4_cfg {
 	uint64_t commit;
@@ -47,6 +63,8 @@ struct ext4_cfg {
 	uint64_t bgsize;
 	bool journal;
 	unsigned merge;
+	uint64_t kworker;
+	unsigned clock;
 };
 
 static const struct opt_spec ext4_opts[] = {
@@ -61,6 +79,12 @@ static const struct opt_spec ext4_opts[] = {
 	{ "merge", OPT_ENUM, offsetof(struct ext4_cfg, merge), 0, 0, "parent",
 	  "freed-extent merging: parent (Linux >= 6.17: only the rb-tree insertion parent), "
 	  "neighbours (<= 6.16: both rb-tree neighbours)", ext4_merges },
+	{ "kworker", OPT_DURATION, offsetof(struct ext4_cfg, kworker), 0, 60e9, "0",
+	  "time the discard work spends per discard; it reads the free map when it gets to each run "
+	  "(0: every entry trimmed at the commit)" },
+	{ "clock", OPT_ENUM, offsetof(struct ext4_cfg, clock), 0, 0, "timer",
+	  "when the discard work runs: timer (one run per kworker=) or intent (at each recorded INTENT: "
+	  "the recorded work's timing)", ext4_clocks },
 	{ NULL },
 };
 
@@ -72,11 +96,17 @@ struct ext4_state {
 	struct ivset *free;	/* free space known to the buddy: val = freed_ns */
 	struct iv *list;	/* commit scratch, grown by doubling */
 	size_t cap;
+	struct iv *dq;		/* s_discard_list (kworker): entries [dq_head, dq_n) */
+	size_t dq_head, dq_n, dq_cap;
+	uint64_t dq_pos;	/* where the work is in the head entry */
+	uint64_t kw_next;	/* the work's next run (UINT64_MAX: idle) */
+	bool kw_go;		/* clock=intent: the recorded work issues a discard now */
+	bool dq_started;	/* the work has reached the head entry */
 	uint64_t pstart, seq, deadline;
 	uint32_t dev;
 	uint16_t flags;
 	bool seen_commit;
-	uint64_t frees, merges, commits, discards, bytes, extended;
+	uint64_t frees, merges, commits, discards, bytes, extended, reused;
 };
 
 static void ext4_destroy(void *priv)
@@ -89,6 +119,7 @@ static void ext4_destroy(void *priv)
 	free(s->roots);
 	ivset__destroy(s->free);
 	free(s->list);
+	free(s->dq);
 	free(s);
 }
 
@@ -110,7 +141,7 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	}
 	s->pstart = env->dev ? env->dev->partition_start : 0;
 	s->dev = env->devno;
-	s->deadline = UINT64_MAX;
+	s->deadline = s->kw_next = UINT64_MAX;
 	props->source = PS_FREE;
 	*priv = s;
 	return 0;
@@ -130,25 +161,106 @@ static int cmp_seq(const void *a, const void *b)
 	return x->aux < y->aux ? -1 : x->aux > y->aux;
 }
 
-/* ext4_try_to_trim_range(entry.start, entry.end - 1, 1) on the buddy bitmap. */
-static int trim_entry(struct ext4_state *s, const struct iv *e, uint64_t now, struct policy_out *out)
+/*
+ * One ext4_trim_extent() of ext4_try_to_trim_range(entry.start, entry.end - 1, 1)
+ * on the buddy bitmap as it is now: the first free run at or after pos that
+ * starts inside the entry, extended (6.6+) to the group's next allocated block.
+ * 1 sent (*pos moves past it), 0 nothing left in the entry.
+ */
+static int trim_run(struct ext4_state *s, const struct iv *e, uint64_t *pos, uint64_t now, struct policy_out *out)
 {
-	uint64_t pos = e->start, gend = group_start(s, e->start) + s->cfg.bgsize;
+	uint64_t gend = group_start(s, e->start) + s->cfg.bgsize, a, b;
 	struct iv v;
 	int err;
 
-	while (pos < e->end && ivset__next(s->free, pos, &v) && v.start < e->end) {
-		uint64_t a = v.start > pos ? v.start : pos;
-		uint64_t b = s->cfg.extend ? (v.end < gend ? v.end : gend) : (v.end < e->end ? v.end : e->end);
+	if (*pos >= e->end || !ivset__next(s->free, *pos, &v) || v.start >= e->end)
+		return 0;
+	a = v.start > *pos ? v.start : *pos;
+	b = s->cfg.extend ? (v.end < gend ? v.end : gend) : (v.end < e->end ? v.end : e->end);
+	s->discards++;
+	s->bytes += b - a;
+	if (b > e->end)
+		s->extended += b - e->end;
+	if ((err = kstage_emit(out, now, a, b - a, 0, e->val, 1, s->dev, s->flags)))
+		return err;
+	*pos = b;
+	return 1;
+}
 
-		s->discards++;
-		s->bytes += b - a;
-		if (b > e->end)
-			s->extended += b - e->end;
-		if ((err = kstage_emit(out, now, a, b - a, 0, e->val, 1, s->dev, s->flags)))
-			return err;
-		pos = b;
+static int trim_entry(struct ext4_state *s, const struct iv *e, uint64_t now, struct policy_out *out)
+{
+	uint64_t pos = e->start;
+	int ret;
+
+	while ((ret = trim_run(s, e, &pos, now, out)) > 0)
+		;
+	return ret;
+}
+
+/* Free bytes of the entry the allocator took back before the work got there. */
+static void count_reused(struct ext4_state *s, const struct iv *e)
+{
+	s->reused += (e->end - e->start) - ivset__covered(s->free, e->start, e->end - e->start);
+}
+
+/*
+ * ext4_discard_work(): the next run of the list when the work is idle (it
+ * waits for each discard); with all = true (end of the trace) every run left,
+ * at once.
+ */
+static int work(struct ext4_state *s, uint64_t now, uint64_t base, bool all, struct policy_out *out)
+{
+	int ret;
+
+	while ((all || (s->cfg.clock == CLOCK_INTENT ? s->kw_go : s->kw_next == UINT64_MAX)) &&
+	       s->dq_head < s->dq_n) {
+		struct iv *e = &s->dq[s->dq_head];
+
+		if (!s->dq_started) {	/* the work reaches a new entry */
+			s->dq_started = true;
+			s->dq_pos = e->start;
+			count_reused(s, e);
+		}
+		if ((ret = trim_run(s, e, &s->dq_pos, now, out)) < 0)
+			return ret;
+		if (ret) {
+			if (all)
+				continue;
+			if (s->cfg.clock == CLOCK_INTENT)
+				s->kw_go = false;
+			else
+				s->kw_next = base + s->cfg.kworker;
+			continue;
+		}
+		s->dq_head++;
+		s->dq_started = false;
 	}
+	if (s->dq_head == s->dq_n)
+		s->dq_head = s->dq_n = 0;
+	return 0;
+}
+
+/* list_splice_tail() onto s_discard_list. */
+static int queue_entries(struct ext4_state *s, const struct iv *l, size_t n)
+{
+	size_t cap = s->dq_cap ? s->dq_cap : 256;
+	struct iv *q;
+
+	if (s->dq_head && s->dq_n + n > s->dq_cap) {	/* reuse the consumed front */
+		memmove(s->dq, s->dq + s->dq_head, (s->dq_n - s->dq_head) * sizeof(*s->dq));
+		s->dq_n -= s->dq_head;
+		s->dq_head = 0;
+	}
+	if (s->dq_n + n > s->dq_cap) {
+		while (cap < s->dq_n + n)
+			cap *= 2;
+		if (!(q = realloc(s->dq, cap * sizeof(*q))))
+			return -ENOMEM;
+		s->dq = q;
+		s->dq_cap = cap;
+	}
+	memcpy(s->dq + s->dq_n, l, n * sizeof(*l));
+	s->dq_n += n;
 	return 0;
 }
 
@@ -193,9 +305,16 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 		return 0;
 	s->commits++;
 	qsort(s->list, n, sizeof(*s->list), cmp_seq);
-	for (size_t k = 0; k < n; k++)
+	if (s->cfg.kworker || s->cfg.clock == CLOCK_INTENT) {	/* onto s_discard_list, queue_work() */
+		if ((err = queue_entries(s, s->list, n)))
+			return err;
+		return work(s, now, now, false, out);
+	}
+	for (size_t k = 0; k < n; k++) {
+		count_reused(s, &s->list[k]);
 		if ((err = trim_entry(s, &s->list[k], now, out)))
 			return err;
+	}
 	return 0;
 }
 
@@ -362,6 +481,14 @@ static int ext4_observe(void *priv, const struct ts_record *r, struct policy_out
 
 	if (r->kind == TS_ALLOC && r->length)
 		return ivset__remove(s->free, r->offset, r->length);
+	if (r->kind == TS_INTENT && s->cfg.clock == CLOCK_INTENT) {
+		int err;
+
+		s->kw_go = true;
+		err = work(s, r->time_ns, r->time_ns, false, out);
+		s->kw_go = false;
+		return err;
+	}
 	if (kstage_is_snapshot(r))
 		return ivset__add(s->free, r->offset, r->length, r->time_ns, 0);
 	if (kstage_is_commit(r)) {
@@ -373,20 +500,36 @@ static int ext4_observe(void *priv, const struct ts_record *r, struct policy_out
 
 static uint64_t ext4_next_deadline(void *priv)
 {
-	return ((struct ext4_state *)priv)->deadline;
+	struct ext4_state *s = priv;
+
+	return s->deadline < s->kw_next ? s->deadline : s->kw_next;
 }
 
 static int ext4_tick(void *priv, uint64_t now, struct policy_out *out)
 {
 	struct ext4_state *s = priv;
+	int err = 0;
 
-	return now >= s->deadline ? commit(s, now, out) : 0;
+	if (now >= s->kw_next) {	/* the discard the work waited for completed */
+		uint64_t base = s->kw_next;	/* a late timer (asap gaps) does not slow the work */
+
+		s->kw_next = UINT64_MAX;
+		err = work(s, now, base, false, out);
+	}
+	if (!err && now >= s->deadline)
+		err = commit(s, now, out);
+	return err;
 }
 
 static int ext4_flush(void *priv, uint64_t now, struct policy_out *out)
 {
-	return commit(priv, now, out);
+	struct ext4_state *s = priv;
+	int err = commit(s, now, out);
+
+	s->kw_next = UINT64_MAX;
+	return err ? err : work(s, now, now, true, out);
 }
+
 
 static int ext4_report(void *priv, json_t *obj)
 {
@@ -398,6 +541,7 @@ static int ext4_report(void *priv, json_t *obj)
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
 	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
 	json_object_set_new(obj, "bytes_beyond_frees", json_integer((json_int_t)s->extended));
+	json_object_set_new(obj, "freed_bytes_reallocated_before_discard", json_integer((json_int_t)s->reused));
 	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
 	return 0;
 }

@@ -28,8 +28,8 @@
 
 #include "ivset.h"
 #include "kstages.h"
+#include "plist.h"
 
-#define F2FS_MAX_PLIST	512u	/* MAX_PLIST_NUM */
 #define F2FS_MAX_REQ	64u
 
 struct f2fs_cfg {
@@ -42,7 +42,7 @@ struct f2fs_cfg {
 };
 
 static const struct opt_spec f2fs_opts[] = {
-	{ "granularity", OPT_U32, offsetof(struct f2fs_cfg, granularity), 1, F2FS_MAX_PLIST, "16",
+	{ "granularity", OPT_U32, offsetof(struct f2fs_cfg, granularity), 1, PLIST_NUM, "16",
 	  "discard_granularity in blocks: shorter candidates are never issued by the background thread" },
 	{ "block", OPT_BYTES, offsetof(struct f2fs_cfg, block), 512, 1 << 20, "4K", "f2fs block size" },
 	{ "max_requests", OPT_U32, offsetof(struct f2fs_cfg, max_requests), 1, F2FS_MAX_REQ, "8",
@@ -67,7 +67,7 @@ static const struct opt_spec f2fs_opts[] = {
 struct f2fs_state {
 	struct f2fs_cfg cfg;
 	struct ivset *prefree;	/* invalidated since the last checkpoint */
-	struct ivset *pend;	/* discard commands waiting: val = freed_ns */
+	struct plist *pend;	/* discard commands waiting: val = freed_ns */
 	struct iv pick[F2FS_MAX_REQ];
 	uint64_t max_cmd, start_ns, thread_at, cp_at, last_busy;
 	uint32_t waiting, dev;
@@ -83,7 +83,7 @@ static void f2fs_destroy(void *priv)
 	if (!s)
 		return;
 	ivset__destroy(s->prefree);
-	ivset__destroy(s->pend);
+	plist__destroy(s->pend);
 	free(s);
 }
 
@@ -93,7 +93,7 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 	struct f2fs_state *s = calloc(1, sizeof(*s));
 
 	(void)err, (void)errlen;
-	if (!s || !(s->prefree = ivset__new(true)) || !(s->pend = ivset__new(true))) {
+	if (!s || !(s->prefree = ivset__new(true))) {
 		f2fs_destroy(s);
 		return -ENOMEM;
 	}
@@ -101,6 +101,10 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 	s->max_cmd = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : UINT64_MAX;
 	if (s->max_cmd < s->cfg.block)
 		s->max_cmd = s->cfg.block;
+	if (!(s->pend = plist__new(s->cfg.block, s->max_cmd, s->cfg.granularity))) {
+		f2fs_destroy(s);
+		return -ENOMEM;
+	}
 	s->start_ns = s->last_busy = env->start_ns;
 	s->thread_at = env->start_ns + s->cfg.min_interval;	/* first wait_ms = min_discard_issue_time */
 	s->cp_at = UINT64_MAX;
@@ -110,55 +114,14 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 	return 0;
 }
 
-static unsigned plist_idx(const struct f2fs_state *s, uint64_t bytes)
-{
-	uint64_t blk = bytes / s->cfg.block;
-
-	return blk >= F2FS_MAX_PLIST ? F2FS_MAX_PLIST - 1 : blk ? (unsigned)blk - 1 : 0;
-}
-
-static bool eligible(const struct f2fs_state *s, uint64_t bytes)
-{
-	return plist_idx(s, bytes) + 1 >= s->cfg.granularity && bytes >= s->cfg.block;
-}
-
-/* Larger bucket first, then lower offset (our stand-in for each bucket's FIFO). */
-static bool before(const struct f2fs_state *s, const struct iv *a, const struct iv *b)
-{
-	unsigned ia = plist_idx(s, a->end - a->start), ib = plist_idx(s, b->end - b->start);
-
-	return ia != ib ? ia > ib : a->start < b->start;
-}
-
-/* The round's commands (commands longer than max_cmd are cut, like __update_discard_tree_range()). */
+/*
+ * The round's commands: the max_requests first eligible ones, larger bucket
+ * first, then lower offset (commands longer than max_cmd are cut, like
+ * __update_discard_tree_range()); plist.c keeps them in that order.
+ */
 static uint32_t select_cmds(struct f2fs_state *s)
 {
-	uint32_t n = 0, max = s->cfg.max_requests;
-	uint64_t pos = 0;
-	struct iv v;
-
-	while (ivset__next(s->pend, pos, &v)) {
-		pos = v.end;
-		for (uint64_t a = v.start, b; a < v.end; a = b) {
-			struct iv c;
-			uint32_t k;
-
-			b = v.end - a > s->max_cmd ? a + s->max_cmd : v.end;
-			c = (struct iv){ a, b, v.val, 0 };
-
-			if (!eligible(s, c.end - c.start))
-				continue;
-			if (n == max && !before(s, &c, &s->pick[n - 1]))
-				continue;
-			k = n < max ? n++ : n - 1;
-			while (k > 0 && before(s, &c, &s->pick[k - 1])) {
-				s->pick[k] = s->pick[k - 1];
-				k--;
-			}
-			s->pick[k] = c;
-		}
-	}
-	return n;
+	return plist__select(s->pend, s->pick, s->cfg.max_requests);
 }
 
 static bool is_idle(const struct f2fs_state *s, uint64_t now)
@@ -185,7 +148,7 @@ static int round_run(struct f2fs_state *s, uint64_t now, struct policy_out *out)
 	for (uint32_t i = 0; i < n; i++) {
 		struct iv *c = &s->pick[i];
 
-		if ((err = ivset__remove(s->pend, c->start, c->end - c->start)))
+		if ((err = plist__remove(s->pend, c->start, c->end - c->start)))
 			return err;
 		s->discards++;
 		s->bytes += c->end - c->start;
@@ -209,7 +172,7 @@ static int checkpoint(struct f2fs_state *s, uint64_t now)
 	s->checkpoints++;
 	while (ivset__next(s->prefree, pos, &v)) {
 		pos = v.end;
-		if ((err = ivset__add(s->pend, v.start, v.end - v.start, v.val, 0)))
+		if ((err = plist__add(s->pend, v.start, v.end - v.start, v.val)))
 			return err;
 	}
 	ivset__clear(s->prefree);
@@ -242,7 +205,7 @@ static int f2fs_observe(void *priv, const struct ts_record *r, struct policy_out
 		s->last_busy = r->time_ns;
 		if ((err = ivset__remove(s->prefree, r->offset, r->length)))
 			return err;
-		return ivset__remove(s->pend, r->offset, r->length);
+		return plist__remove(s->pend, r->offset, r->length);
 	}
 	if (r->kind == TS_ISSUE && r->op != TS_OP_DISCARD)
 		s->last_busy = r->time_ns;
@@ -306,7 +269,7 @@ static int f2fs_complete(void *priv, const struct policy_done *d, struct policy_
 
 	(void)out;
 	if (s->waiting && --s->waiting == 0)
-		s->thread_at = d->done_ns + (ivset__count(s->pend) ? s->cfg.min_interval : s->cfg.max_interval);
+		s->thread_at = d->done_ns + (plist__count(s->pend) ? s->cfg.min_interval : s->cfg.max_interval);
 	return 0;
 }
 
@@ -320,7 +283,7 @@ static int f2fs_report(void *priv, json_t *obj)
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
 	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
 	json_object_set_new(obj, "pending_bytes_left",
-			    json_integer((json_int_t)(ivset__bytes(s->pend) + ivset__bytes(s->prefree))));
+			    json_integer((json_int_t)(plist__bytes(s->pend) + ivset__bytes(s->prefree))));
 	return 0;
 }
 

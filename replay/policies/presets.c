@@ -43,6 +43,7 @@ static const struct policy_tunable xfs_tunables[] = {
 	{ "plug", "1", "block-layer plug merging of the discard bios (0 = off: output = INTENT stream)" },
 	{ "segments", "0", "max_discard_segments for plug merging; 0 = from the trace's device table" },
 	{ "qd", "0", "discards in flight (0 = the device's queue: XFS does not wait)" },
+	{ "unwritten", "1", "no discard for frees never written since allocated (SKIP_DISCARD, needs --io)" },
 	{ NULL },
 };
 
@@ -52,6 +53,9 @@ static const struct policy_tunable ext4_tunables[] = {
 	{ "bgsize", "0", "block group size; 0 = from the trace header" },
 	{ "journal", "1", "0 = data=writeback: user data discarded at free time" },
 	{ "merge", "parent", "freed-extent merging: parent (Linux >= 6.17) or neighbours (<= 6.16)" },
+	{ "kworker", "0", "time the discard work spends per discard (0: all at the commit); it reads the free map "
+			  "when it gets to each run" },
+	{ "clock", "timer", "the discard work runs per kworker= (timer) or at the trace's INTENT records (intent)" },
 	{ NULL },
 };
 
@@ -132,7 +136,7 @@ const struct policy_preset policy_presets[] = {
 		.name = "xfs",
 		.help = "XFS -o discard: busy extents discarded after their checkpoint commits, sorted, one bio each, "
 			"block-layer plug merging",
-		.pipeline = "source(free) | xfs-cil(commit=${commit}) | blk-plug(enable=${plug},segments=${segments}) | "
+		.pipeline = "source(free) | xfs-cil(commit=${commit},unwritten=${unwritten}) | blk-plug(enable=${plug},segments=${segments}) | "
 			    "dispatch(qd=${qd})",
 		.follows = "fs/xfs/xfs_log_cil.c: xlog_cil_committed(); fs/xfs/xfs_discard.c: xfs_discard_extents(); "
 			   "block/blk-merge.c: blk_attempt_plug_merge() (Linux 6.12)",
@@ -142,7 +146,7 @@ const struct policy_preset policy_presets[] = {
 		.name = "ext4",
 		.help = "ext4 -o discard: frees merged within a transaction, discarded one at a time after the commit",
 		.pipeline = "source(free) | ext4-mb(commit=${commit},extend=${extend},bgsize=${bgsize},"
-			    "journal=${journal},merge=${merge}) | dispatch(qd=1)",
+			    "journal=${journal},merge=${merge},kworker=${kworker},clock=${clock}) | dispatch(qd=1)",
 		.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_process_freed_data(), "
 			   "ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; merge=parent: Linux 6.17+)",
 		.tunables = ext4_tunables,

@@ -11,6 +11,15 @@
  * - fs/xfs/xfs_log_cil.c: xlog_cil_committed(): when the checkpoint commits,
  *   xfs_extent_busy_sort() orders the list by AG then block (device order)
  *   and xfs_extent_busy_clear(do_discard) keeps the extents to discard.
+ * - fs/xfs/libxfs/xfs_bmap.c: xfs_bmap_del_extent_real() frees an extent with
+ *   XFS_FREE_EXTENT_SKIP_DISCARD when it is unwritten or the caller passed
+ *   XFS_BMAPI_NODISCARD, which xfs_free_eofblocks() (fs/xfs/xfs_bmap_util.c)
+ *   does for the post-EOF speculative preallocation it trims at close; the
+ *   busy extent is then cleared without a discard (xfs_extent_busy_clear()).
+ *   The trace does not carry the flag; unwritten=1 infers it: a FREE none of
+ *   whose bytes was written (ISSUE/BIO write records, `record --io`) since it
+ *   was allocated, out of an allocation of which some other part was written
+ *   (so it was file data, not a metadata block, which is discarded).
  * - fs/xfs/xfs_discard.c: xfs_discard_extents(): one __blkdev_issue_discard()
  *   per busy extent (tracepoint xfs_discard_extent, our INTENT), all under one
  *   blk_plug and submitted without waiting. Block-layer plug merging is the
@@ -34,6 +43,7 @@
 struct xfs_cfg {
 	uint64_t commit;
 	bool push_flush;
+	bool unwritten;
 };
 
 static const struct opt_spec xfs_opts[] = {
@@ -41,6 +51,8 @@ static const struct opt_spec xfs_opts[] = {
 	  "checkpoint interval used while the trace shows no META_COMMIT (xfs_syncd_centisecs)" },
 	{ "push_flush", OPT_BOOL, offsetof(struct xfs_cfg, push_flush), 0, 1, "0",
 	  "the first cache flush after a commit starts the next checkpoint (the push's first iclog)" },
+	{ "unwritten", OPT_BOOL, offsetof(struct xfs_cfg, unwritten), 0, 1, "1",
+	  "no discard for a free never written since its allocation (unwritten / post-EOF preallocation)" },
 	{ NULL },
 };
 
@@ -48,11 +60,14 @@ struct xfs_state {
 	struct xfs_cfg cfg;
 	struct ivset *busy;	/* the running checkpoint: val = freed_ns, aux = ino */
 	struct ivset *pushing;	/* the checkpoint being pushed (push_flush) */
+	struct ivset *allocs;	/* allocated in the trace: val = ALLOC seq, aux = 1 once written */
+	struct ivset *fresh;	/* allocated in the trace, not written since: val = ALLOC seq */
 	uint64_t start_ns, deadline;
 	uint32_t dev;
 	uint16_t flags;
 	bool seen_commit, cut;
 	uint64_t frees, commits, extents, reused_bytes, pushes;
+	uint64_t alloc_seq, skipped, skipped_bytes;
 };
 
 static void xfs_destroy(void *priv)
@@ -63,6 +78,8 @@ static void xfs_destroy(void *priv)
 		return;
 	ivset__destroy(s->busy);
 	ivset__destroy(s->pushing);
+	ivset__destroy(s->allocs);
+	ivset__destroy(s->fresh);
 	free(s);
 }
 
@@ -72,7 +89,8 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 	struct xfs_state *s = calloc(1, sizeof(*s));
 
 	(void)err, (void)errlen;
-	if (!s || !(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false))) {
+	if (!s || !(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false)) ||
+	    !(s->allocs = ivset__new(false)) || !(s->fresh = ivset__new(false))) {
 		xfs_destroy(s);
 		return -ENOMEM;
 	}
@@ -127,9 +145,47 @@ static int commit_all(struct xfs_state *s, uint64_t now, struct policy_out *out)
 	return err ? err : discard_set(s, s->busy, now, out);
 }
 
+/* A written allocation: some byte of the allocations overlapping [off, end) was written since. */
+static bool alloc_written(const struct xfs_state *s, uint64_t off, uint64_t end)
+{
+	struct iv v;
+
+	for (uint64_t pos = off; pos < end && ivset__next(s->allocs, pos, &v) && v.start < end; pos = v.end)
+		if (v.aux)
+			return true;
+	return false;
+}
+
+/*
+ * xfs_bmap_del_extent_real(): SKIP_DISCARD for an unwritten extent or an
+ * XFS_BMAPI_NODISCARD caller (xfs_free_eofblocks()). Inferred: never written
+ * since allocated, and part of a data allocation (another part was written).
+ */
+static bool skip_discard(const struct xfs_state *s, uint64_t off, uint64_t len)
+{
+	return s->cfg.unwritten && ivset__covered(s->fresh, off, len) == len && alloc_written(s, off, off + len);
+}
+
+/* Space written: the allocations it falls in hold data, their written part is no longer fresh. */
+static int note_write(struct xfs_state *s, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, pos = off;
+	struct iv v;
+	int err;
+
+	while (pos < end && ivset__next(s->allocs, pos, &v) && v.start < end) {
+		pos = v.end;
+		if (!v.aux && (err = ivset__add(s->allocs, v.start, v.end - v.start, v.val, 1)))
+			return err;
+	}
+	return ivset__remove(s->fresh, off, len);
+}
+
 static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct xfs_state *s = priv;
+	bool skip;
+	int err;
 
 	(void)out;
 	s->frees++;
@@ -140,6 +196,15 @@ static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out
 		uint64_t since = ev->time_ns > s->start_ns ? ev->time_ns - s->start_ns : 0;
 
 		s->deadline = s->start_ns + (since / s->cfg.commit + 1) * s->cfg.commit;
+	}
+	skip = skip_discard(s, ev->offset, ev->length);
+	if ((err = ivset__remove(s->fresh, ev->offset, ev->length)) ||
+	    (err = ivset__remove(s->allocs, ev->offset, ev->length)))
+		return err;
+	if (skip) {	/* busy, but xfs_extent_busy_clear() will not discard it */
+		s->skipped++;
+		s->skipped_bytes += ev->length;
+		return 0;
 	}
 	return ivset__add(s->busy, ev->offset, ev->length, ev->freed_ns, ev->ino);
 }
@@ -155,8 +220,12 @@ static int xfs_observe(void *priv, const struct ts_record *r, struct policy_out 
 		if (!err)
 			err = ivset__remove(s->pushing, r->offset, r->length);
 		s->reused_bytes += before - ivset__bytes(s->busy) - ivset__bytes(s->pushing);
+		if (!err && s->cfg.unwritten && !(err = ivset__add(s->allocs, r->offset, r->length, ++s->alloc_seq, 0)))
+			err = ivset__add(s->fresh, r->offset, r->length, s->alloc_seq, 0);
 		return err;
 	}
+	if (s->cfg.unwritten && (r->kind == TS_ISSUE || r->kind == TS_BIO) && r->op == TS_OP_WRITE && r->length)
+		return note_write(s, r->offset, r->length);
 	if (s->cfg.push_flush && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
 	    (r->op == TS_OP_FLUSH || (r->op == TS_OP_WRITE && (r->flags & TS_F_PREFLUSH)))) {
 		struct ivset *t = s->pushing;	/* xlog_cil_push_work(): a new context */
@@ -201,6 +270,8 @@ static int xfs_report(void *priv, json_t *obj)
 	json_object_set_new(obj, "pushes_seen", json_integer((json_int_t)s->pushes));
 	json_object_set_new(obj, "busy_extents_discarded", json_integer((json_int_t)s->extents));
 	json_object_set_new(obj, "busy_bytes_reused", json_integer((json_int_t)s->reused_bytes));
+	json_object_set_new(obj, "skip_discard_frees", json_integer((json_int_t)s->skipped));
+	json_object_set_new(obj, "skip_discard_bytes", json_integer((json_int_t)s->skipped_bytes));
 	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
 	return 0;
 }
@@ -209,7 +280,8 @@ const struct policy_stage_ops stage_xfs_cil = {
 	.name = "xfs-cil",
 	.help = "XFS: freed extents stay busy until their CIL checkpoint commits, then one discard each, sorted",
 	.follows = "fs/xfs/xfs_log_cil.c: xlog_cil_committed(); fs/xfs/xfs_extent_busy.c: "
-		   "xfs_extent_busy_insert()/_sort()/_reuse(); fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 6.12)",
+		   "xfs_extent_busy_insert()/_sort()/_reuse(); fs/xfs/libxfs/xfs_bmap.c: "
+		   "xfs_bmap_del_extent_real() (SKIP_DISCARD); fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 6.12)",
 	.opts = xfs_opts,
 	.cfg_size = sizeof(struct xfs_cfg),
 	.positional = "commit",

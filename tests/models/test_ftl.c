@@ -209,7 +209,7 @@ Test(ftl, nodiscard_rejects)
 	drv_close(&d);
 }
 
-/* 256 GiB at 4 KiB pages: u32 L2P (256 MiB) + P2L + compact per-block metadata, < 1 GiB. */
+/* 256 GiB at 4 KiB pages: sparse u32 L2P (directory + chunks in use) + P2L + per-block metadata, < 1 GiB. */
 Test(ftl, big_device_fits_in_a_gigabyte)
 {
 	struct drv d;

@@ -109,6 +109,27 @@ Test(btrfs, drain_after_the_trace)
 	h_free_all(stop);
 }
 
+/*
+ * Free space coalesces across a group boundary in our per-device set; the
+ * kernel's free-space cache is per group. Group 0 holds only 16 KiB of the
+ * run (under both filters): its passes end at the group's end (they used to
+ * find the same extent again forever) and group 1 trims its own 4 MiB.
+ */
+Test(btrfs, free_space_across_a_group_boundary, .timeout = 20)
+{
+	struct harness *h = h_new("btrfs-async(bgsize=64M)", 0, 0);
+
+	h_free(h, 0, 64 * MIB - 16 * K, 16 * K, 0);
+	h_free(h, 1, 64 * MIB, 4 * MIB, 0);
+	h_mark(h, 600 * S);
+	cr_assert_eq(h->cap.n, 1);
+	EXPECT_EV(h, 0, 120 * S + 2 * MS, 64 * MIB, 4 * MIB);	/* group 0's pass: two runs, nothing sent */
+	cr_assert_eq(policy__next_deadline(h->p), UINT64_MAX, "both groups left the lists");
+	h_end(h, 600 * S);
+	cr_assert_eq(h->cap.n, 1);
+	h_free_all(h);
+}
+
 /* ---- f2fs ---- */
 Test(f2fs, sub_granularity_frees_ignored)
 {
@@ -157,6 +178,35 @@ Test(f2fs, rounds_of_eight_largest_first)
 	cr_assert_eq(h->cap.n, 10);
 	EXPECT_EV(h, 8, 61 * S + 50 * MS, 10 * 64 * MIB, 10 * MIB);
 	EXPECT_EV(h, 9, 61 * S + 50 * MS, 64 * MIB, 1 * MIB);
+	h_free_all(h);
+}
+
+/*
+ * Commands longer than discard_max_bytes (2 GiB here) are cut from the
+ * extent's start; every piece of >= 512 blocks is in the last bucket, where
+ * the lower offset goes first. An allocation inside a pending extent splits
+ * it, and the right part is cut again from its own start.
+ */
+Test(f2fs, long_extents_cut_at_discard_max_bytes)
+{
+	struct harness *h = h_new("f2fs", 64ull << 30, 1);
+	const uint64_t G = 1ull << 30;
+	const uint64_t want[][2] = {
+		{ 0, 1 * G }, { 1 * G + 4 * K, 2 * G }, { 3 * G + 4 * K, 2 * G - 4 * K },
+		{ 10 * G, 2 * G }, { 12 * G, 1 * G }, { 20 * G, 1 * MIB }, { 30 * G, 64 * K },
+	};
+
+	h_free(h, 1, 30 * G, 64 * K, 0);
+	h_free(h, 2, 20 * G, 1 * MIB, 0);
+	h_free(h, 3, 10 * G, 3 * G, 0);
+	h_free(h, 4, 0, 5 * G, 0);
+	h_free(h, 5, 40 * G, 60 * K, 0);		/* 15 blocks: never issued */
+	h_commit(h, 1 * S);
+	h_alloc(h, 2 * S, 1 * G, 4 * K);
+	h_mark(h, 61 * S - 1);
+	cr_assert_eq(h->cap.n, 7);
+	for (size_t i = 0; i < 7; i++)
+		EXPECT_EV(h, i, 60 * S + 50 * MS, want[i][0], want[i][1]);
 	h_free_all(h);
 }
 

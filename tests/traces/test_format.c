@@ -8,6 +8,7 @@
 
 #include "common/helpers.h"
 #include "traces/trace.h"
+#include "traces/trace_int.h"
 #include "gen.h"
 
 static char *dir;
@@ -288,6 +289,80 @@ Test(format, checksum_lanes_split_and_swap)
 	cr_assert_neq(sum_of(w, sizeof(w) - 8), whole, "one word fewer");
 	memset(v, 0, sizeof(v));
 	cr_assert_neq(sum_of(v, 8), sum_of(v, 16), "zero words still count");
+}
+
+/*
+ * ts_sum_records (the reader's fused check + checksum) must sum exactly what
+ * ts_sum_update sums, from any lane phase, and stop before the first bad
+ * record, whether it is the first or the second of a pair.
+ */
+Test(format, sum_records_matches_update)
+{
+	struct ts_record recs[37];
+	uint64_t pre[3] = { 7, 8, 9 };
+	size_t bad_at[] = { 37, 0, 1, 20, 21, 36 };
+
+	for (size_t i = 0; i < 37; i++)
+		gen_record(i, 3, &recs[i]);
+	for (size_t phase = 0; phase < 4; phase++)
+		for (size_t b = 0; b < sizeof(bad_at) / sizeof(bad_at[0]); b++) {
+			struct ts_record v[37];
+			struct ts_sum s1, s2;
+			size_t got;
+
+			memcpy(v, recs, sizeof(v));
+			if (bad_at[b] < 37)
+				v[bad_at[b]].kind = b % 2 ? 0 : TS_KIND_FOOTER;
+			ts_sum_init(&s1);
+			ts_sum_init(&s2);
+			ts_sum_update(&s1, pre, phase * 8);
+			ts_sum_update(&s2, pre, phase * 8);
+			got = ts_sum_records(&s1, (const unsigned char *)v, 37);
+			ts_sum_update(&s2, v, bad_at[b] * sizeof(v[0]));
+			cr_assert_eq(got, bad_at[b], "phase %zu: stopped at %zu, bad at %zu", phase, got, bad_at[b]);
+			cr_assert_eq(ts_sum_final(&s1), ts_sum_final(&s2), "phase %zu, bad at %zu", phase, bad_at[b]);
+		}
+}
+
+/* A trace that grows after open (the mapping covers the size at open) is read to its new end. */
+Test(format, reader_follows_a_growing_file)
+{
+	char full[512], part[512], err[512];
+	const uint64_t n = 2 * 5461 + 100;
+	const struct ts_record *recs;
+	struct trace_reader *r;
+	char *data;
+	size_t len, cut;
+	uint64_t i = 0;
+	ssize_t got;
+	FILE *f;
+
+	snprintf(full, sizeof(full), "%s/full.tsim", dir);
+	snprintf(part, sizeof(part), "%s/part.tsim", dir);
+	write_trace(full, n, TW_BINARY, 0);
+	data = th_slurp(full, &len);
+	cr_assert_not_null(data);
+	cut = len - 5000 * TS_RECORD_SIZE - 20;	/* inside a record, several windows before the end */
+	f = fopen(part, "w");
+	cr_assert_eq(fwrite(data, 1, cut, f), cut);
+	cr_assert_eq(fflush(f), 0);
+	r = trace_reader__open(part, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	cr_assert_eq(fwrite(data + cut, 1, len - cut, f), len - cut);
+	cr_assert_eq(fclose(f), 0);
+	while ((got = trace_reader__batch(r, &recs, 777)) > 0)
+		for (ssize_t k = 0; k < got; k++, i++) {
+			struct ts_record want;
+
+			gen_record(i, 1, &want);
+			cr_assert_eq(memcmp(&recs[k], &want, sizeof(want)), 0, "record %llu differs",
+				     (unsigned long long)i);
+		}
+	cr_assert_eq(got, 0, "%s", trace_reader__error(r));
+	cr_assert_eq(i, n);
+	cr_assert(trace_reader__status(r)->footer && trace_reader__status(r)->checksum_ok);
+	trace_reader__close(r);
+	free(data);
 }
 
 Test(format, atomic_abort_leaves_nothing)

@@ -204,3 +204,35 @@ Test(impexp_cli, blktrace_round_trip)
 	cr_assert_eq(nfiles(), 3, "gen.tsim, gen.blktrace, back.tsim only");
 	free(serr);
 }
+
+/*
+ * A trace.dat that makes libtracecmd (trace-cmd 3.1.6) fault inside
+ * tracecmd_buffer_instance_handle(): the fuzz seed with one byte of the
+ * instance buffer's section changed (found by fuzz_import_tracecmd, shrunk to
+ * that byte). The import must end with one line and leave nothing behind,
+ * however the installed library treats the file.
+ */
+Test(impexp_cli, tracecmd_library_fault_is_an_error)
+{
+	char seed[512], bad[512], *buf, *err = NULL;
+	size_t n = 0;
+	int st;
+
+	snprintf(seed, sizeof(seed), "%s/tests/fuzz/seeds/fuzz_import_tracecmd/ext4_loop.dat", th_src());
+	buf = th_slurp(seed, &n);
+	cr_assert(buf && n == 1174120, "%s: %zu bytes", seed, n);
+	cr_assert_eq((unsigned char)buf[1168943], 0x12, "the seed changed: find the byte again");
+	buf[1168943] = 0x55;
+	snprintf(bad, sizeof(bad), "%s/fault.dat", dir);
+	cr_assert_eq(th_write(bad, buf, n), 0);
+	free(buf);
+	st = run(NULL, &err, "import --from trace-cmd --fs-block-size 4096 --ext4-blocks-per-group 32768 fault.dat "
+			     "-o fault.tsim");
+	cr_assert(st == 0 || st == 1, "exit %d: %s", st, err);
+	if (st == 1) {
+		cr_assert_eq(th_lines(err), 1, "one line: %s", err);
+		cr_assert(strstr(err, "fault.dat: "), "%s", err);
+		cr_assert_eq(nfiles(), 1, "fault.dat only");
+	}
+	free(err);
+}

@@ -32,10 +32,14 @@
  * write-zeroes (the only such op on a device that is not zoned).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <trace-cmd.h>
 #include <event-parse.h>
 
@@ -472,6 +476,76 @@ static int tc_precheck(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+static int tc_probe_event(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+{
+	(void)h;
+	(void)rec;
+	(void)cpu;
+	(void)data;
+	return 0;
+}
+
+static void tc_probe_fault(int sig)
+{
+	_exit(128 + sig);
+}
+
+/*
+ * libtracecmd (trace-cmd 3.1.6) can crash on a malformed file no header check
+ * catches: tracecmd_buffer_instance_handle() calls tracecmd_close() on a
+ * half-built handle and reads a NULL pointer when an instance buffer's
+ * section is broken (found by tests/fuzz/fuzz_import_tracecmd; input in
+ * tests/fuzz/regress/fuzz_import_tracecmd/). So a forked child first opens the
+ * file and every instance and walks the events with a no-op callback; if the
+ * library faults there, the import stops with a one-line error instead of a
+ * crash. The child writes nothing (the sink's spool is the parent's) and leaves
+ * with _exit(): no atexit handlers, no stdio flush, no leak check.
+ */
+static int tc_probe(const char *path, char *err, size_t errlen)
+{
+	int st;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return ts_errf(err, errlen, -errno, "%s: fork: %s", path, strerror(errno));
+	if (pid == 0) {
+		static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+		struct sigaction sa = { .sa_handler = tc_probe_fault };
+		struct tracecmd_input *in, **hs;
+		int nb;
+
+		int null = open("/dev/null", O_WRONLY);
+
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			sigaction(sigs[i], &sa, NULL);
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
+		if (!(in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS)))
+			_exit(0);	/* the parent's own open reports it */
+		nb = tracecmd_buffer_instances(in);
+		if (!(hs = calloc((size_t)nb + 1, sizeof(*hs))))
+			_exit(0);
+		hs[0] = in;
+		for (int i = 0; i < nb; i++)
+			if (!(hs[i + 1] = tracecmd_buffer_instance_handle(in, i)))
+				_exit(0);
+		tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
+	if (WIFEXITED(st) && WEXITSTATUS(st) > 128)
+		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
+			       path, strsignal(WEXITSTATUS(st) - 128));
+	if (WIFSIGNALED(st))
+		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
+			       path, strsignal(WTERMSIG(st)));
+	return 0;
+}
+
 /* The top buffer and every instance buffer (trace-cmd extract -B), merged by time. */
 static int tc_file(const struct tc_opts *o, const char *path, struct import_sink *sink, char *err, size_t errlen)
 {
@@ -480,7 +554,11 @@ static int tc_file(const struct tc_opts *o, const char *path, struct import_sink
 	struct tc_iter it = { .s = &s, .err = err, .errlen = errlen };
 	int nb = 0, ret;
 
-	if ((ret = tc_geometry(o, &s, err, errlen)) || (ret = tc_precheck(path, err, errlen)))
+	/* the libraries' own warnings ("Can not mmap file, will read instead") are not ours to print */
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	tep_set_loglevel(TEP_LOG_NONE);
+	if ((ret = tc_geometry(o, &s, err, errlen)) || (ret = tc_precheck(path, err, errlen)) ||
+	    (ret = tc_probe(path, err, errlen)))
 		return ret;
 	in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!in)
