@@ -22,7 +22,7 @@
  * only when a discard covers all of it. A summary bitmap (one bit per map
  * word, 1/64 of its size, cache-resident) marks the words that are fully
  * mapped, so a write over mapped space, the common case on a used device,
- * never loads the big map.
+ * never waits for the big map (its update is deferred, pend_push()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +32,7 @@
 #include "model_int.h"
 
 #define MAX_MAP_BITS (1ull << 30)
+#define NPEND 8	/* writes whose map update waits for its prefetched line (power of two) */
 
 struct op_stat {
 	uint64_t cmds, bytes;
@@ -45,6 +46,8 @@ struct param {
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
 	uint64_t *full;			/* bit w: map[w] is all ones */
 	uint64_t nwords, mapped_units;
+	struct { uint64_t a, b; } pend[NPEND];	/* units [a, b) to set; b == 0: already applied */
+	unsigned pend_head, pend_n;
 	struct op_stat ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
 };
@@ -157,6 +160,51 @@ static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
 	return changed;
 }
 
+/*
+ * Map updates of writes wait in a small ring so the load of their word does
+ * not stall the write that issued its prefetch. Sets commute with each other
+ * and with clears of other words, so a clear applies only the pending sets
+ * that share a word with it; anything that reads mapped_units applies all.
+ * While sets wait, mapped_units is low: a write may queue a set that then
+ * changes nothing, never the reverse.
+ */
+static void pend_push(struct param *m, uint64_t a, uint64_t b)
+{
+	unsigned i;
+
+	if (m->pend_n == NPEND) {
+		i = m->pend_head;
+		if (m->pend[i].b)
+			map_set(m, m->pend[i].a, m->pend[i].b);
+		m->pend_head = (i + 1) % NPEND;
+		m->pend_n--;
+	}
+	i = (m->pend_head + m->pend_n++) % NPEND;
+	m->pend[i].a = a;
+	m->pend[i].b = b;
+	__builtin_prefetch(&m->full[a / 64 / 64]);
+	__builtin_prefetch(&m->map[a / 64], 1);
+}
+
+/* Applies the pending sets touching words [wa, wb]. */
+static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
+{
+	for (unsigned k = 0; k < m->pend_n; k++) {
+		unsigned i = (m->pend_head + k) % NPEND;
+
+		if (m->pend[i].b && m->pend[i].a / 64 <= wb && (m->pend[i].b - 1) / 64 >= wa) {
+			map_set(m, m->pend[i].a, m->pend[i].b);
+			m->pend[i].b = 0;
+		}
+	}
+}
+
+static void pend_flush(struct param *m)
+{
+	pend_apply(m, 0, UINT64_MAX);
+	m->pend_n = 0;
+}
+
 /* Unmaps the whole units inside [off, off+len); *aligned tells whether any granule was covered. */
 static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 {
@@ -170,7 +218,10 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		return 0;
 	ua = (a + m->unit - 1) / m->unit;
 	ub = b / m->unit;
-	return ub > ua ? map_clear(m, ua, ub) * m->unit : 0;
+	if (ub <= ua)
+		return 0;
+	pend_apply(m, ua / 64, (ub - 1) / 64);
+	return map_clear(m, ua, ub) * m->unit;
 }
 
 static int param_submit(void *e, const struct target_cmd *cmd)
@@ -182,7 +233,7 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	uint32_t n;
 	const struct target_seg *r = model_ranges(cmd, &one, &n);
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	uint64_t service = 0, map_a = 0, map_b = 0;
+	uint64_t service = 0;
 	int ret;
 
 	if (cmd->op > TS_OP_MAX)
@@ -202,12 +253,8 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
 			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
 
-			if (a < b) {	/* the map does not change the write's service time: update it last */
-				map_a = a;
-				map_b = b;
-				__builtin_prefetch(&m->full[a / 64 / 64]);
-				__builtin_prefetch(&m->map[a / 64], 1);
-			}
+			if (a < b)	/* the map does not change the write's service time */
+				pend_push(m, a, b);
 		}
 		break;
 	case TS_OP_FLUSH:
@@ -222,10 +269,7 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		break;
 	}
 	service = model_jitter(&m->rng, p->jitter, service);
-	ret = msched__place(&m->s, &d, service, discard && !p->queued_trim);
-	if (map_b)
-		map_set(m, map_a, map_b);
-	return ret;
+	return msched__place(&m->s, &d, service, discard && !p->queued_trim);
 }
 
 static struct msched *param_sched(void *e)
@@ -243,6 +287,7 @@ static int param_report(void *e, json_t *o)
 
 	if (!ops)
 		return -ENOMEM;
+	pend_flush(m);
 	for (int i = 1; i <= TS_OP_MAX; i++) {
 		if (!m->ops[i].cmds)
 			continue;
