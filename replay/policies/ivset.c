@@ -120,18 +120,26 @@ static uint32_t merge(struct ivnode *p, uint32_t l, uint32_t r)
 	return r;
 }
 
+/*
+ * Treap insert: walk down while the nodes outrank the new one, then split
+ * only the subtree it replaces. The same set as split + merge + merge (the
+ * shape may differ; nothing reads the shape, only the order).
+ */
 static int insert_raw(struct ivset *s, uint64_t start, uint64_t end, uint64_t val, uint64_t aux)
 {
-	uint32_t n = node_alloc(s), l, r;
+	uint32_t n = node_alloc(s), *link = &s->root;
+	struct ivnode *p = s->pool;
 
 	if (!n)
 		return -ENOMEM;
-	s->pool[n].start = start;
-	s->pool[n].end = end;
-	s->pool[n].val = val;
-	s->pool[n].aux = aux;
-	split(s->pool, s->root, start, &l, &r);
-	s->root = merge(s->pool, merge(s->pool, l, n), r);
+	p[n].start = start;
+	p[n].end = end;
+	p[n].val = val;
+	p[n].aux = aux;
+	while (*link && p[*link].prio > p[n].prio)
+		link = p[*link].start < start ? &p[*link].right : &p[*link].left;
+	split(p, *link, start, &p[n].left, &p[n].right);
+	*link = n;
 	s->count++;
 	s->bytes += end - start;
 	return 0;
@@ -194,11 +202,44 @@ int ivset__get(const struct ivset *s, uint64_t start, struct iv *out)
 	return find_ge(s, start, out) && out->start == start;
 }
 
+/* One descent: the extent with the largest start <= pos, and the first starting after pos. */
 int ivset__next(const struct ivset *s, uint64_t pos, struct iv *out)
 {
-	if (ivset__find_le(s, pos, out) && out->end > pos)
-		return 1;
-	return pos == UINT64_MAX ? 0 : find_ge(s, pos + 1, out);
+	uint32_t t = s->root, le = 0, gt = 0, best;
+
+	while (t) {
+		if (s->pool[t].start <= pos) {
+			le = t;
+			t = s->pool[t].right;
+		} else {
+			gt = t;
+			t = s->pool[t].left;
+		}
+	}
+	best = le && s->pool[le].end > pos ? le : gt;
+	if (!best)
+		return 0;
+	*out = (struct iv){ s->pool[best].start, s->pool[best].end, s->pool[best].val, s->pool[best].aux };
+	return 1;
+}
+
+static int walk(const struct ivnode *p, uint32_t t, ivset_walk_fn fn, void *arg)
+{
+	int err;
+
+	while (t) {
+		if ((err = walk(p, p[t].left, fn, arg)))
+			return err;
+		if ((err = fn(arg, &(struct iv){ p[t].start, p[t].end, p[t].val, p[t].aux })))
+			return err;
+		t = p[t].right;
+	}
+	return 0;
+}
+
+int ivset__walk(const struct ivset *s, ivset_walk_fn fn, void *arg)
+{
+	return walk(s->pool, s->root, fn, arg);
 }
 
 int ivset__remove(struct ivset *s, uint64_t start, uint64_t len)

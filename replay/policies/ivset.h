@@ -40,6 +40,9 @@ int ivset__remove(struct ivset *s, uint64_t start, uint64_t len);
 
 /* The first extent with end > pos (the one holding pos, else the next). 1 found, 0 none. */
 int ivset__next(const struct ivset *s, uint64_t pos, struct iv *out);
+/* Calls fn on every extent in order (fn must not change the set); stops at and returns fn's first non-zero. */
+typedef int (*ivset_walk_fn)(void *arg, const struct iv *v);
+int ivset__walk(const struct ivset *s, ivset_walk_fn fn, void *arg);
 /* The extent with the largest start <= pos. 1 found, 0 none. */
 int ivset__find_le(const struct ivset *s, uint64_t pos, struct iv *out);
 /* The extent starting exactly at start. 1 found, 0 none. */

@@ -103,22 +103,31 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 	return 0;
 }
 
+struct discard_walk {
+	struct xfs_state *s;
+	uint64_t now;
+	struct policy_out *out;
+};
+
+static int discard_one(void *arg, const struct iv *v)
+{
+	struct discard_walk *w = arg;
+
+	w->s->extents++;
+	return kstage_emit(w->out, w->now, v->start, v->end - v->start, v->aux, v->val, 1, w->s->dev, w->s->flags);
+}
+
 /* xlog_cil_committed(): sort (the set is in device order) and discard each busy extent. */
 static int discard_set(struct xfs_state *s, struct ivset *set, uint64_t now, struct policy_out *out)
 {
-	struct iv v;
-	uint64_t pos = 0;
+	struct discard_walk w = { s, now, out };
 	int err;
 
 	if (!ivset__count(set))
 		return 0;
 	s->commits++;
-	while (ivset__next(set, pos, &v)) {
-		pos = v.end;
-		s->extents++;
-		if ((err = kstage_emit(out, now, v.start, v.end - v.start, v.aux, v.val, 1, s->dev, s->flags)))
-			return err;
-	}
+	if ((err = ivset__walk(set, discard_one, &w)))
+		return err;
 	ivset__clear(set);
 	return 0;
 }

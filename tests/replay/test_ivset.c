@@ -29,7 +29,31 @@ static unsigned rnd(unsigned *s)
 	return (*s >> 8) & 0xffffff;
 }
 
-/* Walks the set: disjoint, ordered, coalesced where asked, and equal to the bitmap. */
+struct walked {
+	struct iv v[UNITS];
+	size_t n;
+};
+
+static int collect(void *arg, const struct iv *v)
+{
+	struct walked *w = arg;
+
+	cr_assert_lt(w->n, UNITS);
+	w->v[w->n++] = *v;
+	return 0;
+}
+
+static int stop_at_third(void *arg, const struct iv *v)
+{
+	(void)v;
+	return ++*(int *)arg == 3 ? -42 : 0;
+}
+
+/*
+ * Walks the set: disjoint, ordered, coalesced where asked, and equal to the
+ * bitmap; ivset__walk() visits the same extents in the same order as
+ * ivset__next(), and stops at its callback's first non-zero.
+ */
 static void check(const struct ivset *set, const bool *bit, bool coalesce)
 {
 	uint64_t pos = 0, prev_end = 0, bytes = 0;
@@ -37,8 +61,16 @@ static void check(const struct ivset *set, const bool *bit, bool coalesce)
 	bool have_prev = false;
 	struct iv v;
 	bool seen[UNITS] = { false };
+	static struct walked w;
+	int calls = 0;
 
+	w.n = 0;
+	cr_assert_eq(ivset__walk(set, collect, &w), 0);
+	cr_assert_eq(ivset__walk(set, stop_at_third, &calls), ivset__count(set) >= 3 ? -42 : 0);
+	cr_assert_eq(calls, ivset__count(set) >= 3 ? 3 : (int)ivset__count(set));
 	while (ivset__next(set, pos, &v)) {
+		cr_assert_lt(n, w.n, "walk ended early");
+		cr_assert(!memcmp(&w.v[n], &v, sizeof(v)), "walk and next differ at extent %zu", n);
 		cr_assert_lt(v.start, v.end);
 		cr_assert_leq(v.end, UNITS);
 		if (have_prev) {
@@ -58,6 +90,7 @@ static void check(const struct ivset *set, const bool *bit, bool coalesce)
 	for (unsigned u = 0; u < UNITS; u++)
 		cr_assert_eq(seen[u], bit[u], "unit %u: set %d, oracle %d", u, seen[u], bit[u]);
 	cr_assert_eq(ivset__count(set), n);
+	cr_assert_eq(w.n, n);
 	cr_assert_eq(ivset__bytes(set), bytes);
 }
 
