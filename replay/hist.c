@@ -19,17 +19,6 @@ void hist_free(struct hist *h)
 	hist_init(h);
 }
 
-unsigned hist_bucket(uint64_t v)
-{
-	unsigned msb, shift;
-
-	if (v < (2u << HIST_SUB_BITS))
-		return (unsigned)v;
-	msb = 63u - (unsigned)__builtin_clzll(v);
-	shift = msb - HIST_SUB_BITS;
-	return (shift << HIST_SUB_BITS) + (unsigned)(v >> shift);
-}
-
 void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi)
 {
 	unsigned shift;
@@ -43,15 +32,10 @@ void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi)
 	*hi = *lo + ((1ull << shift) - 1);
 }
 
-int hist_add(struct hist *h, uint64_t v)
+int hist_alloc(struct hist *h)
 {
 	if (!h->b && !(h->b = calloc(HIST_BUCKETS, sizeof(*h->b))))
 		return -ENOMEM;
-	h->b[hist_bucket(v)]++;
-	h->n++;
-	h->sum += v;
-	h->min = v < h->min ? v : h->min;
-	h->max = v > h->max ? v : h->max;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #ifndef TRIMSIM_HIST_H
 #define TRIMSIM_HIST_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <jansson.h>
 
@@ -21,14 +22,36 @@ struct hist {
 
 void hist_init(struct hist *h);
 void hist_free(struct hist *h);
-int hist_add(struct hist *h, uint64_t v);	/* 0 or -ENOMEM */
+int hist_alloc(struct hist *h);	/* the buckets, on first use: 0 or -ENOMEM */
 /* Nearest-rank quantile q in [0,1], as the bucket's midpoint clamped to [min, max]; 0 if empty. */
 uint64_t hist_quantile(const struct hist *h, double q);
 static inline double hist_mean(const struct hist *h) { return h->n ? (double)((long double)h->sum / h->n) : 0; }
 /* {"count","min_ns","mean_ns","p50_ns","p99_ns","p999_ns","max_ns","sum_ns"} */
 json_t *hist_json(const struct hist *h);
 /* Bucket index of v and the range [lo, hi] a bucket holds (for tests and CDF plots). */
-unsigned hist_bucket(uint64_t v);
+static inline unsigned hist_bucket(uint64_t v)
+{
+	unsigned msb, shift;
+
+	if (v < (2u << HIST_SUB_BITS))
+		return (unsigned)v;
+	msb = 63u - (unsigned)__builtin_clzll(v);
+	shift = msb - HIST_SUB_BITS;
+	return (shift << HIST_SUB_BITS) + (unsigned)(v >> shift);
+}
+
+/* Inline: the engine adds several values per command. 0 or -ENOMEM. */
+static inline int hist_add(struct hist *h, uint64_t v)
+{
+	if (__builtin_expect(!h->b, 0) && hist_alloc(h))
+		return -ENOMEM;
+	h->b[hist_bucket(v)]++;
+	h->n++;
+	h->sum += v;
+	h->min = v < h->min ? v : h->min;
+	h->max = v > h->max ? v : h->max;
+	return 0;
+}
 void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi);
 
 #endif
