@@ -45,7 +45,7 @@ static int grow_items(struct evq *q)
 	if (!p)
 		return -ENOMEM;
 	for (size_t i = 0; i < q->n; i++)
-		p[i] = q->items[(q->head + i) % q->cap];
+		p[i] = q->items[(q->head + i) & (q->cap - 1)];
 	free(q->items);
 	q->items = p;
 	q->cap = ncap;
@@ -62,7 +62,7 @@ static void compact_segs(struct evq *q)
 		return;
 	memmove(q->segs, q->segs + shift, (q->seg_used - shift) * sizeof(*q->segs));
 	for (size_t i = 0; i < q->n; i++) {
-		struct evq_item *it = &q->items[(q->head + i) % q->cap];
+		struct evq_item *it = &q->items[(q->head + i) & (q->cap - 1)];
 
 		if (it->ev.nr_segs > 1)
 			it->seg -= shift;
@@ -78,7 +78,7 @@ int evq__push(struct evq *q, const struct policy_event *ev)
 
 	if (q->n == q->cap && (ret = grow_items(q)))
 		return ret;
-	it = &q->items[(q->head + q->n) % q->cap];
+	it = &q->items[(q->head + q->n) & (q->cap - 1)];
 	it->ev = *ev;
 	it->ev.segs = NULL;
 	it->seg = 0;
@@ -97,16 +97,6 @@ int evq__push(struct evq *q, const struct policy_event *ev)
 	return 0;
 }
 
-struct policy_event evq__get(const struct evq *q, size_t i)
-{
-	const struct evq_item *it = &q->items[(q->head + i) % q->cap];
-	struct policy_event ev = it->ev;
-
-	if (ev.nr_segs > 1)
-		ev.segs = q->segs + it->seg;
-	return ev;
-}
-
 void evq__pop(struct evq *q)
 {
 	struct evq_item *it;
@@ -117,7 +107,7 @@ void evq__pop(struct evq *q)
 	q->bytes -= it->ev.bytes;
 	if (it->ev.nr_segs > 1)
 		q->seg_head = it->seg + it->ev.nr_segs;
-	q->head = (q->head + 1) % q->cap;
+	q->head = (q->head + 1) & (q->cap - 1);
 	if (!--q->n) {
 		q->head = 0;
 		q->seg_head = q->seg_used = 0;

@@ -18,7 +18,7 @@ struct evq_item {
 
 struct evq {
 	struct evq_item *items;
-	size_t cap, head, n;		/* ring */
+	size_t cap, head, n;		/* ring; cap is 0 or a power of two (64 doubled) */
 	struct target_seg *segs;
 	size_t seg_cap, seg_head, seg_used;	/* segments [seg_head, seg_used) are live */
 	uint64_t bytes;			/* total bytes held */
@@ -28,8 +28,16 @@ void evq_init(struct evq *q);
 void evq_free(struct evq *q);
 /* Copies ev (and its segments). 0 or -ENOMEM. */
 int evq__push(struct evq *q, const struct policy_event *ev);
-/* The i-th held event (0 = oldest), segs pointing into the store; valid until the next push/pop. */
-struct policy_event evq__get(const struct evq *q, size_t i);
+/* The i-th held event (0 = oldest), segs pointing into the store; valid until the next push/pop (inline: one per discard). */
+static inline struct policy_event evq__get(const struct evq *q, size_t i)
+{
+	const struct evq_item *it = &q->items[(q->head + i) & (q->cap - 1)];
+	struct policy_event ev = it->ev;
+
+	if (ev.nr_segs > 1)
+		ev.segs = q->segs + it->seg;
+	return ev;
+}
 /* Drops the oldest event. */
 void evq__pop(struct evq *q);
 void evq__clear(struct evq *q);
