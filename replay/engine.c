@@ -106,7 +106,7 @@ static uint64_t lane_ready(const struct lane *l)
 	if (l->fg_n)
 		t = l->fg[l->fg_head].ready;
 	if (evq__len(&l->dq) && discard_room(l)) {
-		uint64_t d = evq__get(&l->dq, 0).time_ns;
+		uint64_t d = evq__head_time(&l->dq);
 
 		t = d < t ? d : t;
 	}
@@ -172,7 +172,7 @@ static int submit_fg(struct engine *e, struct lane *l)
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: submit failed", l->ops->name);
 	l->inflight++;
-	l->fg_head = (l->fg_head + 1) % l->fg_cap;
+	l->fg_head = (l->fg_head + 1) & (l->fg_cap - 1);
 	l->fg_n--;
 	if (l->shadow)
 		return 0;
@@ -191,11 +191,11 @@ static int dispatch(struct engine *e, struct lane *l)
 {
 	while (l->inflight < l->max) {
 		bool fg = l->fg_n && l->fg[l->fg_head].ready <= l->now;
-		bool d = evq__len(&l->dq) && discard_room(l) && evq__get(&l->dq, 0).time_ns <= l->now;
+		bool d = evq__len(&l->dq) && discard_room(l) && evq__head_time(&l->dq) <= l->now;
 		int ret;
 
 		if (fg && d)	/* both ready: the one that was ready first; foreground on ties */
-			d = evq__get(&l->dq, 0).time_ns < l->fg[l->fg_head].ready;
+			d = evq__head_time(&l->dq) < l->fg[l->fg_head].ready;
 		if (d)
 			ret = submit_discard(e, l);
 		else if (fg)
@@ -308,13 +308,13 @@ static void wait_clock(struct lane *l, uint64_t t)
 static int run_until(struct engine *e, uint64_t T)
 {
 	for (;;) {
-		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, next;
+		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, dl = UINT64_MAX, next;
 		int ret;
 
 		if (trimsim_stop)
 			return efail(e, -EINTR, "%s", "interrupted");
 		if (!e->flushed && e->cfg.timing == TIMING_TRACE)
-			tp = to_engine(e, policy__next_deadline(e->pol));
+			tp = to_engine(e, dl = policy__next_deadline(e->pol));
 		for (unsigned i = 0; i < e->nlanes; i++) {
 			uint64_t r = lane_ready(&e->lane[i]);
 
@@ -340,7 +340,12 @@ static int run_until(struct engine *e, uint64_t T)
 		}
 		for (unsigned i = 0; i < e->nlanes; i++)
 			lane_sync(&e->lane[i], next);
-		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp))))
+		/*
+		 * At --speed X the round trip trace -> engine -> trace time may land
+		 * a nanosecond before the deadline: the timer must still fire (else
+		 * this loop never moves on).
+		 */
+		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp) > dl ? to_trace(e, tp) : dl)))
 			return efail(e, ret, "%s", policy__error(e->pol));
 		if ((ret = dispatch_all(e)))
 			return ret;
@@ -441,7 +446,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r)
 			l->fg_head = 0;
 		}
 		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : to_engine(e, r->time_ns);
-		l->fg[(l->fg_head + l->fg_n++) % l->fg_cap] = (struct fg_item){
+		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = (struct fg_item){
 			.tag = tag, .ready = e->slots[tag].ready[i],
 			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
 		};
@@ -481,6 +486,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
+		bool fg;
 		int ret;
 
 		e->records++;
@@ -504,12 +510,20 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			r.time_ns = e->last_trace;
 		}
 		e->last_trace = r.time_ns;
+		fg = is_foreground(&r);
+		/*
+		 * A record nothing reacts to (not foreground, not the policy's source,
+		 * no stage observes) changes no state: what is due before it runs
+		 * before the next record that matters, in the same order.
+		 */
+		if (e->skip_idle && !fg && !policy__wants(e->pol, &r))
+			continue;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
 		if (ret)
 			return ret;
 		if ((ret = policy__record(e->pol, &r)))
 			return efail(e, ret, "%s", policy__error(e->pol));
-		if (is_foreground(&r) && (ret = enqueue_fg(e, &r)))
+		if (fg && (ret = enqueue_fg(e, &r)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		if ((ret = dispatch_all(e)))
 			return ret;
@@ -529,6 +543,7 @@ int engine__finish(struct engine *e)
 	for (unsigned i = 0; i < e->nlanes; i++)
 		if (e->lane[i].inflight || e->lane[i].fg_n || evq__len(&e->lane[i].dq))
 			return efail(e, -EPROTO, "%s", "engine: commands left undone at the end");
-	metrics__finish(e->m, e->started ? to_engine(e, e->last_trace) : 0, e->base);
+	if ((ret = metrics__finish(e->m, e->started ? to_engine(e, e->last_trace) : 0, e->base)))
+		return efail(e, ret, "%s", "replay: out of memory");
 	return 0;
 }

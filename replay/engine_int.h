@@ -18,7 +18,7 @@ struct lane {
 	bool shadow;
 	uint64_t now;			/* this lane's clock (engine time) */
 	struct fg_item *fg;		/* ring of foreground commands waiting to go */
-	size_t fg_cap, fg_head, fg_n;
+	size_t fg_cap, fg_head, fg_n;	/* fg_cap: 0 or a power of two */
 	struct evq dq;			/* discards waiting to go (real lane); ev.time_ns = ready */
 	unsigned inflight, d_inflight, max, qd;
 };
@@ -41,6 +41,7 @@ struct engine {
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
 	bool started, flushed, realtime;
+	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
 	size_t peak_q;
 	char err[600];
 };

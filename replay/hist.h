@@ -15,7 +15,7 @@
 
 struct hist {
 	uint64_t n, min, max;
-	long double sum;
+	unsigned __int128 sum;	/* exact (a long double sum was too, below 2^64, but slower to add) */
 	uint64_t *b;
 };
 
@@ -24,7 +24,7 @@ void hist_free(struct hist *h);
 int hist_add(struct hist *h, uint64_t v);	/* 0 or -ENOMEM */
 /* Nearest-rank quantile q in [0,1], as the bucket's midpoint clamped to [min, max]; 0 if empty. */
 uint64_t hist_quantile(const struct hist *h, double q);
-static inline double hist_mean(const struct hist *h) { return h->n ? (double)(h->sum / h->n) : 0; }
+static inline double hist_mean(const struct hist *h) { return h->n ? (double)((long double)h->sum / h->n) : 0; }
 /* {"count","min_ns","mean_ns","p50_ns","p99_ns","p999_ns","max_ns","sum_ns"} */
 json_t *hist_json(const struct hist *h);
 /* Bucket index of v and the range [lo, hi] a bucket holds (for tests and CDF plots). */

@@ -3,11 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "rangeset.h"
+#include "covmap.h"
 #include "metrics.h"
 #include "../traces/trace.h"
 
 #define NS_PER_S 1000000000ull
+#define UNIQUE_BATCH 256	/* discarded ranges buffered before they go into the coverage map */
 
 struct busy {
 	unsigned inflight;
@@ -28,7 +29,9 @@ struct metrics {
 	struct hist free_delay;			/* discard submit - freed */
 	struct hist queue_delay;		/* discard submit - ready (dispatch queueing) */
 	struct hist cmd_size;			/* discard bytes per command */
-	struct rangeset *unique;
+	struct covmap *unique;			/* unique discarded bytes */
+	struct covmap_range pend[UNIQUE_BATCH];	/* ranges not yet in unique (flushed when full and by finish) */
+	unsigned npend;
 	struct busy all, discard;
 	struct rate_win rate;
 	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
@@ -53,7 +56,7 @@ struct metrics *metrics__new(void)
 	hist_init(&m->free_delay);
 	hist_init(&m->queue_delay);
 	hist_init(&m->cmd_size);
-	if (!(m->unique = rangeset__new())) {
+	if (!(m->unique = covmap__new())) {
 		free(m);
 		return NULL;
 	}
@@ -73,7 +76,7 @@ void metrics__free(struct metrics *m)
 	hist_free(&m->free_delay);
 	hist_free(&m->queue_delay);
 	hist_free(&m->cmd_size);
-	rangeset__free(m->unique);
+	covmap__free(m->unique);
 	free(m);
 }
 
@@ -103,6 +106,14 @@ static void rate_add(struct rate_win *r, uint64_t t, uint64_t bytes)
 		r->peak_bytes = r->bytes, r->peak_bytes_at = sec;
 }
 
+static int flush_unique(struct metrics *m)
+{
+	int ret = covmap__add_many(m->unique, m->pend, m->npend, NULL);
+
+	m->npend = 0;
+	return ret;
+}
+
 int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 {
 	int ret = 0;
@@ -120,10 +131,9 @@ int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 	m->d_segs += c->nr_segs ? c->nr_segs : 1;
 	rate_add(&m->rate, c->submit_ns, c->bytes);
 	for (uint32_t i = 0; i < (c->nr_segs ? c->nr_segs : 1); i++) {
-		int64_t r = rangeset__add(m->unique, c->segs[i].offset, c->segs[i].length);
-
-		if (r < 0)
-			return (int)r;
+		if (m->npend == UNIQUE_BATCH && (ret = flush_unique(m)))
+			return ret;
+		m->pend[m->npend++] = (struct covmap_range){ c->segs[i].offset, c->segs[i].length };
 	}
 	if (c->freed_ns && c->submit_ns >= c->freed_ns)
 		ret = hist_add(&m->free_delay, c->submit_ns - c->freed_ns);
@@ -170,10 +180,11 @@ int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t b
 	return hist_add(&m->base[op <= TS_OP_MAX ? op : 0], base_ns);
 }
 
-void metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns)
+int metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns)
 {
 	end_ns = end_ns > m->last_done ? end_ns : m->last_done;
 	m->end_ns = end_ns > origin_ns ? end_ns - origin_ns : 0;
+	return flush_unique(m);
 }
 
 static double ratio(long double a, long double b)
@@ -184,7 +195,7 @@ static double ratio(long double a, long double b)
 static json_t *discard_json(const struct metrics *m)
 {
 	json_t *o = json_object();
-	uint64_t uniq = rangeset__bytes(m->unique);
+	uint64_t uniq = covmap__bytes(m->unique);
 
 	json_object_set_new(o, "commands", json_integer((json_int_t)m->d_cmds));
 	json_object_set_new(o, "requests", json_integer((json_int_t)m->d_requests));
@@ -253,7 +264,7 @@ int metrics__to_json(const struct metrics *m, json_t *obj)
 
 uint64_t metrics__discard_cmds(const struct metrics *m) { return m->d_cmds; }
 uint64_t metrics__discard_bytes(const struct metrics *m) { return m->d_bytes; }
-uint64_t metrics__unique_bytes(const struct metrics *m) { return rangeset__bytes(m->unique); }
+uint64_t metrics__unique_bytes(const struct metrics *m) { return covmap__bytes(m->unique); }
 uint64_t metrics__makespan(const struct metrics *m) { return m->end_ns; }
 const struct hist *metrics__latency(const struct metrics *m, unsigned op)
 {

@@ -33,8 +33,11 @@ int metrics__submit(struct metrics *m, const struct metrics_cmd *c);
 int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct target_done *d);
 /* The same foreground command on the discard-free shadow target took base_ns (and lat_ns here). */
 int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t base_ns);
-/* End of the run: the last record's engine time; origin_ns is the engine time of the first. */
-void metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns);
+/*
+ * End of the run: the last record's engine time; origin_ns is the engine time
+ * of the first. Unique bytes are complete only after it (0 or -ENOMEM).
+ */
+int metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns);
 /* The "discard", "foreground", "latency", "device", "makespan_ns" members into obj. */
 int metrics__to_json(const struct metrics *m, json_t *obj);
 

@@ -128,6 +128,11 @@ struct policy_stage_ops {
 	/* Optional: stage figures (requests held, merged, dropped...) into obj. */
 	int (*report)(void *priv, json_t *obj);
 	void (*destroy)(void *priv);	/* accepts NULL */
+	/*
+	 * Optional: the record kinds observe() acts on, as bits (1u << TS_x); 0 = every kind.
+	 * observe() is not called for the others, and the engine may skip records no stage wants.
+	 */
+	uint32_t observe_kinds;
 };
 
 /* A preset tunable: "${key}" in the pipeline string is replaced by the value given, else def. */
@@ -175,11 +180,17 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 const struct policy_props *policy__props(const struct policy *p);
 /* The expanded pipeline, canonical form, every option shown: "source(layer=free) | ...". */
 const char *policy__describe(const struct policy *p);
+/*
+ * False when policy__record(rec) would only fire timers: no stage observes
+ * records and rec is not of the source layer (the engine skips such records).
+ */
+bool policy__wants(const struct policy *p, const struct ts_record *rec);
 /* Fires timers up to now, offers rec to observers, pushes it if it is a source record. */
 int policy__record(struct policy *p, const struct ts_record *rec);
 /* Fires every timer with deadline <= now. */
 int policy__advance(struct policy *p, uint64_t now);
-uint64_t policy__next_deadline(const struct policy *p);
+/* Earliest stage deadline, UINT64_MAX for none (cached between hook calls). */
+uint64_t policy__next_deadline(struct policy *p);
 int policy__flush(struct policy *p, uint64_t now);
 int policy__complete(struct policy *p, const struct policy_done *d);
 /* {"stages":[{"name":..,"options":{..},..stage report..}], "pipeline": ".."} */

@@ -34,6 +34,8 @@ struct policy_event evq__get(const struct evq *q, size_t i);
 void evq__pop(struct evq *q);
 void evq__clear(struct evq *q);
 static inline size_t evq__len(const struct evq *q) { return q->n; }
+/* time_ns of the oldest held event (the queue must not be empty): evq__get(q, 0).time_ns without the copy. */
+static inline uint64_t evq__head_time(const struct evq *q) { return q->items[q->head].ev.time_ns; }
 static inline uint64_t evq__bytes(const struct evq *q) { return q->bytes; }
 
 /* A single-range copy of t covering [off, off+len). */

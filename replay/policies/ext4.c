@@ -475,6 +475,9 @@ static int ext4_push(void *priv, const struct policy_event *ev, struct policy_ou
 	return 0;
 }
 
+/* Every record kind ext4_observe() reads (its ops' observe_kinds): keep the two in step. */
+#define EXT4_OBSERVES (1u << TS_ALLOC | 1u << TS_INTENT | 1u << TS_META)
+
 static int ext4_observe(void *priv, const struct ts_record *r, struct policy_out *out)
 {
 	struct ext4_state *s = priv;
@@ -557,6 +560,7 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.positional = "commit",
 	.init = ext4_init,
 	.observe = ext4_observe,
+	.observe_kinds = EXT4_OBSERVES,
 	.push = ext4_push,
 	.tick = ext4_tick,
 	.next_deadline = ext4_next_deadline,

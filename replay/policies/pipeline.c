@@ -30,6 +30,11 @@ struct policy {
 	void *sink_arg;
 	char *desc;
 	uint64_t now;
+	uint32_t observe_mask;	/* kinds (1u << kind) some stage observes; ~0: every kind */
+	bool observe_all;	/* TRIMSIM_OBSERVE_ALL set: ignore observe_kinds (the test that checks them) */
+	bool completes;		/* some stage has complete() */
+	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
+	uint64_t dl;
 	char err[512];
 };
 
@@ -163,6 +168,12 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 	}
 	p->sink = sink;
 	p->sink_arg = sink_arg;
+	/*
+	 * Every stage sees every record and the engine skips none: the results must not
+	 * change (tests/replay/test_observe_kinds.c), which proves each observe_kinds mask
+	 * lists every kind its observe() reads.
+	 */
+	p->observe_all = getenv("TRIMSIM_OBSERVE_ALL") != NULL;
 	for (size_t i = 0; i < ps.n; i++) {
 		struct stage *s = &p->st[i];
 		char msg[400] = "";
@@ -172,6 +183,9 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		ps.st[i].cfg = NULL;
 		s->out = (struct policy_out){ p, i + 1 };
 		p->n = i + 1;
+		if (s->ops->observe)
+			p->observe_mask |= s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
+		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
 		if (ret) {
 			snprintf(err, errlen, "policy: stage '%s': %s", s->ops->name,
@@ -209,10 +223,12 @@ const char *policy__error(const struct policy *p)
 	return p->err[0] ? p->err : "policy: unknown error";
 }
 
-uint64_t policy__next_deadline(const struct policy *p)
+uint64_t policy__next_deadline(struct policy *p)
 {
 	uint64_t d = UINT64_MAX;
 
+	if (p->dl_ok)
+		return p->dl;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct stage *s = &p->st[i];
 
@@ -222,11 +238,15 @@ uint64_t policy__next_deadline(const struct policy *p)
 			d = t < d ? t : d;
 		}
 	}
+	p->dl = d;
+	p->dl_ok = true;
 	return d;
 }
 
 int policy__advance(struct policy *p, uint64_t now)
 {
+	if (policy__next_deadline(p) > now)	/* the common case: no timer due */
+		return 0;
 	for (;;) {
 		struct stage *first = NULL;
 		uint64_t best = UINT64_MAX;
@@ -248,6 +268,7 @@ int policy__advance(struct policy *p, uint64_t now)
 			return 0;
 		if (best > p->now)
 			p->now = best;
+		p->dl_ok = false;
 		ret = first->ops->tick(first->priv, p->now, &first->out);
 		if (ret < 0)
 			return fail(p, first, ret, "tick");
@@ -273,6 +294,16 @@ static bool is_source(enum policy_source src, const struct ts_record *r)
 	}
 }
 
+static bool kind_in(uint32_t mask, uint8_t kind)
+{
+	return kind < 32 ? (mask >> kind) & 1 : mask != 0;
+}
+
+bool policy__wants(const struct policy *p, const struct ts_record *rec)
+{
+	return kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
+}
+
 int policy__record(struct policy *p, const struct ts_record *rec)
 {
 	struct policy_event ev;
@@ -284,10 +315,15 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 		return ret;
 	if (rec->time_ns > p->now)
 		p->now = rec->time_ns;
+	if (!policy__wants(p, rec))
+		return 0;
+	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
-		if (s->ops->observe && (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+		if (s->ops->observe &&
+		    kind_in(s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u, rec->kind) &&
+		    (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
 			return fail(p, s, ret, "observe");
 	}
 	if (!is_source(p->props.source, rec))
@@ -312,6 +348,7 @@ int policy__flush(struct policy *p, uint64_t now)
 		return ret;
 	if (now > p->now)
 		p->now = now;
+	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
@@ -327,6 +364,9 @@ int policy__complete(struct policy *p, const struct policy_done *d)
 
 	if (d->done_ns > p->now)
 		p->now = d->done_ns;
+	if (!p->completes)
+		return 0;
+	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 

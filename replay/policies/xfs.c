@@ -209,6 +209,9 @@ static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out
 	return ivset__add(s->busy, ev->offset, ev->length, ev->freed_ns, ev->ino);
 }
 
+/* Every record kind xfs_observe() reads (its ops' observe_kinds): keep the two in step. */
+#define XFS_OBSERVES (1u << TS_ALLOC | 1u << TS_ISSUE | 1u << TS_BIO | 1u << TS_META)
+
 static int xfs_observe(void *priv, const struct ts_record *r, struct policy_out *out)
 {
 	struct xfs_state *s = priv;
@@ -287,6 +290,7 @@ const struct policy_stage_ops stage_xfs_cil = {
 	.positional = "commit",
 	.init = xfs_init,
 	.observe = xfs_observe,
+	.observe_kinds = XFS_OBSERVES,
 	.push = xfs_push,
 	.tick = xfs_tick,
 	.next_deadline = xfs_next_deadline,

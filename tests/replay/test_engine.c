@@ -226,6 +226,32 @@ ParameterizedTest(struct speed_case *c, engine, speed)
 	engine__free(e);
 }
 
+/*
+ * At --speed 3.5 a timer 1 ns after the first record maps to engine time 0,
+ * and back to trace time 0 ns after it: the timer must still fire (it used
+ * to spin forever in run_until).
+ */
+Test(engine, speed_rounding_still_fires_timers, .timeout = 20)
+{
+	struct ts_record r[] = {
+		rec(5 * S, TS_ISSUE, TS_OP_WRITE, 0, 4 * K),
+		rec(5 * S, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+		rec(5 * S + 7, TS_INTENT, TS_OP_DISCARD, 64 * K, 4 * K),
+		rec(5 * S + 10 * MS, TS_ISSUE, TS_OP_WRITE, 0, 4 * K),
+	};
+	struct engine_cfg cfg = {
+		.policy = "source(intent) | batch(window=1ns) | dispatch(qd=0)", .target = &fixed_target_ops,
+		.target_arg = "discard=1ms", .speed = 3.5, .seed = 1,
+	};
+	char err[512];
+	struct engine *e = engine__new(&cfg, err, sizeof(err));
+
+	cr_assert_not_null(e, "%s", err);
+	run(e, r, 4);
+	cr_expect_eq(metrics__discard_cmds(engine__metrics(e)), 2);
+	engine__free(e);
+}
+
 Test(engine, other_devices_are_ignored)
 {
 	struct ts_record r[] = {

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Coverage map (covmap.h): a bitmap trie of 4 KiB granules plus an exact
+ * rangeset for pieces of granules.
+ *
+ * Level 0 nodes are leaves of 4096 granule bits (16 MiB of device); a node at
+ * level h >= 1 has 256 children, each covering 2^(12 + 8(h-1)) granules. A
+ * child pointer is NULL (nothing covered), FULL (everything covered) or a
+ * node. Every node counts the granules set below it, so covering a whole
+ * subtree costs its count, not a walk. The root grows upward as higher
+ * offsets arrive (level 5 spans 2^52 granules: every 64-bit byte offset).
+ *
+ * Invariant: `part` holds bytes only in granules whose bit is clear; when a
+ * granule fills (from pieces, or a range covering it whole) its pieces leave
+ * `part` and its bit is set.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "covmap.h"
+#include "rangeset.h"
+
+#define GRAN_SHIFT	12			/* 4 KiB granules */
+#define GRAN		(1ull << GRAN_SHIFT)
+#define LEAF_BITS	12			/* granules per leaf: 4096 */
+#define LEAF_WORDS	((1u << LEAF_BITS) / 64)
+#define FAN_BITS	8			/* children per inner node: 256 */
+#define FAN		(1u << FAN_BITS)
+#define MAX_HEIGHT	5			/* 12 + 5 * 8 = 52 bits of granule index */
+
+struct leaf {
+	uint64_t set;
+	uint64_t w[LEAF_WORDS];
+};
+
+struct inner {
+	uint64_t set;
+	void *c[FAN];
+};
+
+static const char full_mark;
+#define FULL ((void *)&full_mark)
+
+struct covmap {
+	void *root;
+	unsigned height;
+	uint64_t bytes;
+	size_t mem;
+	struct rangeset *part;		/* pieces of granules (unaligned ranges) */
+	uint64_t touch;			/* sink for the loads of covmap__add_many */
+	int err;
+};
+
+static unsigned span_bits(unsigned h) { return LEAF_BITS + FAN_BITS * h; }
+static uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static size_t node_size(unsigned h) { return h ? sizeof(struct inner) : sizeof(struct leaf); }
+
+static uint64_t count(const void *p, unsigned h)
+{
+	if (!p)
+		return 0;
+	return p == FULL ? 1ull << span_bits(h) : *(const uint64_t *)p;
+}
+
+static void drop(struct covmap *c, void *p, unsigned h)
+{
+	if (!p || p == FULL)
+		return;
+	if (h)
+		for (unsigned i = 0; i < FAN; i++)
+			drop(c, ((struct inner *)p)->c[i], h - 1);
+	c->mem -= node_size(h);
+	free(p);
+}
+
+struct covmap *covmap__new(void)
+{
+	struct covmap *c = calloc(1, sizeof(*c));
+
+	if (c && !(c->part = rangeset__new())) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void covmap__free(struct covmap *c)
+{
+	if (!c)
+		return;
+	drop(c, c->root, c->height);
+	rangeset__free(c->part);
+	free(c);
+}
+
+/* Sets bits [from, to) of a leaf; the bits that were clear. */
+static uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
+{
+	uint64_t n = 0;
+
+	while (from < to) {
+		unsigned w = (unsigned)(from >> 6), b = (unsigned)(from & 63);
+		uint64_t k = min64(to - from, 64 - b);
+		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b, fresh = mask & ~l->w[w];
+
+		n += (uint64_t)__builtin_popcountll(fresh);
+		l->w[w] |= mask;
+		from += k;
+	}
+	return n;
+}
+
+static uint64_t leaf_count(const struct leaf *l, uint64_t from, uint64_t to)
+{
+	uint64_t n = 0;
+
+	while (from < to) {
+		unsigned w = (unsigned)(from >> 6), b = (unsigned)(from & 63);
+		uint64_t k = min64(to - from, 64 - b);
+		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b;
+
+		n += (uint64_t)__builtin_popcountll(mask & l->w[w]);
+		from += k;
+	}
+	return n;
+}
+
+/* Sets granules [lo, hi) under *pp (a level-h node spanning [base, base + span)); the granules that were clear. */
+static uint64_t fill(struct covmap *c, void **pp, unsigned h, uint64_t base, uint64_t lo, uint64_t hi)
+{
+	uint64_t span = 1ull << span_bits(h), n = 0;
+	void *p = *pp;
+
+	if (p == FULL)
+		return 0;
+	if (lo == base && hi == base + span) {
+		n = span - count(p, h);
+		drop(c, p, h);
+		*pp = FULL;
+		return n;
+	}
+	if (!p) {
+		if (!(p = calloc(1, node_size(h)))) {
+			c->err = -ENOMEM;
+			return 0;
+		}
+		c->mem += node_size(h);
+		*pp = p;
+	}
+	if (!h) {
+		n = leaf_fill(p, lo - base, hi - base);
+	} else {
+		unsigned cb = span_bits(h - 1);
+
+		for (uint64_t i = (lo - base) >> cb; i <= (hi - 1 - base) >> cb; i++) {
+			uint64_t cbase = base + (i << cb);
+
+			n += fill(c, &((struct inner *)p)->c[i], h - 1, cbase, max64(lo, cbase),
+				  min64(hi, cbase + (1ull << cb)));
+		}
+	}
+	if ((*(uint64_t *)p += n) == span) {
+		drop(c, p, h);
+		*pp = FULL;
+	}
+	return n;
+}
+
+/* Granules set in [lo, hi) under p. */
+static uint64_t covered(const void *p, unsigned h, uint64_t base, uint64_t lo, uint64_t hi)
+{
+	uint64_t span = 1ull << span_bits(h), n = 0;
+
+	if (!p || p == FULL || (lo == base && hi == base + span))
+		return p == FULL ? hi - lo : count(p, h);
+	if (!h)
+		return leaf_count(p, lo - base, hi - base);
+	for (uint64_t i = (lo - base) >> span_bits(h - 1); i <= (hi - 1 - base) >> span_bits(h - 1); i++) {
+		uint64_t cbase = base + (i << span_bits(h - 1));
+
+		n += covered(((const struct inner *)p)->c[i], h - 1, cbase, max64(lo, cbase),
+			     min64(hi, cbase + (1ull << span_bits(h - 1))));
+	}
+	return n;
+}
+
+static bool granule_set(const struct covmap *c, uint64_t g)
+{
+	const void *p = c->root;
+
+	if (g >> span_bits(c->height))
+		return false;
+	for (unsigned h = c->height; p && p != FULL; h--) {
+		if (!h)
+			return ((const struct leaf *)p)->w[(g >> 6) & (LEAF_WORDS - 1)] >> (g & 63) & 1;
+		p = ((const struct inner *)p)->c[(g >> span_bits(h - 1)) & (FAN - 1)];
+	}
+	return p == FULL;
+}
+
+/* Grows the root until it spans granule hi - 1. */
+static int grow(struct covmap *c, uint64_t hi)
+{
+	while (c->height < MAX_HEIGHT && (hi - 1) >> span_bits(c->height)) {
+		struct inner *n;
+
+		if (c->root) {
+			if (!(n = calloc(1, sizeof(*n))))
+				return -ENOMEM;
+			c->mem += sizeof(*n);
+			n->set = count(c->root, c->height);
+			n->c[0] = c->root;
+			c->root = n;
+		}
+		c->height++;
+	}
+	return 0;
+}
+
+/*
+ * The common case without recursion: [lo, hi) inside one leaf that exists.
+ * Counts go up the path; nodes that fill collapse to FULL. False (nothing
+ * changed) when the path is missing or ends early.
+ */
+static bool fill_leaf(struct covmap *c, uint64_t lo, uint64_t hi, uint64_t *n)
+{
+	void **slot[MAX_HEIGHT + 1], **pp = &c->root;
+	unsigned h = c->height, k = 0;
+	uint64_t from = lo & ((1u << LEAF_BITS) - 1);
+
+	if ((lo ^ (hi - 1)) >> LEAF_BITS || (hi - 1) >> span_bits(h))
+		return false;
+	for (;; h--) {
+		if (!*pp || *pp == FULL)
+			return false;
+		slot[k++] = pp;
+		if (!h)
+			break;
+		pp = &((struct inner *)*pp)->c[(lo >> span_bits(h - 1)) & (FAN - 1)];
+	}
+	if (!(*n = leaf_fill(*pp, from, from + (hi - lo))))
+		return true;
+	for (unsigned i = 0; i < k; i++)
+		*(uint64_t *)*slot[i] += *n;
+	for (unsigned i = k; i--;) {	/* from the leaf up: a node that filled becomes FULL */
+		unsigned level = c->height - i;
+
+		if (*(uint64_t *)*slot[i] != 1ull << span_bits(level))
+			break;
+		drop(c, *slot[i], level);
+		*slot[i] = FULL;
+	}
+	return true;
+}
+
+/* Sets granules [lo, hi); the granules that were clear. */
+static uint64_t fill_granules(struct covmap *c, uint64_t lo, uint64_t hi)
+{
+	uint64_t n;
+	int ret;
+
+	if (fill_leaf(c, lo, hi, &n))
+		return n;
+	ret = grow(c, hi);
+
+	if (ret) {
+		c->err = ret;
+		return 0;
+	}
+	return fill(c, &c->root, c->height, 0, lo, hi);
+}
+
+/* [a, b) inside granule g, not all of it. */
+static int64_t add_piece(struct covmap *c, uint64_t g, uint64_t a, uint64_t b)
+{
+	int64_t n;
+
+	if (granule_set(c, g))
+		return 0;
+	if ((n = rangeset__add(c->part, a, b - a)) <= 0)
+		return n;
+	if (rangeset__overlap(c->part, g << GRAN_SHIFT, GRAN) == GRAN) {
+		if (rangeset__remove(c->part, g << GRAN_SHIFT, GRAN) < 0)
+			return -ENOMEM;
+		fill_granules(c, g, g + 1);
+	}
+	return c->err ? c->err : n;
+}
+
+/* Whole granules [lo, hi): their bytes, less the pieces already counted. */
+static int64_t add_granules(struct covmap *c, uint64_t lo, uint64_t hi)
+{
+	uint64_t n = fill_granules(c, lo, hi) << GRAN_SHIFT, ov;
+
+	if (c->err)
+		return c->err;
+	if (rangeset__count(c->part) && (ov = rangeset__overlap(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT))) {
+		if (rangeset__remove(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT) < 0)
+			return -ENOMEM;
+		n -= ov;
+	}
+	return (int64_t)n;
+}
+
+int64_t covmap__add(struct covmap *c, uint64_t off, uint64_t len)
+{
+	uint64_t a = off, b, ga, gb, lo, hi;
+	int64_t n = 0, r;
+
+	if (len > UINT64_MAX - off)	/* the last byte of the 64-bit space is never covered */
+		len = UINT64_MAX - off;
+	if (!len)
+		return 0;
+	b = a + len;
+	ga = a >> GRAN_SHIFT;
+	gb = (b - 1) >> GRAN_SHIFT;
+	if (ga == gb && (len != GRAN || (a & (GRAN - 1))))
+		n = add_piece(c, ga, a, b);
+	else {
+		lo = (a & (GRAN - 1)) ? ga + 1 : ga;
+		hi = (b & (GRAN - 1)) ? gb : gb + 1;
+		if (lo != ga && (r = add_piece(c, ga, a, lo << GRAN_SHIFT)) >= 0)
+			n += r;
+		else if (lo != ga)
+			return r;
+		if (hi != gb + 1 && (r = add_piece(c, gb, gb << GRAN_SHIFT, b)) >= 0)
+			n += r;
+		else if (hi != gb + 1)
+			return r;
+		if (lo < hi && (r = add_granules(c, lo, hi)) < 0)
+			return r;
+		else if (lo < hi)
+			n += r;
+	}
+	if (n > 0)
+		c->bytes += (uint64_t)n;
+	return n;
+}
+
+/* The leaf that holds granule g, NULL if it does not exist. */
+static const struct leaf *leaf_of(const struct covmap *c, uint64_t g)
+{
+	const void *p = c->root;
+
+	if (g >> span_bits(c->height))
+		return NULL;
+	for (unsigned h = c->height; p && p != FULL; h--) {
+		if (!h)
+			return p;
+		p = ((const struct inner *)p)->c[(g >> span_bits(h - 1)) & (FAN - 1)];
+	}
+	return NULL;
+}
+
+#define TOUCH_BATCH 64
+
+int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, uint64_t *fresh)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i += TOUCH_BATCH) {
+		size_t m = n - i < TOUCH_BATCH ? n - i : TOUCH_BATCH;
+		const struct leaf *l[TOUCH_BATCH];
+		uint64_t any = 0;
+
+		/*
+		 * Random offsets cost a cache miss each. Loading the words first,
+		 * in a loop of independent loads, lets the CPU overlap the misses
+		 * (the adds themselves are too long for it to run ahead).
+		 */
+		for (size_t k = 0; k < m; k++)
+			l[k] = leaf_of(c, r[i + k].offset >> GRAN_SHIFT);
+		for (size_t k = 0; k < m; k++) {	/* its count and the word: two cache lines */
+			uint64_t g = r[i + k].offset >> GRAN_SHIFT;
+
+			any |= l[k] ? l[k]->set ^ l[k]->w[(g >> 6) & (LEAF_WORDS - 1)] : 0;
+		}
+		c->touch ^= any;
+		for (size_t k = 0; k < m; k++) {
+			int64_t a = covmap__add(c, r[i + k].offset, r[i + k].length);
+
+			if (a < 0)
+				return (int)a;
+			sum += (uint64_t)a;
+		}
+	}
+	if (fresh)
+		*fresh = sum;
+	return 0;
+}
+
+uint64_t covmap__bytes(const struct covmap *c) { return c->bytes; }
+size_t covmap__mem(const struct covmap *c) { return c->mem; }
+
+/* Bytes of [a, b) inside granule g (a piece of it). */
+static uint64_t piece_overlap(const struct covmap *c, uint64_t g, uint64_t a, uint64_t b)
+{
+	return granule_set(c, g) ? b - a : rangeset__overlap(c->part, a, b - a);
+}
+
+uint64_t covmap__overlap(const struct covmap *c, uint64_t off, uint64_t len)
+{
+	uint64_t a = off, b, ga, gb, lo, hi, n = 0;
+
+	if (len > UINT64_MAX - off)
+		len = UINT64_MAX - off;
+	if (!len)
+		return 0;
+	b = a + len;
+	ga = a >> GRAN_SHIFT;
+	gb = (b - 1) >> GRAN_SHIFT;
+	if (ga == gb)
+		return piece_overlap(c, ga, a, b);
+	lo = (a & (GRAN - 1)) ? ga + 1 : ga;
+	hi = (b & (GRAN - 1)) ? gb : gb + 1;
+	if (lo != ga)
+		n += piece_overlap(c, ga, a, lo << GRAN_SHIFT);
+	if (hi != gb + 1)
+		n += piece_overlap(c, gb, gb << GRAN_SHIFT, b);
+	if (lo < hi) {
+		uint64_t top = 1ull << span_bits(c->height);
+
+		if (lo < top)
+			n += covered(c->root, c->height, 0, lo, min64(hi, top)) << GRAN_SHIFT;
+		n += rangeset__overlap(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT);
+	}
+	return n;
+}
