@@ -297,6 +297,8 @@ static void *bpf_open(const struct rec_config *cfg, char *err, size_t errlen)
 		goto fail;
 	if (cfg->ringbuf_size)
 		bpf_map__set_max_entries(st->skel->maps.events, ringbuf_pages(cfg->ringbuf_size));
+	/* trimsim.bpf.c submit_flags(): wake the consumer early only past a quarter of the buffer */
+	st->skel->rodata->wakeup_bytes = bpf_map__max_entries(st->skel->maps.events) / 4;
 	rc = trimsim_bpf__load(st->skel);
 	if (rc) {
 		ts_errf(err, errlen, rc, "eBPF: loading the programs failed: %s", strerror(-rc));
@@ -340,10 +342,16 @@ static int report_lost(struct bpf_state *st)
 	return 0;
 }
 
+/*
+ * Records arrive without wakeups (trimsim.bpf.c submit_flags()): epoll returns on a
+ * forced wakeup (a quarter of the buffer waiting) or after timeout_ms, and whatever
+ * is in the buffer then is consumed either way. So a record waits at most
+ * timeout_ms (the record loop's 100 ms) plus the time to drain the ones before it.
+ */
 static int bpf_poll(void *p, struct recorder *r, int timeout_ms)
 {
 	struct bpf_state *st = p;
-	int n;
+	int n, m;
 
 	st->r = r;
 	st->cb_err = 0;
@@ -353,7 +361,18 @@ static int bpf_poll(void *p, struct recorder *r, int timeout_ms)
 	if (n < 0 && n != -EINTR)
 		return n;
 	n = n < 0 ? 0 : n;
-	return report_lost(st) ?: n;
+	m = ring_buffer__consume(st->rb);
+	if (st->cb_err)
+		return st->cb_err;
+	if (m < 0)
+		return m;
+	return report_lost(st) ?: n + m;
+}
+
+/* End of recording: everything still in the buffer, without waiting. */
+static int bpf_drain(void *p, struct recorder *r)
+{
+	return bpf_poll(p, r, 0);
 }
 
 static const char *bpf_notes(void *p)
@@ -365,6 +384,7 @@ const struct rec_backend_ops rec_bpf_ops = {
 	.name = "bpf",
 	.open = bpf_open,
 	.poll = bpf_poll,
+	.drain = bpf_drain,
 	.notes = bpf_notes,
 	.close = bpf_close,
 };

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,20 +212,44 @@ static pid_t spawn(char **cmd)
 	return pid;
 }
 
+/*
+ * The trace file's dirty pages, written back as the file grows rather than all
+ * at once: a storm writes ~5 MB/s of records, and a workload ending in sync(2)
+ * (rm -rf && sync, fstrim) would otherwise wait for all of them inside its own
+ * timing. SYNC_FILE_RANGE_WRITE only starts writeback (mm/filemap.c
+ * __filemap_fdatawrite_range() via fs/sync.c sync_file_range()); it does not
+ * wait, and nothing depends on it: errors are ignored, writes report their own.
+ */
+#define WRITEBACK_STEP (1u << 20)
+
+struct writeback {
+	int fd;			/* the trace file, read-only; -1: not kicked */
+	off_t done;		/* bytes already handed to writeback */
+};
+
+static void writeback_kick(struct writeback *wb)
+{
+	struct stat s;
+
+	if (wb->fd < 0 || fstat(wb->fd, &s) || s.st_size - wb->done < (off_t)WRITEBACK_STEP)
+		return;
+	sync_file_range(wb->fd, wb->done, s.st_size - wb->done, SYNC_FILE_RANGE_WRITE);
+	wb->done = s.st_size;
+}
+
 /* Records until the command exits, the duration passes or a signal arrives. */
 static int record_loop(struct record_args *a, const struct rec_backend_ops *ops, void *st,
 		       struct recorder *r, int *cmd_status)
 {
 	uint64_t t0 = ts_now_ns(), last = t0;
 	bool tty = isatty(STDERR_FILENO);
+	struct writeback wb = { open(a->out, O_RDONLY | O_CLOEXEC), 0 };
 	pid_t pid = -1;
 	int rc = 0;
 
 	if (a->cmd) {
 		pid = spawn(a->cmd);
-		if (pid < 0)
-			return -errno;
-		rc = recorder__meta(r, TS_META_CMD_START, 0, 0, 0, (uint64_t)pid, 0, 0);
+		rc = pid < 0 ? -errno : recorder__meta(r, TS_META_CMD_START, 0, 0, 0, (uint64_t)pid, 0, 0);
 	}
 	while (!rc && !trimsim_stop) {
 		uint64_t now;
@@ -233,6 +259,7 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		if (rc < 0)
 			break;
 		rc = recorder__flush(r);	/* TW_STREAM: whole records reach the file now */
+		writeback_kick(&wb);
 		now = ts_now_ns();
 		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
 			*cmd_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -284,6 +311,8 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	}
 	if (tty)
 		fprintf(stderr, "\n");
+	if (wb.fd >= 0)
+		close(wb.fd);
 	return rc;
 }
 

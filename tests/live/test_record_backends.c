@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trimsim record: the two backends agree, losses are counted, the file is
- * finished on SIGINT and readable after SIGKILL, the command's status is kept,
+ * finished on SIGINT and readable after SIGKILL, eBPF records reach the file
+ * without per-event wakeups, the command's status is kept,
  * and without root the error is one line.
  */
 #include <signal.h>
@@ -163,6 +164,38 @@ Test(record_backends, signals, .init = setup_xfs, .fini = fix_down, .timeout = 1
 	cr_expect(s.kind[TS_META].count > 0, "SIGKILL: the start snapshot should be readable");
 	sum_free(&s);
 	/* the recorder's tracefs instance / BPF links die with it: nothing to clean */
+}
+
+/*
+ * eBPF records are submitted without waking the recorder (bpf.c, adaptive
+ * notification); the bounded poll still brings them to the file within 100 ms.
+ * A quiet recorder, one fstrim, a wait of 10 times the bound: every INTENT and
+ * BIO of the fstrim (it waits for its discards) is in the file before SIGINT.
+ */
+Test(record_backends, bpf_records_arrive_without_wakeups, .init = setup_xfs, .fini = fix_down,
+     .timeout = 120)
+{
+	char out[256], cmd[512];
+	struct trace_sum mid, end;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/live.tsim", fx.dir);
+	pid = record_bg(out, "bpf", "--duration=60");
+	snprintf(cmd, sizeof(cmd), "fstrim %s", fx.mnt);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0);
+	usleep(1000000);
+	summarize(out, fx.dev, &mid);
+	cr_expect_eq(stop_bg(pid, SIGINT), 0, "SIGINT: record did not exit 0");
+	summarize(out, fx.dev, &end);
+	cr_expect(end.kind[TS_INTENT].count > 0 && end.kind[TS_BIO].count > 0, "fstrim recorded nothing");
+	cr_expect_eq(mid.kind[TS_INTENT].count, end.kind[TS_INTENT].count,
+		     "INTENT: %" PRIu64 " in the file 1 s after fstrim, %" PRIu64 " at the end",
+		     mid.kind[TS_INTENT].count, end.kind[TS_INTENT].count);
+	cr_expect_eq(mid.kind[TS_BIO].count, end.kind[TS_BIO].count,
+		     "BIO: %" PRIu64 " in the file 1 s after fstrim, %" PRIu64 " at the end",
+		     mid.kind[TS_BIO].count, end.kind[TS_BIO].count);
+	sum_free(&mid);
+	sum_free(&end);
 }
 
 /* With -- CMD the recorder exits with CMD's status. */
