@@ -269,24 +269,39 @@ Test(replay_dev, calibrated_profile_predicts_replay)
 	snprintf(args, sizeof(args), "%s calibrate --device %s --destructive --quick -o '%s' 2>&1",
 		 th_trimsim(), dev, prof);
 	lv_sh(args);
-	snprintf(args, sizeof(args), "dd if=/dev/urandom of=%s bs=1M count=160 oflag=direct status=none && sync", dev);
-	lv_sh(args);
 	write_trace(trace, 48, 4 * MIB, 160 * MIB, true);	/* reaches 127.5 MiB */
-	snprintf(args, sizeof(args), "'%s' -p passthrough --device %s --destructive -q -o '%s'", trace, dev, real);
-	rc = replay(args, &err);
-	cr_assert_eq(rc, 0, "%s", err ? err : "");
-	free(err);
+	/*
+	 * The device is measured three times, each from a freshly written device, and the
+	 * fastest run counts: a loop device shares its backing disk with whatever else
+	 * the machine does, and that only ever adds time (the calibration ran quiet or not).
+	 */
+	t_real = 0;
+	for (int k = 0; k < 3; k++) {
+		double t;
+
+		snprintf(args, sizeof(args), "dd if=/dev/urandom of=%s bs=1M count=160 oflag=direct status=none && sync",
+			 dev);
+		lv_sh(args);
+		snprintf(args, sizeof(args), "'%s' -p passthrough --device %s --destructive -q -o '%s'", trace, dev,
+			 real);
+		rc = replay(args, &err);
+		cr_assert_eq(rc, 0, "%s", err ? err : "");
+		free(err);
+		err = NULL;
+		r = load(real);
+		t = (double)jint(r, "latency", "discard", "sum_ns");
+		json_decref(r);
+		if (k == 0 || t < t_real)
+			t_real = t;
+	}
 	snprintf(args, sizeof(args), "'%s' -p passthrough -M '%s' -q -o '%s'", trace, prof, model);
 	rc = replay(args, &err);
 	cr_assert_eq(rc, 0, "%s", err ? err : "");
 	free(err);
-	r = load(real);
-	t_real = (double)jint(r, "latency", "discard", "sum_ns");
-	json_decref(r);
 	r = load(model);
 	t_model = (double)jint(r, "latency", "discard", "sum_ns");
 	json_decref(r);
-	cr_log_info("48 discards (4 KiB .. 4 MiB): measured %.1f ms, calibrated model %.1f ms (x%.2f)",
+	cr_log_info("48 discards (4 KiB .. 4 MiB): measured %.1f ms (fastest of 3), calibrated model %.1f ms (x%.2f)",
 		    t_real / 1e6, t_model / 1e6, t_model / t_real);
 	cr_assert(t_model <= 2 * t_real && t_model >= t_real / 2, "model %.1f ms vs real %.1f ms",
 		  t_model / 1e6, t_real / 1e6);
