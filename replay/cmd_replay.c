@@ -165,16 +165,9 @@ static const struct ts_device *pick_device(struct trace_reader *r, struct args *
 				return &d[i];
 		return NULL;
 	}
-	if (n == 1) {
-		a->cfg.devno = d[0].dev;
-		return &d[0];
-	}
-	for (size_t i = 0; i < n; i++)
-		if (d[i].fs[0]) {
-			a->cfg.devno = d[i].dev;
-			return &d[i];
-		}
-	return NULL;
+	if ((d = trace_reader__replay_device(r)))
+		a->cfg.devno = d->dev;
+	return d;
 }
 
 /*

@@ -594,6 +594,14 @@ const struct ts_device *trace_reader__devices(const struct trace_reader *r, size
 	return r->devs;
 }
 
+const struct ts_device *trace_reader__replay_device(const struct trace_reader *r)
+{
+	for (size_t i = 0; i < r->ndev; i++)
+		if (r->ndev == 1 || r->devs[i].fs[0])
+			return &r->devs[i];
+	return NULL;
+}
+
 void trace_reader__close(struct trace_reader *r)
 {
 	if (!r)

@@ -168,6 +168,8 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 const json_t *trace_reader__header(const struct trace_reader *r);
 /* Devices parsed from the header; valid until close. */
 const struct ts_device *trace_reader__devices(const struct trace_reader *r, size_t *n);
+/* The device a replay takes by default: the header's only device, else its first with a filesystem; or NULL. */
+const struct ts_device *trace_reader__replay_device(const struct trace_reader *r);
 /* 1: a record was stored in *rec; 0: end of trace; -errno: error, see trace_reader__error(). */
 int trace_reader__next(struct trace_reader *r, struct ts_record *rec);
 /* Zero-copy: up to max records in host order in the reader's buffer; returns count, 0 at end, -errno. */

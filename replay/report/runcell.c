@@ -32,6 +32,7 @@
 #include "runcell.h"
 
 #if __has_include("../engine.h")
+#include "../../models/model.h"
 #include "../engine.h"
 #include "probe.h"
 
@@ -191,16 +192,10 @@ static const struct target_ops *target_of(const char *profile, char *name, size_
 /* The traced device to replay, as trimsim replay picks it: the only one, else the first with a filesystem. */
 static const struct ts_device *pick_device(struct trace_reader *r, uint32_t *devno)
 {
-	size_t n = 0;
-	const struct ts_device *d = trace_reader__devices(r, &n);
+	const struct ts_device *d = trace_reader__replay_device(r);
 
-	*devno = 0;
-	for (size_t i = 0; i < n; i++)
-		if (n == 1 || d[i].fs[0]) {
-			*devno = d[i].dev;
-			return &d[i];
-		}
-	return NULL;
+	*devno = d ? d->dev : 0;
+	return d;
 }
 
 static json_t *jpath(json_t *o, const char *a, const char *b, const char *c)
@@ -393,6 +388,21 @@ out:
 	return ret;
 }
 
+int report_check_profile(const char *profile, char *err, size_t errlen)
+{
+	char name[64];
+	const char *arg;
+	const struct target_ops *t = target_of(profile, name, sizeof(name), &arg);
+	struct model_profile *m;
+
+	if (!t || strcmp(t->name, "model"))
+		return 0;
+	if (!(m = model_profile__load(arg, err, errlen)))
+		return errno ? -errno : -EINVAL;
+	model_profile__free(m);
+	return 0;
+}
+
 bool report_profile_realtime(const char *profile)
 {
 	char name[64];
@@ -435,6 +445,12 @@ int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, 
 }
 
 #else	/* no replay engine in this tree */
+
+int report_check_profile(const char *profile, char *err, size_t errlen)
+{
+	(void)profile, (void)err, (void)errlen;
+	return 0;
+}
 
 bool report_profile_realtime(const char *profile)
 {

@@ -16,15 +16,12 @@ static void recorded(const char *path, uint64_t *cmds, uint64_t *bytes)
 	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
 	const struct ts_record *recs;
 	const struct ts_device *d;
-	uint32_t dev = 0;
-	size_t nd = 0;
+	uint32_t dev;
 	ssize_t n;
 
 	cr_assert_not_null(r, "%s", err);
-	d = trace_reader__devices(r, &nd);
-	for (size_t i = 0; i < nd && !dev; i++)
-		if (nd == 1 || d[i].fs[0])
-			dev = d[i].dev;
+	d = trace_reader__replay_device(r);
+	dev = d ? d->dev : 0;
 	*cmds = *bytes = 0;
 	while ((n = trace_reader__batch(r, &recs, 4096)) > 0)
 		for (ssize_t i = 0; i < n; i++)

@@ -60,19 +60,17 @@ static uint64_t work_pace(const uint64_t *intent, const uint64_t *done, size_t n
 static void read_recorded(const char *path, struct recorded *rc)
 {
 	static uint64_t intent[MAX_DISCARDS], done[MAX_DISCARDS], commit[MAX_DISCARDS];
-	size_t ni = 0, nd_ = 0, nc = 0, nd = 0;
+	size_t ni = 0, nd_ = 0, nc = 0;
 	char err[512];
 	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
 	const struct ts_record *recs;
 	const struct ts_device *d;
-	uint32_t dev = 0;
+	uint32_t dev;
 	ssize_t n;
 
 	cr_assert_not_null(r, "%s", err);
-	d = trace_reader__devices(r, &nd);
-	for (size_t i = 0; i < nd && !dev; i++)
-		if (nd == 1 || d[i].fs[0])
-			dev = d[i].dev;
+	d = trace_reader__replay_device(r);
+	dev = d ? d->dev : 0;
 	*rc = (struct recorded){ 0 };
 	while ((n = trace_reader__batch(r, &recs, 4096)) > 0)
 		for (ssize_t i = 0; i < n; i++) {
