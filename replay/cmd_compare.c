@@ -20,7 +20,6 @@
 #include "../traces/opts.h"
 #include "../traces/trace.h"
 #include "../traces/util.h"
-#include "../models/model.h"
 #include "cli.h"
 #include "policy.h"
 #include "report/report.h"
@@ -284,26 +283,10 @@ static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 		policy__destroy(p);
 	}
 	for (size_t i = 0; i < a->nm; i++) {
-		const char *spec = a->profiles[i], *colon = strchr(spec, ':');
-		struct model_profile *m;
+		int e = report_check_profile(a->profiles[i], msg, sizeof(msg));
 
-		/* "kind:ARG" names another target (file:, device:, fixed:), checked when it opens */
-		if (colon && strncmp(spec, "model:", 6)) {
-			char kind[32];
-
-			snprintf(kind, sizeof(kind), "%.*s", (int)(colon - spec), spec);
-			if (target_find(kind))
-				continue;
-		}
-		if (!strncmp(spec, "model:", 6))
-			spec += 6;
-		if (!(m = model_profile__load(spec, msg, sizeof(msg)))) {
-			int e = errno ? -errno : -EINVAL;
-
-			first_line(msg);
+		if (e)
 			return ts_errf(err, errlen, e, "--models '%s': %s", a->profiles[i], msg);
-		}
-		model_profile__free(m);
 	}
 	return 0;
 }

@@ -24,6 +24,11 @@ struct cell_job {
 
 /* The profile names a real-time target (a real device or a file): its runs vary and it is measured alone. */
 bool report_profile_realtime(const char *profile);
+/*
+ * A model profile (with overrides) loads: 0, or -errno with the loader's one-line
+ * message in err. Other targets ("file:PATH", "device:PATH") are checked when they open.
+ */
+int report_check_profile(const char *profile, char *err, size_t errlen);
 /* 0, or -errno with a one-line message in err (also copied into c->error). */
 int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen);
 
