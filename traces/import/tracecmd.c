@@ -476,6 +476,38 @@ static int tc_precheck(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The top buffer and every instance buffer (trace-cmd extract -B) as *hsp[0..*nb];
+ * -errno with err set. Whatever was opened is in *hsp, for tc_close_all(), even then.
+ */
+static int tc_open_all(const char *path, struct tracecmd_input ***hsp, int *nb, char *err, size_t errlen)
+{
+	struct tracecmd_input *in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS), **hs;
+
+	*hsp = NULL;
+	*nb = 0;
+	if (!in)
+		return ts_errf(err, errlen, errno ? -errno : -EINVAL, "%s: not a readable trace-cmd trace.dat file", path);
+	if (!(hs = calloc((size_t)tracecmd_buffer_instances(in) + 1, sizeof(*hs)))) {
+		tracecmd_close(in);
+		return ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
+	}
+	hs[0] = in;
+	*hsp = hs;
+	for (int i = 0; i < tracecmd_buffer_instances(in); i++, ++*nb)
+		if (!(hs[i + 1] = tracecmd_buffer_instance_handle(in, i)))
+			return ts_errf(err, errlen, -EINVAL, "%s: cannot open buffer instance %s", path,
+				       tracecmd_buffer_instance_name(in, i));
+	return 0;
+}
+
+static void tc_close_all(struct tracecmd_input **hs, int nb)
+{
+	for (int i = nb; hs && i >= 0; i--)
+		tracecmd_close(hs[i]);
+	free(hs);
+}
+
 static int tc_probe_event(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	(void)h;
@@ -503,7 +535,7 @@ static void tc_probe_fault(int sig)
  */
 static int tc_probe(const char *path, char *err, size_t errlen)
 {
-	int st;
+	int st, sig;
 	pid_t pid;
 
 	fflush(NULL);
@@ -513,36 +545,27 @@ static int tc_probe(const char *path, char *err, size_t errlen)
 	if (pid == 0) {
 		static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 		struct sigaction sa = { .sa_handler = tc_probe_fault };
-		struct tracecmd_input *in, **hs;
-		int nb;
-
-		int null = open("/dev/null", O_WRONLY);
+		struct tracecmd_input **hs;
+		char msg[256];
+		int nb, null = open("/dev/null", O_WRONLY);
 
 		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 			sigaction(sigs[i], &sa, NULL);
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
-		if (!(in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS)))
+		if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
 			_exit(0);	/* the parent's own open reports it */
-		nb = tracecmd_buffer_instances(in);
-		if (!(hs = calloc((size_t)nb + 1, sizeof(*hs))))
-			_exit(0);
-		hs[0] = in;
-		for (int i = 0; i < nb; i++)
-			if (!(hs[i + 1] = tracecmd_buffer_instance_handle(in, i)))
-				_exit(0);
 		tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
 		_exit(0);
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
 			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
-	if (WIFEXITED(st) && WEXITSTATUS(st) > 128)
+	/* tc_probe_fault() exits with 128 + the signal; a signal it did not catch ends the child itself */
+	sig = WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
+	if (sig)
 		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
-			       path, strsignal(WEXITSTATUS(st) - 128));
-	if (WIFSIGNALED(st))
-		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
-			       path, strsignal(WTERMSIG(st)));
+			       path, strsignal(sig));
 	return 0;
 }
 
@@ -550,7 +573,7 @@ static int tc_probe(const char *path, char *err, size_t errlen)
 static int tc_file(const struct tc_opts *o, const char *path, struct import_sink *sink, char *err, size_t errlen)
 {
 	struct tc_state s = { .path = path, .sink = sink };
-	struct tracecmd_input *in = NULL, **hs = NULL;
+	struct tracecmd_input **hs = NULL;
 	struct tc_iter it = { .s = &s, .err = err, .errlen = errlen };
 	int nb = 0, ret;
 
@@ -560,36 +583,21 @@ static int tc_file(const struct tc_opts *o, const char *path, struct import_sink
 	if ((ret = tc_geometry(o, &s, err, errlen)) || (ret = tc_precheck(path, err, errlen)) ||
 	    (ret = tc_probe(path, err, errlen)))
 		return ret;
-	in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!in)
-		return ts_errf(err, errlen, errno ? -errno : -EINVAL, "%s: not a readable trace-cmd trace.dat file", path);
-	s.tep = tracecmd_get_tep(in);
+	if ((ret = tc_open_all(path, &hs, &nb, err, errlen)))
+		goto out;
+	s.tep = tracecmd_get_tep(hs[0]);
 	s.fl = inflight__new();
-	nb = tracecmd_buffer_instances(in);
-	hs = calloc((size_t)nb + 1, sizeof(*hs));
-	if (!s.tep || !s.fl || !hs) {
+	if (!s.tep || !s.fl) {
 		ret = ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
 		goto out;
-	}
-	hs[0] = in;
-	for (int i = 0; i < nb; i++) {
-		hs[i + 1] = tracecmd_buffer_instance_handle(in, i);
-		if (!hs[i + 1]) {
-			ret = ts_errf(err, errlen, -EINVAL, "%s: cannot open buffer instance %s", path,
-				      tracecmd_buffer_instance_name(in, i));
-			goto out;
-		}
 	}
 	for (int i = 0; i < EV_N; i++)
 		s.ev[i] = tep_find_event_by_name(s.tep, tc_events[i].sys, tc_events[i].name);
 	tracecmd_iterate_events_multi(hs, nb + 1, tc_callback, &it);
 	ret = it.ret < 0 ? it.ret : 0;
 out:
-	for (int i = 1; hs && i <= nb; i++)
-		tracecmd_close(hs[i]);
-	free(hs);
+	tc_close_all(hs, nb);
 	inflight__free(s.fl);
-	tracecmd_close(in);
 	return ret;
 }
 
