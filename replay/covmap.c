@@ -304,35 +304,57 @@ static int64_t add_granules(struct covmap *c, uint64_t lo, uint64_t hi)
 	return (int64_t)n;
 }
 
-int64_t covmap__add(struct covmap *c, uint64_t off, uint64_t len)
-{
-	uint64_t a = off, b, ga, gb, lo, hi;
-	int64_t n = 0, r;
+/*
+ * [off, off + len) clipped to the 64-bit space (its last byte is never covered) and
+ * cut at granule edges: a head piece [a, lo << GRAN_SHIFT) of granule ga when a is
+ * not aligned, whole granules [lo, hi), a tail piece [gb << GRAN_SHIFT, b) of
+ * granule gb when b is not. A range inside one granule (ga == gb) is one piece
+ * unless it is the whole granule. False when nothing is left.
+ */
+struct cut {
+	uint64_t a, b, ga, gb, lo, hi;
+};
 
-	if (len > UINT64_MAX - off)	/* the last byte of the 64-bit space is never covered */
+static bool cut_range(uint64_t off, uint64_t len, struct cut *k)
+{
+	if (len > UINT64_MAX - off)
 		len = UINT64_MAX - off;
 	if (!len)
+		return false;
+	k->a = off;
+	k->b = off + len;
+	k->ga = k->a >> GRAN_SHIFT;
+	k->gb = (k->b - 1) >> GRAN_SHIFT;
+	k->lo = (k->a & (GRAN - 1)) ? k->ga + 1 : k->ga;
+	k->hi = (k->b & (GRAN - 1)) ? k->gb : k->gb + 1;
+	return true;
+}
+
+int64_t covmap__add(struct covmap *c, uint64_t off, uint64_t len)
+{
+	struct cut k;
+	int64_t n = 0, r;
+
+	if (!cut_range(off, len, &k))
 		return 0;
-	b = a + len;
-	ga = a >> GRAN_SHIFT;
-	gb = (b - 1) >> GRAN_SHIFT;
-	if (ga == gb && (len != GRAN || (a & (GRAN - 1))))
-		n = add_piece(c, ga, a, b);
-	else {
-		lo = (a & (GRAN - 1)) ? ga + 1 : ga;
-		hi = (b & (GRAN - 1)) ? gb : gb + 1;
-		if (lo != ga && (r = add_piece(c, ga, a, lo << GRAN_SHIFT)) >= 0)
+	if (k.ga == k.gb && k.b - k.a != GRAN) {
+		n = add_piece(c, k.ga, k.a, k.b);
+	} else {
+		if (k.lo != k.ga) {
+			if ((r = add_piece(c, k.ga, k.a, k.lo << GRAN_SHIFT)) < 0)
+				return r;
 			n += r;
-		else if (lo != ga)
-			return r;
-		if (hi != gb + 1 && (r = add_piece(c, gb, gb << GRAN_SHIFT, b)) >= 0)
+		}
+		if (k.hi != k.gb + 1) {
+			if ((r = add_piece(c, k.gb, k.gb << GRAN_SHIFT, k.b)) < 0)
+				return r;
 			n += r;
-		else if (hi != gb + 1)
-			return r;
-		if (lo < hi && (r = add_granules(c, lo, hi)) < 0)
-			return r;
-		else if (lo < hi)
+		}
+		if (k.lo < k.hi) {
+			if ((r = add_granules(c, k.lo, k.hi)) < 0)
+				return r;
 			n += r;
+		}
 	}
 	if (n > 0)
 		c->bytes += (uint64_t)n;
@@ -402,29 +424,23 @@ static uint64_t piece_overlap(const struct covmap *c, uint64_t g, uint64_t a, ui
 
 uint64_t covmap__overlap(const struct covmap *c, uint64_t off, uint64_t len)
 {
-	uint64_t a = off, b, ga, gb, lo, hi, n = 0;
+	struct cut k;
+	uint64_t n = 0;
 
-	if (len > UINT64_MAX - off)
-		len = UINT64_MAX - off;
-	if (!len)
+	if (!cut_range(off, len, &k))
 		return 0;
-	b = a + len;
-	ga = a >> GRAN_SHIFT;
-	gb = (b - 1) >> GRAN_SHIFT;
-	if (ga == gb)
-		return piece_overlap(c, ga, a, b);
-	lo = (a & (GRAN - 1)) ? ga + 1 : ga;
-	hi = (b & (GRAN - 1)) ? gb : gb + 1;
-	if (lo != ga)
-		n += piece_overlap(c, ga, a, lo << GRAN_SHIFT);
-	if (hi != gb + 1)
-		n += piece_overlap(c, gb, gb << GRAN_SHIFT, b);
-	if (lo < hi) {
+	if (k.ga == k.gb)
+		return piece_overlap(c, k.ga, k.a, k.b);
+	if (k.lo != k.ga)
+		n += piece_overlap(c, k.ga, k.a, k.lo << GRAN_SHIFT);
+	if (k.hi != k.gb + 1)
+		n += piece_overlap(c, k.gb, k.gb << GRAN_SHIFT, k.b);
+	if (k.lo < k.hi) {
 		uint64_t top = 1ull << span_bits(c->height);
 
-		if (lo < top)
-			n += covered(c->root, c->height, 0, lo, min64(hi, top)) << GRAN_SHIFT;
-		n += rangeset__overlap(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT);
+		if (k.lo < top)
+			n += covered(c->root, c->height, 0, k.lo, min64(k.hi, top)) << GRAN_SHIFT;
+		n += rangeset__overlap(c->part, k.lo << GRAN_SHIFT, (k.hi - k.lo) << GRAN_SHIFT);
 	}
 	return n;
 }
