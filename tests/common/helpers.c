@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <criterion/criterion.h>
 
 #include "helpers.h"
 
@@ -21,23 +23,46 @@ const char *th_trimsim(void) { return env_or("TRIMSIM", "build/san/trimsim"); }
 const char *th_src(void) { return env_or("TRIMSIM_SRC", "."); }
 const char *th_build(void) { return env_or("TRIMSIM_BUILD", "build"); }
 
-char *th_tmpdir(void)
-{
-	char tmpl[] = "/tmp/trimsim-test.XXXXXX";
-	char *d = mkdtemp(tmpl);
+#define TH_TMPL "/tmp/trimsim-test.XXXXXX"
 
-	return d ? strdup(d) : NULL;
+/* The scratch directory of this test process ("" when none). */
+static char th_scratch[sizeof(TH_TMPL)];
+
+void th_dir_init(void)
+{
+	char tmpl[] = TH_TMPL;
+
+	th_dir_fini();
+	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp %s: %s", TH_TMPL, strerror(errno));
+	memcpy(th_scratch, tmpl, sizeof(tmpl));
+}
+
+void th_dir_fini(void)
+{
+	if (th_scratch[0])
+		th_rmtree(th_scratch);
+	th_scratch[0] = 0;
+}
+
+const char *th_dir(void)
+{
+	cr_assert(th_scratch[0], "th_dir(): the suite has no th_dir_init (.init = th_dir_init)");
+	return th_scratch;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	if (remove(path))
+		fprintf(stderr, "warning: could not remove %s: %s\n", path, strerror(errno));
+	return 0;
 }
 
 void th_rmtree(const char *dir)
 {
-	char cmd[4200];
-
 	if (!dir || strncmp(dir, "/tmp/", 5))
 		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "warning: could not remove %s\n", dir);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 char *th_slurp(const char *path, size_t *len)
@@ -87,7 +112,7 @@ int th_write(const char *path, const void *buf, size_t len)
 
 int th_run(const char *cmd, char **out, char **err)
 {
-	char *dir = th_tmpdir(), full[8192], po[300], pe[300];
+	char tmpl[] = TH_TMPL, *dir = mkdtemp(tmpl), full[8192], po[300], pe[300];
 	int st, ret;
 
 	if (!dir)
@@ -107,7 +132,6 @@ int th_run(const char *cmd, char **out, char **err)
 	if (err)
 		*err = th_slurp(pe, NULL);
 	th_rmtree(dir);
-	free(dir);
 	return ret;
 }
 

@@ -10,8 +10,19 @@
 const char *th_trimsim(void);
 const char *th_src(void);
 const char *th_build(void);
-/* A fresh directory under /tmp, removed with th_rmtree. Returns a static-lifetime strdup. */
-char *th_tmpdir(void);
+/*
+ * The running test's scratch directory. Criterion runs each test in its own
+ * process, so there is one per test: th_dir_init() makes a fresh
+ * /tmp/trimsim-test.XXXXXX (a suite's .init, or the first call of its own
+ * init), th_dir_fini() removes it and everything in it (.fini; harmless
+ * without init or twice), th_dir() is its path and fails the test when no
+ * directory was made. The path lives in helpers.c: nothing to free.
+ *   TestSuite(name, .init = th_dir_init, .fini = th_dir_fini);
+ */
+void th_dir_init(void);
+void th_dir_fini(void);
+const char *th_dir(void);
+/* rm -rf DIR, for paths under /tmp only. */
 void th_rmtree(const char *dir);
 /*
  * Runs /bin/sh -c cmd; stdout and stderr captured into malloc'd strings

@@ -24,18 +24,15 @@ struct lv_undo {
 
 static struct lv_undo lv_stack[16];
 static int lv_n;
-static char *lv_dir;
 
 static inline void lv_init(void)
 {
 	const char *why = th_live_skip_reason();
 
 	lv_n = 0;
-	lv_dir = NULL;
 	if (why)
 		cr_skip_test("%s", why);
-	lv_dir = th_tmpdir();
-	cr_assert_not_null(lv_dir);
+	th_dir_init();
 }
 
 static inline void lv_push(enum lv_kind k, const char *what)
@@ -64,10 +61,7 @@ static inline void lv_fini(void)
 				 u->what, u->what);
 		th_run(cmd, NULL, NULL);
 	}
-	if (lv_dir)
-		th_rmtree(lv_dir);
-	free(lv_dir);
-	lv_dir = NULL;
+	th_dir_fini();
 }
 
 /* Criterion does not run .fini after a skip: undo first. */
@@ -83,14 +77,14 @@ static inline void lv_wait_node(const char *path)
 	cr_assert_eq(access(path, F_OK), 0, "%s never appeared", path);
 }
 
-/* "$lv_dir/name" */
+/* "$(th_dir)/name" */
 static const char *lv_path(const char *name)
 {
 	static char buf[4][512];
 	static int i;
 
 	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", lv_dir, name);
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", th_dir(), name);
 	return buf[i];
 }
 

@@ -42,16 +42,14 @@ static void fix_skip_unless_live(void)
 /* Loop device over a sparse file, mkfs, mount -o discard. */
 static void fix_up(const char *fs, unsigned size_mb)
 {
-	char cmd[1024], *out = NULL, *dir;
+	char cmd[1024], *out = NULL;
 	struct stat st;
 	int rc;
 
 	fix_skip_unless_live();
 	memset(&fx, 0, sizeof(fx));
-	dir = th_tmpdir();
-	cr_assert(dir, "mkdtemp failed");
-	snprintf(fx.dir, sizeof(fx.dir), "%s", dir);
-	free(dir);
+	th_dir_init();
+	snprintf(fx.dir, sizeof(fx.dir), "%s", th_dir());
 	snprintf(fx.mnt, sizeof(fx.mnt), "%s/mnt", fx.dir);
 	snprintf(cmd, sizeof(cmd), "truncate -s %uM %s/img && mkdir %s && losetup -f --show %s/img",
 		 size_mb, fx.dir, fx.mnt, fx.dir);
@@ -85,8 +83,7 @@ static void fix_down(void)
 		if (th_run(cmd, NULL, NULL))
 			fprintf(stderr, "warning: could not detach %s\n", fx.loop);
 	}
-	if (fx.dir[0])
-		th_rmtree(fx.dir);
+	th_dir_fini();
 	memset(&fx, 0, sizeof(fx));
 }
 

@@ -17,7 +17,6 @@
 
 #include "common/helpers.h"
 
-static char *dir;
 static char loopdev[64];
 static pid_t tracer;
 
@@ -35,9 +34,7 @@ static void cleanup(void)
 		th_run(cmd, NULL, NULL);
 	}
 	loopdev[0] = 0;
-	th_rmtree(dir);
-	free(dir);
-	dir = NULL;
+	th_dir_fini();
 }
 
 TestSuite(blktrace_live, .fini = cleanup);
@@ -75,18 +72,17 @@ Test(blktrace_live, import_matches_record, .timeout = 60)
 	snprintf(cmd, sizeof(cmd), "'%s' record --help", th_trimsim());
 	if (th_run(cmd, NULL, NULL))
 		cr_skip("trimsim record is not built");
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(cmd, sizeof(cmd), "truncate -s 256M '%s/img' && losetup -f --show '%s/img'", dir, dir);
+	th_dir_init();
+	snprintf(cmd, sizeof(cmd), "truncate -s 256M '%s/img' && losetup -f --show '%s/img'", th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	snprintf(loopdev, sizeof(loopdev), "%.*s", (int)strcspn(out, "\n"), out);
 	free(out);
 
-	snprintf(errpath, sizeof(errpath), "%s/blktrace.err", dir);
+	snprintf(errpath, sizeof(errpath), "%s/blktrace.err", th_dir());
 	tracer = fork();
 	cr_assert_geq(tracer, 0);
 	if (tracer == 0) {
-		if (!freopen(errpath, "w", stderr) || !freopen("/dev/null", "w", stdout) || chdir(dir))
+		if (!freopen(errpath, "w", stderr) || !freopen("/dev/null", "w", stdout) || chdir(th_dir()))
 			_exit(127);
 		execlp("blktrace", "blktrace", "-d", loopdev, "-o", "bt", (char *)NULL);
 		_exit(127);
@@ -108,18 +104,18 @@ Test(blktrace_live, import_matches_record, .timeout = 60)
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && '%s' record -o rec.tsim -d '%s' -- sh -c 'blkdiscard -o 0 -l 64M %s && "
 		 "blkdiscard -o 100M -l 3M %s && blkdiscard -o 200M -l 4K %s'",
-		 dir, th_trimsim(), loopdev, loopdev, loopdev, loopdev);
+		 th_dir(), th_trimsim(), loopdev, loopdev, loopdev, loopdev);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "record: %s", err);
 	free(err);
 	kill(tracer, SIGINT);
 	waitpid(tracer, NULL, 0);
 	tracer = 0;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' import --from blktrace bt.blktrace.* -o bt.tsim", dir, th_trimsim());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' import --from blktrace bt.blktrace.* -o bt.tsim", th_dir(), th_trimsim());
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "import: %s", err);
 	free(err);
-	snprintf(cmd, sizeof(cmd), "%s/rec.tsim", dir);
+	snprintf(cmd, sizeof(cmd), "%s/rec.tsim", th_dir());
 	a = info(cmd);
-	snprintf(cmd, sizeof(cmd), "%s/bt.tsim", dir);
+	snprintf(cmd, sizeof(cmd), "%s/bt.tsim", th_dir());
 	b = info(cmd);
 	cr_assert_gt(discards(a, "records"), 0);
 	cr_assert_eq(discards(b, "records"), discards(a, "records"), "discard commands");

@@ -25,7 +25,6 @@ extern const struct importer_ops importer_tracecmd;
 
 #define TRACEFS "/sys/kernel/tracing"
 
-static char *dir;
 static char loopdev[64];
 static char inst[128];
 static bool mounted;
@@ -41,7 +40,7 @@ static int sh(const char *fmt, const char *a, const char *b, const char *c)
 static void cleanup(void)
 {
 	if (mounted)
-		sh("umount '%s/mnt'%s%s", dir, "", "");
+		sh("umount '%s/mnt'%s%s", th_dir(), "", "");
 	mounted = false;
 	if (inst[0])
 		rmdir(inst);	/* extract may already have removed it */
@@ -49,9 +48,7 @@ static void cleanup(void)
 	if (loopdev[0])
 		sh("losetup -d '%s'%s%s", loopdev, "", "");
 	loopdev[0] = 0;
-	th_rmtree(dir);
-	free(dir);
-	dir = NULL;
+	th_dir_fini();
 }
 
 TestSuite(tracecmd_live, .fini = cleanup);
@@ -155,10 +152,9 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_report, .time
 		cr_skip("tracefs not mounted at " TRACEFS);
 	if (th_run("command -v trace-cmd && command -v blkdiscard && command -v mkfs.xfs", NULL, NULL))
 		cr_skip("trace-cmd, blkdiscard or mkfs.xfs missing");
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	cr_assert_eq(sh("truncate -s 512M '%s/img' && mkdir '%s/mnt'%s", dir, dir, ""), 0);
-	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s/img'", dir);
+	th_dir_init();
+	cr_assert_eq(sh("truncate -s 512M '%s/img' && mkdir '%s/mnt'%s", th_dir(), th_dir(), ""), 0);
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s/img'", th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0, "losetup");
 	snprintf(loopdev, sizeof(loopdev), "%.*s", (int)strcspn(out, "\n"), out);
 	free(out);
@@ -177,30 +173,30 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_report, .time
 
 	/* Workload: 64 MiB + 1 MiB of raw discards, then a filesystem with online discard. */
 	cr_assert_eq(sh("blkdiscard -o 0 -l 64M '%s' && blkdiscard -o 128M -l 1M '%s'%s", loopdev, loopdev, ""), 0);
-	snprintf(cmd, sizeof(cmd), "%s '%s' && mount -o discard '%s' '%s/mnt'", p->mkfs, loopdev, loopdev, dir);
+	snprintf(cmd, sizeof(cmd), "%s '%s' && mount -o discard '%s' '%s/mnt'", p->mkfs, loopdev, loopdev, th_dir());
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
 	mounted = true;
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s/mnt' && for d in 1 2 3 4; do mkdir $d; for f in 1 2 3 4 5 6 7 8 9 10; do "
 		 "head -c $((f * 37 * 1024)) /dev/zero > $d/$f; done; done && sync && rm -rf 1 2 3 && sync && "
-		 "fstrim . ; cd / && umount '%s/mnt'", dir, dir);
+		 "fstrim . ; cd / && umount '%s/mnt'", th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "workload");
 	mounted = false;
 	write_file(path, "0");
-	snprintf(dat, sizeof(dat), "%s/t.dat", dir);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", dir,
+	snprintf(dat, sizeof(dat), "%s/t.dat", th_dir());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", th_dir(),
 		 strrchr(inst, '/') + 1, dat);
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
 	snprintf(cmd, sizeof(cmd), "trace-cmd report -i '%s' 2>/dev/null", dat);
 	cr_assert_eq(th_run(cmd, &report, NULL), 0, "trace-cmd report");
 
 	/* Without the geometry, fs events stop the import with the record and the options to give. */
-	snprintf(cmd, sizeof(cmd), "'%s' import --from trace-cmd '%s' -o '%s/nogeom.tsim'", th_trimsim(), dat, dir);
+	snprintf(cmd, sizeof(cmd), "'%s' import --from trace-cmd '%s' -o '%s/nogeom.tsim'", th_trimsim(), dat, th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &out), 1);
 	cr_assert(strstr(out, dat) && strstr(out, ": record ") && strstr(out, "--device"), "%s", out);
 	free(out);
 	out = NULL;
-	snprintf(path, sizeof(path), "%s/nogeom.tsim", dir);
+	snprintf(path, sizeof(path), "%s/nogeom.tsim", th_dir());
 	cr_assert_neq(access(path, F_OK), 0, "nothing written");
 
 	/* Import, geometry from the device's superblock. */
@@ -348,10 +344,9 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_recorder, .ti
 	if (access(TRACEFS "/instances", F_OK) || th_run(cmd, NULL, NULL) ||
 	    th_run("command -v trace-cmd && command -v mkfs.xfs", NULL, NULL))
 		cr_skip("needs tracefs, trimsim record, trace-cmd and mkfs.xfs");
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	cr_assert_eq(sh("truncate -s 512M '%s/img' && mkdir '%s/mnt'%s", dir, dir, ""), 0);
-	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s/img'", dir);
+	th_dir_init();
+	cr_assert_eq(sh("truncate -s 512M '%s/img' && mkdir '%s/mnt'%s", th_dir(), th_dir(), ""), 0);
+	snprintf(cmd, sizeof(cmd), "losetup -f --show '%s/img'", th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0, "losetup");
 	snprintf(loopdev, sizeof(loopdev), "%.*s", (int)strcspn(out, "\n"), out);
 	free(out);
@@ -360,7 +355,7 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_recorder, .ti
 	snprintf(cmd, sizeof(cmd),
 		 "%s '%s' && mount -o discard '%s' '%s/mnt' && cd '%s/mnt' && mkdir t && for d in 1 2 3 4 5 6; do "
 		 "mkdir t/$d; for f in $(seq 1 50); do head -c $((f * 3000 + d * 700)) /dev/zero > t/$d/$f; done; done "
-		 "&& sync -f .", p->mkfs, loopdev, loopdev, dir, dir);
+		 "&& sync -f .", p->mkfs, loopdev, loopdev, th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
 	mounted = true;
 
@@ -374,17 +369,17 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_recorder, .ti
 		enable(events[i], devt);
 	snprintf(path, sizeof(path), "%s/tracing_on", inst);
 	write_file(path, "1");
-	snprintf(rec, sizeof(rec), "%s/rec.tsim", dir);
+	snprintf(rec, sizeof(rec), "%s/rec.tsim", th_dir());
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -d '%s' -o '%s' -- sh -c 'rm -rf %s/mnt/t && sync -f %s/mnt && sleep 2 && sync -f %s/mnt'",
-		 th_trimsim(), loopdev, rec, dir, dir, dir);
+		 th_trimsim(), loopdev, rec, th_dir(), th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &out), 0, "record: %s", out);
 	free(out);
 	write_file(path, "0");
-	cr_assert_eq(sh("umount '%s/mnt'%s%s", dir, "", ""), 0);
+	cr_assert_eq(sh("umount '%s/mnt'%s%s", th_dir(), "", ""), 0);
 	mounted = false;
-	snprintf(dat, sizeof(dat), "%s/t.dat", dir);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", dir,
+	snprintf(dat, sizeof(dat), "%s/t.dat", th_dir());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", th_dir(),
 		 strrchr(inst, '/') + 1, dat);
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
 

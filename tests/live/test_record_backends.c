@@ -210,14 +210,15 @@ Test(record_backends, command_status, .init = setup_xfs, .fini = fix_down, .time
 /* Without root: one line naming what is missing, non-zero exit, no file. */
 Test(record_backends, without_root, .timeout = 60)
 {
-	char cmd[512], *err = NULL, *dir;
+	char cmd[512], *err = NULL;
+	const char *dir;
 	int rc;
 
 	fix_skip_unless_live();
 	if (th_run("command -v setpriv", NULL, NULL))
 		cr_skip_test("setpriv (util-linux) missing");
-	dir = th_tmpdir();
-	cr_assert(dir);
+	th_dir_init();
+	dir = th_dir();
 	snprintf(cmd, sizeof(cmd), "chmod 777 %1$s && setpriv --reuid=65534 --regid=65534 --clear-groups "
 		 "%2$s record -o %1$s/x.tsim -m / -- true", dir, th_trimsim());
 	rc = th_run(cmd, NULL, &err);
@@ -227,8 +228,7 @@ Test(record_backends, without_root, .timeout = 60)
 	snprintf(cmd, sizeof(cmd), "%s/x.tsim", dir);
 	cr_expect_neq(access(cmd, F_OK), 0, "a trace file was left behind");
 	free(err);
-	th_rmtree(dir);
-	free(dir);
+	th_dir_fini();
 }
 
 /* Reads and writes are recorded with --io only; flushes always. */

@@ -17,16 +17,7 @@
 #include "common/helpers.h"
 #include "traces/trace.h"
 
-static char *dir;
-
-static void cleanup(void)
-{
-	th_rmtree(dir);
-	free(dir);
-	dir = NULL;
-}
-
-TestSuite(workloads, .fini = cleanup);
+TestSuite(workloads, .fini = th_dir_fini);
 
 /* No loop device on WORKDIR's image, nothing mounted on WORKDIR/mnt. */
 static void assert_torn_down(const char *workdir)
@@ -86,7 +77,7 @@ static void run_workload(const char *fs, bool fallback, const char *out)
 {
 	char cmd[2048], work[600], *err = NULL;
 
-	snprintf(work, sizeof(work), "%s/w%d", dir, fallback);
+	snprintf(work, sizeof(work), "%s/w%d", th_dir(), fallback);
 	snprintf(cmd, sizeof(cmd),
 		 "TRIMSIM='%s' WORKDIR='%s' TRIMSIM_RECORD_FALLBACK=%d "
 		 "bash '%s/tracer/workloads/rm_tree.sh' -f %s -m discard -n 300 -s 1G -o '%s' >/dev/null",
@@ -120,10 +111,9 @@ ParameterizedTest(struct fs_param *p, workloads, recorder_and_fallback_agree, .t
 		cr_skip("trimsim record is not built");
 	if (th_run("command -v trace-cmd && command -v perl && command -v mkfs.xfs", NULL, NULL))
 		cr_skip("trace-cmd, perl or mkfs.xfs missing");
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(a, sizeof(a), "%s/record.tsim", dir);
-	snprintf(b, sizeof(b), "%s/fallback.tsim", dir);
+	th_dir_init();
+	snprintf(a, sizeof(a), "%s/record.tsim", th_dir());
+	snprintf(b, sizeof(b), "%s/fallback.tsim", th_dir());
 	run_workload(p->fs, false, a);
 	run_workload(p->fs, true, b);
 	va = frees(a, &na);
@@ -147,10 +137,9 @@ Test(workloads, failure_tears_down, .timeout = 60)
 
 	if (skip)
 		cr_skip("%s", skip);
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(work, sizeof(work), "%s/w", dir);
-	snprintf(out, sizeof(out), "%s/never.tsim", dir);
+	th_dir_init();
+	snprintf(work, sizeof(work), "%s/w", th_dir());
+	snprintf(out, sizeof(out), "%s/never.tsim", th_dir());
 	/* mount fails after the loop device and mkfs: the trap must still detach it. */
 	snprintf(cmd, sizeof(cmd),
 		 "TRIMSIM='%s' WORKDIR='%s' bash '%s/tracer/workloads/rm_tree.sh' -f ext4 -m no_such_option -n 10 "

@@ -13,6 +13,8 @@
 static const char *const bundled[] = { "emmc", "ftl-sata", "hdd-nodiscard", "nvme-ftl", "nvme", "sata-good",
 				       "sata-sf2281", "sdcard", "thin-cloud" };
 
+TestSuite(profiles, .init = th_dir_init, .fini = th_dir_fini);
+
 Test(profiles, bundled_load_and_describe)
 {
 	char err[512];
@@ -123,14 +125,13 @@ ParameterizedTestParameters(profiles, bad)
 
 ParameterizedTest(struct bad_case *c, profiles, bad)
 {
-	char err[512] = "", spec[512], *dir = NULL, path[300];
+	char err[512] = "", spec[512], path[300];
 	struct model_profile *p;
 	struct target_env env = { .seed = 1 };
 	void *priv = NULL;
 
 	if (c->json[0]) {
-		dir = th_tmpdir();
-		snprintf(path, sizeof(path), "%s/bad.json", dir);
+		snprintf(path, sizeof(path), "%s/bad.json", th_dir());
 		cr_assert_eq(th_write(path, c->json, strlen(c->json)), 0);
 		snprintf(spec, sizeof(spec), "%s%s", path, c->spec);
 	} else {
@@ -146,8 +147,6 @@ ParameterizedTest(struct bad_case *c, profiles, bad)
 	err[0] = 0;
 	cr_assert_lt(model_target_ops.open(spec, &env, &priv, err, sizeof(err)), 0);
 	cr_assert(strstr(err, c->want[0]), "target open: %s", err);
-	if (dir)
-		th_rmtree(dir);
 }
 
 /* A profile on disk, by path, with overrides; a path profile is named after its file. */
@@ -155,11 +154,10 @@ Test(profiles, load_by_path)
 {
 	static const char doc[] = "{\"model\":\"parametric\",\"source\":\"unit test\",\"trim_base\":\"2ms\"}";
 	char err[512], path[300], spec[320];
-	char *dir = th_tmpdir();
 	struct model_profile *p;
 	json_t *o;
 
-	snprintf(path, sizeof(path), "%s/my-ssd.json", dir);
+	snprintf(path, sizeof(path), "%s/my-ssd.json", th_dir());
 	cr_assert_eq(th_write(path, doc, strlen(doc)), 0);
 	snprintf(spec, sizeof(spec), "%s:qd=2", path);
 	p = model_profile__load(spec, err, sizeof(err));
@@ -171,7 +169,6 @@ Test(profiles, load_by_path)
 	cr_assert_str_eq(json_string_value(json_object_get(o, "path")), path);
 	json_decref(o);
 	model_profile__free(p);
-	th_rmtree(dir);
 }
 
 /* Same profile, seed and commands: identical completions and byte-identical report JSON. */

@@ -30,15 +30,13 @@ static struct lfs lfs;
 static void lfs_up(bool small_tmpfs)
 {
 	const char *why = th_live_skip_reason();
-	char cmd[1024], *out = NULL, *dir;
+	char cmd[1024], *out = NULL;
 
 	memset(&lfs, 0, sizeof(lfs));
 	if (why)
 		cr_skip_test("%s", why);
-	dir = th_tmpdir();
-	cr_assert(dir);
-	snprintf(lfs.dir, sizeof(lfs.dir), "%s", dir);
-	free(dir);
+	th_dir_init();
+	snprintf(lfs.dir, sizeof(lfs.dir), "%s", th_dir());
 	snprintf(lfs.mnt, sizeof(lfs.mnt), "%s/mnt", lfs.dir);
 	snprintf(lfs.small, sizeof(lfs.small), "%s/small", lfs.dir);
 	snprintf(cmd, sizeof(cmd), "truncate -s 128M %1$s/img && mkdir %1$s/mnt %1$s/small && chmod 755 %1$s && "
@@ -76,8 +74,7 @@ static void lfs_down(void)
 		if (th_run(cmd, NULL, NULL))
 			fprintf(stderr, "warning: could not detach %s\n", lfs.loop);
 	}
-	if (lfs.dir[0])
-		th_rmtree(lfs.dir);
+	th_dir_fini();
 	memset(&lfs, 0, sizeof(lfs));
 }
 

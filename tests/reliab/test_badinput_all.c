@@ -50,6 +50,8 @@ struct bad {
 	"trim_per_range, trim_unmapped_base, trim_bw, read_bw, write_bw, trim_unmapped_bw, initially_mapped"
 #define PROFILES "emmc, ftl-sata, hdd-nodiscard, nvme-ftl, nvme, sata-good, sata-sf2281, sdcard, thin-cloud"
 
+TestSuite(badinput_all, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(badinput_all, cli)
 {
 	static struct bad t[] = {
@@ -202,30 +204,27 @@ ParameterizedTestParameters(badinput_all, cli)
 
 ParameterizedTest(struct bad *b, badinput_all, cli)
 {
-	char *dir = th_tmpdir(), path[512], cmd[1024], *out = NULL, *err = NULL;
+	char path[512], cmd[1024], *out = NULL, *err = NULL;
 	int rc;
 
-	cr_assert_not_null(dir);
 	if (b->file[0]) {
-		snprintf(path, sizeof(path), "%s/%s", dir, b->file);
+		snprintf(path, sizeof(path), "%s/%s", th_dir(), b->file);
 		cr_assert_eq(th_write(path, b->content, b->clen ? (size_t)b->clen : strlen(b->content)), 0);
 	}
-	snprintf(cmd, sizeof(cmd), "cd %s && %s %s", dir, th_trimsim(), b->args);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s %s", th_dir(), th_trimsim(), b->args);
 	rc = th_run(cmd, &out, &err);
 	cr_expect_str_eq(err ? err : "", b->msg, "%s: stderr was:\n%s", b->name, err ? err : "");
 	cr_expect_eq(rc, b->rc, "%s: exit %d, expected %d", b->name, rc, b->rc);
 	if (b->out[0]) {
-		snprintf(path, sizeof(path), "%s/%s", dir, b->out);
+		snprintf(path, sizeof(path), "%s/%s", th_dir(), b->out);
 		cr_expect_neq(access(path, F_OK), 0, "%s: %s was left behind", b->name, b->out);
 	}
 	/* Nothing else either: no temporary file beside the output. */
-	snprintf(cmd, sizeof(cmd), "ls -A %s | grep -v -x -e '%s' | wc -l", dir, b->file[0] ? b->file : "-");
+	snprintf(cmd, sizeof(cmd), "ls -A %s | grep -v -x -e '%s' | wc -l", th_dir(), b->file[0] ? b->file : "-");
 	free(out);
 	out = NULL;
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	cr_expect_str_eq(out, "0\n", "%s: files left in the directory", b->name);
 	free(out);
 	free(err);
-	th_rmtree(dir);
-	free(dir);
 }

@@ -23,6 +23,8 @@ struct cmd {
 	char out[24];	/* file it writes into the output directory, "" for none */
 };
 
+TestSuite(privileges, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(privileges, command)
 {
 	static struct cmd t[] = {
@@ -52,16 +54,15 @@ static const char trace[] =
 static const char dtrace[] = "trimsim-dtrace 1\nfree 1000 ada0p2 77 8192 32768\nstart 2000 ada0 delete 8192 32768\n";
 
 /* in: read-only inputs (0755 dir, 0644 files); out: 0777 dir. */
-static char *inputs(char *in, size_t inlen, char *out, size_t outlen)
+static void inputs(char *in, size_t inlen, char *out, size_t outlen)
 {
-	char *dir = th_tmpdir(), path[600];
+	char path[600];
 
-	cr_assert(dir);
-	snprintf(in, inlen, "%s/in", dir);
-	snprintf(out, outlen, "%s/out", dir);
+	snprintf(in, inlen, "%s/in", th_dir());
+	snprintf(out, outlen, "%s/out", th_dir());
 	cr_assert_eq(mkdir(in, 0755), 0);
 	cr_assert_eq(mkdir(out, 0777), 0);
-	cr_assert_eq(chmod(dir, 0755), 0);
+	cr_assert_eq(chmod(th_dir(), 0755), 0);
 	cr_assert_eq(chmod(out, 0777), 0);
 	snprintf(path, sizeof(path), "%s/t.jsonl", in);
 	cr_assert_eq(th_write(path, trace, strlen(trace)), 0);
@@ -69,14 +70,12 @@ static char *inputs(char *in, size_t inlen, char *out, size_t outlen)
 	snprintf(path, sizeof(path), "%s/d.txt", in);
 	cr_assert_eq(th_write(path, dtrace, strlen(dtrace)), 0);
 	cr_assert_eq(chmod(path, 0644), 0);
-	return dir;
 }
 
 ParameterizedTest(struct cmd *c, privileges, command, .timeout = 120)
 {
 	char in[512], out[512], args[1200], cmd[2048], path[600], *err = NULL;
 	static const struct { const char *mask; unsigned mode; } um[] = { { "077", 0600 }, { "022", 0644 } };
-	char *dir;
 	struct stat s;
 	int rc;
 
@@ -84,7 +83,7 @@ ParameterizedTest(struct cmd *c, privileges, command, .timeout = 120)
 		cr_skip_test("switching to nobody needs root");
 	if (th_run("command -v setpriv", NULL, NULL))
 		cr_skip_test("setpriv (util-linux) missing");
-	dir = inputs(in, sizeof(in), out, sizeof(out));
+	inputs(in, sizeof(in), out, sizeof(out));
 	snprintf(args, sizeof(args), c->args, in, out);
 	/* As nobody: works, and writes a file nobody owns. */
 	snprintf(cmd, sizeof(cmd), "setpriv --reuid=65534 --regid=65534 --clear-groups %s %s >/dev/null", th_trimsim(),
@@ -107,6 +106,4 @@ ParameterizedTest(struct cmd *c, privileges, command, .timeout = 120)
 		cr_expect_eq(s.st_mode & 0777, um[i].mode, "%s with umask %s: mode %o, expected %o", c->name,
 			     um[i].mask, s.st_mode & 0777, um[i].mode);
 	}
-	th_rmtree(dir);
-	free(dir);
 }

@@ -31,6 +31,8 @@ struct extreme {
 #define R(t, kind, op, off, len) "{\"t\":" t ",\"kind\":\"" kind "\",\"op\":\"" op "\",\"dev\":\"7:0\",\"off\":" \
 	off ",\"len\":" len ",\"ino\":1,\"lat\":0,\"flags\":\"xfs\"}\n"
 
+TestSuite(untrusted, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(untrusted, extreme)
 {
 	static struct extreme t[] = {
@@ -73,23 +75,20 @@ static json_t *replay(const char *dir, const struct extreme *x, int n)
 
 ParameterizedTest(struct extreme *x, untrusted, extreme, .timeout = 60)
 {
-	char *dir = th_tmpdir(), path[600], text[1200];
+	char path[600], text[1200];
 	json_t *a, *b, *d;
 
-	cr_assert(dir);
-	snprintf(path, sizeof(path), "%s/t.jsonl", dir);
+	snprintf(path, sizeof(path), "%s/t.jsonl", th_dir());
 	snprintf(text, sizeof(text), "%s%s", HDR, x->recs);
 	cr_assert_eq(th_write(path, text, strlen(text)), 0);
-	a = replay(dir, x, 0);
+	a = replay(th_dir(), x, 0);
 	d = json_object_get(a, "discard");
 	cr_expect_eq(json_integer_value(json_object_get(d, "commands")), x->commands, "%s: commands", x->name);
 	cr_expect_eq(json_integer_value(json_object_get(d, "bytes")), x->bytes, "%s: bytes", x->name);
 	/* Same again with --timing asap: the same commands, whatever the clock does. */
-	b = replay(dir, x, 1);
+	b = replay(th_dir(), x, 1);
 	d = json_object_get(b, "discard");
 	cr_expect_eq(json_integer_value(json_object_get(d, "commands")), x->commands, "%s: asap commands", x->name);
 	json_decref(a);
 	json_decref(b);
-	th_rmtree(dir);
-	free(dir);
 }

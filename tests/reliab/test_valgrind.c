@@ -57,26 +57,23 @@ static void write_trace(const char *path)
 	cr_assert_eq(fclose(f), 0);
 }
 
-Test(valgrind, replay, .timeout = 600)
+Test(valgrind, replay, .init = th_dir_init, .fini = th_dir_fini, .timeout = 600)
 {
-	char *dir = th_tmpdir(), trace[512], cmd[2048], *err = NULL;
+	char trace[512], cmd[2048], *err = NULL;
 	int rc;
 
 	if (th_run("command -v valgrind", NULL, NULL))
 		cr_skip_test("valgrind missing (.ci/deps test installs it)");
-	cr_assert(dir);
-	snprintf(trace, sizeof(trace), "%s/t.jsonl", dir);
+	snprintf(trace, sizeof(trace), "%s/t.jsonl", th_dir());
 	write_trace(trace);
 	/* A kernel-emulating preset and a generic pipeline, on the parametric and the FTL engine. */
 	snprintf(cmd, sizeof(cmd), VALGRIND " %1$s replay %2$s -p xfs -M sata-sf2281 -q -o %3$s/a.json && "
 		 VALGRIND " %1$s replay %2$s -p 'sort-merge-async(qd=4,window=10ms)' -M ftl-sata:capacity=1G "
-		 "-q -o %3$s/b.json", plain(), trace, dir);
+		 "-q -o %3$s/b.json", plain(), trace, th_dir());
 	rc = th_run(cmd, NULL, &err);
 	cr_expect_eq(rc, 0, "valgrind replay: exit %d:\n%s", rc, err ? err : "");
 	cr_expect_str_eq(err ? err : "", "", "valgrind said:\n%s", err ? err : "");
 	free(err);
-	th_rmtree(dir);
-	free(dir);
 }
 
 Test(valgrind, record_tracefs, .init = lfs_setup, .fini = lfs_down, .timeout = 600)

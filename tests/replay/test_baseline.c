@@ -28,6 +28,8 @@ static struct twin_case twins[] = {
 	{ "xfs-discard-db.tsim", "passthrough", "emmc" },
 };
 
+TestSuite(baseline, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(baseline, twin_equals_none)
 {
 	return cr_make_param_array(struct twin_case, twins, sizeof(twins) / sizeof(twins[0]));
@@ -50,8 +52,8 @@ static json_t *replay(const char *tmp, const char *trace, const char *policy, co
 
 ParameterizedTest(struct twin_case *c, baseline, twin_equals_none, .timeout = 120)
 {
-	char *tmp = th_tmpdir();
-	json_t *with = replay(tmp, c->trace, c->policy, c->profile), *none = replay(tmp, c->trace, "none", c->profile);
+	json_t *with = replay(th_dir(), c->trace, c->policy, c->profile);
+	json_t *none = replay(th_dir(), c->trace, "none", c->profile);
 	json_t *fw = json_object_get(with, "foreground"), *fn = json_object_get(none, "foreground");
 	json_t *base = json_object_get(fw, "baseline_latency"), *lat = json_object_get(fn, "latency");
 	char *a = json_dumps(base, JSON_SORT_KEYS), *b = json_dumps(lat, JSON_SORT_KEYS);
@@ -67,6 +69,4 @@ ParameterizedTest(struct twin_case *c, baseline, twin_equals_none, .timeout = 12
 	free(b);
 	json_decref(with);
 	json_decref(none);
-	th_rmtree(tmp);
-	free(tmp);
 }

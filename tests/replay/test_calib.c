@@ -28,6 +28,8 @@ static struct fit_case fit_cases[] = {
 	  .want_base = 5e-3, .want_per_byte = 0, .tol = 0.05 },
 };
 
+TestSuite(calib, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(calib, fit_recovers_line)
 {
 	return cr_make_param_array(struct fit_case, fit_cases, sizeof(fit_cases) / sizeof(fit_cases[0]));
@@ -141,17 +143,15 @@ Test(calib, profile_loads_even_from_extreme_fits)
 				  .max_segments = 0, .trim = { 20, 1e-15, 3.0, 2 },
 				  .trim_unmapped = { 0, 0, 0, 2 }, .write = { 0, 1e-15, 0, 2 },
 				  .read = { 0, 10, 0, 2 }, .flush = 0, .best_qd = 0, .channels = 0 };
-	char *dir = th_tmpdir(), path[512], err[512] = "";
+	char path[512], err[512] = "";
 	struct model_profile *mp;
 	json_t *p = calib__profile(&r);
 
 	cr_assert_not_null(p);
-	snprintf(path, sizeof(path), "%s/x.json", dir);
+	snprintf(path, sizeof(path), "%s/x.json", th_dir());
 	cr_assert_eq(json_dump_file(p, path, 0), 0);
 	json_decref(p);
 	mp = model_profile__load(path, err, sizeof(err));
-	th_rmtree(dir);
-	free(dir);
 	cr_assert_not_null(mp, "%s", err);
 	model_profile__free(mp);
 }

@@ -12,24 +12,16 @@
 #include "common/helpers.h"
 #include "rgen.h"
 
-static char *dir;
 static char trace[512];
 
 static void setup(void)
 {
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(trace, sizeof(trace), "%s/t.tsim", dir);
+	th_dir_init();
+	snprintf(trace, sizeof(trace), "%s/t.tsim", th_dir());
 	cr_assert_eq(rgen_trace(trace, 4000), 0);
 }
 
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(cli, .init = setup, .fini = teardown);
+TestSuite(cli, .init = setup, .fini = th_dir_fini);
 
 static json_t *run_json(const char *args, int want_rc)
 {
@@ -38,7 +30,7 @@ static json_t *run_json(const char *args, int want_rc)
 	json_t *j;
 	int rc;
 
-	snprintf(out, sizeof(out), "%s/r.json", dir);
+	snprintf(out, sizeof(out), "%s/r.json", th_dir());
 	snprintf(cmd, sizeof(cmd), "%s replay %s %s -q -o %s", th_trimsim(), trace, args, out);
 	rc = th_run(cmd, NULL, &err);
 	cr_assert_eq(rc, want_rc, "%s: rc %d: %s", cmd, rc, err);
@@ -110,8 +102,8 @@ ParameterizedTest(struct det_case *c, cli, same_inputs_same_bytes)
 	size_t la, lb;
 	char *x, *y;
 
-	snprintf(a, sizeof(a), "%s/a.json", dir);
-	snprintf(b, sizeof(b), "%s/b.json", dir);
+	snprintf(a, sizeof(a), "%s/a.json", th_dir());
+	snprintf(b, sizeof(b), "%s/b.json", th_dir());
 	for (int i = 0; i < 2; i++) {
 		snprintf(cmd, sizeof(cmd), "%s replay %s %s -q -o %s", th_trimsim(), trace, c->args, i ? b : a);
 		cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
@@ -131,7 +123,7 @@ Test(cli, seed_001_serial_small_trims_on_sf2281)
 	json_t *pt, *sm;
 	int64_t span;
 
-	snprintf(trace, sizeof(trace), "%s/rm.tsim", dir);
+	snprintf(trace, sizeof(trace), "%s/rm.tsim", th_dir());
 	cr_assert_eq(rgen_rm(trace, 1000), 0);
 	pt = run_json("-p passthrough -M sata-sf2281", 0);
 	sm = run_json("-p 'sort-merge-async(qd=32)' -M sata-sf2281", 0);
@@ -174,7 +166,7 @@ ParameterizedTest(struct bad_case *c, cli, bad_input)
 	char cmd[2048], out[600], *err = NULL;
 	int rc;
 
-	snprintf(out, sizeof(out), "%s/bad.json", dir);
+	snprintf(out, sizeof(out), "%s/bad.json", th_dir());
 	snprintf(cmd, sizeof(cmd), "%s replay %s %s -o %s", th_trimsim(), trace, c->args, out);
 	rc = th_run(cmd, NULL, &err);
 	cr_expect_eq(rc, c->rc, "%s: rc %d", cmd, rc);
@@ -187,11 +179,11 @@ Test(cli, missing_trace_and_bad_output)
 {
 	char cmd[2048], *err = NULL;
 
-	snprintf(cmd, sizeof(cmd), "%s replay %s/none.tsim -t fixed", th_trimsim(), dir);
+	snprintf(cmd, sizeof(cmd), "%s replay %s/none.tsim -t fixed", th_trimsim(), th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &err), 1);
 	cr_assert(err && strstr(err, "none.tsim"), "%s", err);
 	free(err);
-	snprintf(cmd, sizeof(cmd), "%s replay %s -t fixed -q -o %s/no/such/dir/r.json", th_trimsim(), trace, dir);
+	snprintf(cmd, sizeof(cmd), "%s replay %s -t fixed -q -o %s/no/such/dir/r.json", th_trimsim(), trace, th_dir());
 	err = NULL;
 	cr_assert_eq(th_run(cmd, NULL, &err), 1);
 	cr_assert(err && strstr(err, "r.json"), "%s", err);
@@ -261,8 +253,8 @@ Test(cli, memory_is_bounded_by_windows_not_length, .timeout = 120)
 	char small[600], big[600];
 	long rs, rb;
 
-	snprintf(small, sizeof(small), "%s/100k.tsim", dir);
-	snprintf(big, sizeof(big), "%s/1m.tsim", dir);
+	snprintf(small, sizeof(small), "%s/100k.tsim", th_dir());
+	snprintf(big, sizeof(big), "%s/1m.tsim", th_dir());
 	cr_assert_eq(rgen_trace(small, 100000), 0);
 	cr_assert_eq(rgen_trace(big, 1000000), 0);
 	rs = replay_rss(small);
@@ -277,7 +269,7 @@ Test(cli, file_target_real_time)
 	char arg[1200];
 	json_t *j;
 
-	snprintf(arg, sizeof(arg), "-p 'source(intent) | dispatch(qd=4)' --file %s/disk.img --speed 8", dir);
+	snprintf(arg, sizeof(arg), "-p 'source(intent) | dispatch(qd=4)' --file %s/disk.img --speed 8", th_dir());
 	j = run_json(arg, 0);
 	cr_assert_eq(jget(j, "discard", "commands"), 1000);
 	cr_assert_eq(jget(j, "foreground", "commands"), 1000);

@@ -34,17 +34,17 @@ static void recorded(const char *path, uint64_t *cmds, uint64_t *bytes)
 	trace_reader__close(r);
 }
 
+TestSuite(corpus, .init = th_dir_init, .fini = th_dir_fini);
+
 Test(corpus, as_recorded_counts_are_exact, .timeout = 300)
 {
-	char dirpath[1024], *tmp = th_tmpdir();
+	char dirpath[1024];
 	struct dirent *de;
 	unsigned done = 0;
 	DIR *dir;
 
 	snprintf(dirpath, sizeof(dirpath), "%s/traces/corpus", th_src());
 	if (!(dir = opendir(dirpath))) {
-		th_rmtree(tmp);
-		free(tmp);
 		cr_skip_test("no traces/corpus in this tree yet");
 	}
 	while ((de = readdir(dir))) {
@@ -56,7 +56,7 @@ Test(corpus, as_recorded_counts_are_exact, .timeout = 300)
 		if (len < 5 || strcmp(de->d_name + len - 5, ".tsim"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dirpath, de->d_name);
-		snprintf(out, sizeof(out), "%s/r.json", tmp);
+		snprintf(out, sizeof(out), "%s/r.json", th_dir());
 		recorded(path, &cmds, &bytes);
 		snprintf(cmd, sizeof(cmd), "%s replay %s -p as-recorded -M nvme --no-baseline -q -o %s",
 			 th_trimsim(), path, out);
@@ -71,7 +71,5 @@ Test(corpus, as_recorded_counts_are_exact, .timeout = 300)
 		done++;
 	}
 	closedir(dir);
-	th_rmtree(tmp);
-	free(tmp);
 	cr_assert_gt(done, 0, "no .tsim in %s", dirpath);
 }

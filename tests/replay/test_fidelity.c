@@ -106,6 +106,8 @@ static double gap(uint64_t emulated, uint64_t recorded)
 	return (double)emulated / (double)recorded - 1.0;
 }
 
+TestSuite(fidelity, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(fidelity, corpus)
 {
 	/* 10% is issue 5's bar; the wider rows are the gaps PRESETS.md documents. */
@@ -129,7 +131,7 @@ ParameterizedTestParameters(fidelity, corpus)
 
 ParameterizedTest(struct fid_case *c, fidelity, corpus, .timeout = 120)
 {
-	char path[1024], out[1200], policy[128], cmd[4096], *err = NULL, *tmp = th_tmpdir();
+	char path[1024], out[1200], policy[128], cmd[4096], *err = NULL;
 	uint64_t want_cmds, want_bytes, cmds, bytes;
 	bool xfs = !strncmp(c->preset, "xfs", 3);
 	struct recorded rc;
@@ -146,7 +148,7 @@ ParameterizedTest(struct fid_case *c, fidelity, corpus, .timeout = 120)
 	} else {
 		snprintf(policy, sizeof(policy), "%s", c->preset);
 	}
-	snprintf(out, sizeof(out), "%s/r.json", tmp);
+	snprintf(out, sizeof(out), "%s/r.json", th_dir());
 	snprintf(cmd, sizeof(cmd), "%s replay %s -p '%s' -M nvme --timing asap --no-baseline -q -o %s",
 		 th_trimsim(), path, policy, out);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s: %s", cmd, err);
@@ -157,8 +159,6 @@ ParameterizedTest(struct fid_case *c, fidelity, corpus, .timeout = 120)
 	cmds = (uint64_t)json_integer_value(json_object_get(disc, "commands"));
 	bytes = (uint64_t)json_integer_value(json_object_get(disc, "bytes"));
 	json_decref(j);
-	th_rmtree(tmp);
-	free(tmp);
 	cr_log_info("%s %s: commands %llu / %llu (%+.1f%%), bytes %llu / %llu (%+.1f%%)", c->trace, policy,
 		    (unsigned long long)cmds, (unsigned long long)want_cmds, 100 * gap(cmds, want_cmds),
 		    (unsigned long long)bytes, (unsigned long long)want_bytes, 100 * gap(bytes, want_bytes));

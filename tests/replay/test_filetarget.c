@@ -21,21 +21,7 @@
 
 #define MIB (1024ull * 1024)
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-}
-
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(filetarget, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(filetarget, .init = th_dir_init, .fini = th_dir_fini, .timeout = 60);
 
 static void fill(const char *path, uint64_t bytes)
 {
@@ -104,7 +90,7 @@ ParameterizedTest(struct ft_case *p, filetarget, punch_write_read_flush)
 	void *priv = NULL;
 	unsigned i;
 
-	snprintf(path, sizeof(path), "%s/f.img", dir);
+	snprintf(path, sizeof(path), "%s/f.img", th_dir());
 	fill(path, 8 * MIB);
 	before = blocks(path);
 	snprintf(arg, sizeof(arg), "%s,dispatch=%s", path, p->dispatch);
@@ -140,9 +126,9 @@ Test(filetarget, refuses_what_is_not_a_regular_file)
 	char err[256] = "";
 	void *priv = (void *)1;
 
-	cr_assert_lt(file_target_ops.open(dir, &env, &priv, err, sizeof(err)), 0);
+	cr_assert_lt(file_target_ops.open(th_dir(), &env, &priv, err, sizeof(err)), 0);
 	cr_assert_null(priv);
-	cr_assert_str_eq(err, strcat(strcpy((char[600]){ 0 }, dir), ": not a regular file"));
+	cr_assert_str_eq(err, strcat(strcpy((char[600]){ 0 }, th_dir()), ": not a regular file"));
 	cr_assert_lt(file_target_ops.open("", &env, &priv, err, sizeof(err)), 0);
 	cr_assert_str_eq(err, "target needs a path (name:PATH[,key=value...])");
 	cr_assert_lt(file_target_ops.open("/tmp/x,dispatch=warp", &env, &priv, err, sizeof(err)), 0);
@@ -155,7 +141,7 @@ Test(filetarget, device_target_refuses_a_regular_file_without_root)
 	char path[512], want[600], err[600] = "";
 	void *priv = (void *)1;
 
-	snprintf(path, sizeof(path), "%s/f.img", dir);
+	snprintf(path, sizeof(path), "%s/f.img", th_dir());
 	fill(path, 1 * MIB);
 	cr_assert_lt(device_target_ops.open(path, &env, &priv, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "%s: not a block device (use --file for a regular file)", path);

@@ -20,6 +20,8 @@ struct obs_case {
 	char trace[48];
 };
 
+TestSuite(observe_kinds, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(observe_kinds, masks_change_nothing)
 {
 	static const char *const presets[] = { "as-recorded", "passthrough", "sort-merge-async", "xfs", "ext4",
@@ -40,12 +42,11 @@ ParameterizedTestParameters(observe_kinds, masks_change_nothing)
 
 ParameterizedTest(struct obs_case *c, observe_kinds, masks_change_nothing)
 {
-	char *dir = th_tmpdir(), cmd[4096], a[600], b[600], *ja, *jb, *err = NULL;
+	char cmd[4096], a[600], b[600], *ja, *jb, *err = NULL;
 	size_t la = 0, lb = 0;
 
-	cr_assert_not_null(dir);
-	snprintf(a, sizeof(a), "%s/a.json", dir);
-	snprintf(b, sizeof(b), "%s/b.json", dir);
+	snprintf(a, sizeof(a), "%s/a.json", th_dir());
+	snprintf(b, sizeof(b), "%s/b.json", th_dir());
 	for (int all = 0; all < 2; all++) {
 		snprintf(cmd, sizeof(cmd), "%s'%s' replay '%s/traces/corpus/%s.tsim' -p '%s' -M nvme -q -o '%s'",
 			 all ? "TRIMSIM_OBSERVE_ALL=1 " : "", th_trimsim(), th_src(), c->trace, c->preset, all ? b : a);
@@ -61,6 +62,4 @@ ParameterizedTest(struct obs_case *c, observe_kinds, masks_change_nothing)
 		  "misses a kind its observe() reads); diff %s %s", c->preset, c->trace, a, b);
 	free(ja);
 	free(jb);
-	th_rmtree(dir);
-	free(dir);
 }

@@ -51,6 +51,8 @@ static struct pin_case pin_cases[] = {
 	  "btrfs-discard", 9, 498016256, 0, 162206146468, BTRFS_KEYS, { 16, 4, 1540345856 } },
 };
 
+TestSuite(pinned, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(pinned, corpus)
 {
 	return cr_make_param_array(struct pin_case, pin_cases, sizeof(pin_cases) / sizeof(pin_cases[0]));
@@ -78,10 +80,10 @@ static json_t *stage_named(json_t *result, const char *name)
 
 ParameterizedTest(struct pin_case *c, pinned, corpus, .timeout = 120)
 {
-	char cmd[2048], out[512], *tmp = th_tmpdir(), *err = NULL;
+	char cmd[2048], out[512], *err = NULL;
 	json_t *j, *disc, *st;
 
-	snprintf(out, sizeof(out), "%s/r.json", tmp);
+	snprintf(out, sizeof(out), "%s/r.json", th_dir());
 	snprintf(cmd, sizeof(cmd), "%s replay %s/traces/corpus/%s.tsim -p '%s' -M %s --timing %s --no-baseline -q -o %s",
 		 th_trimsim(), th_src(), c->trace, c->preset, c->model, c->timing, out);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s: %s", cmd, err);
@@ -98,6 +100,4 @@ ParameterizedTest(struct pin_case *c, pinned, corpus, .timeout = 120)
 	for (int i = 0; i < 3; i++)
 		cr_expect_eq(num(st, c->key[i]), c->val[i], "%s %s: %s", c->trace, c->preset, c->key[i]);
 	json_decref(j);
-	th_rmtree(tmp);
-	free(tmp);
 }

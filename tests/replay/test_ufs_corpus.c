@@ -30,12 +30,12 @@ struct ufs_pair {
 /* Commands and bytes of one replay of a corpus trace through POLICY on the sdcard model (seed 000). */
 static void replay(const char *trace, const char *policy, uint64_t *cmds, uint64_t *bytes)
 {
-	char path[1024], out[1200], cmd[4096], *tmp = th_tmpdir(), *err = NULL;
+	char path[1024], out[1200], cmd[4096], *err = NULL;
 	json_t *j, *disc;
 
 	snprintf(path, sizeof(path), "%s/traces/corpus/%s", th_src(), trace);
 	cr_assert_eq(access(path, R_OK), 0, "%s: not in the corpus", path);
-	snprintf(out, sizeof(out), "%s/r.json", tmp);
+	snprintf(out, sizeof(out), "%s/r.json", th_dir());
 	snprintf(cmd, sizeof(cmd), "'%s' replay '%s' -p %s -M sdcard --no-baseline -q -o '%s'",
 		 th_trimsim(), path, policy, out);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s: %s", cmd, err);
@@ -46,8 +46,6 @@ static void replay(const char *trace, const char *policy, uint64_t *cmds, uint64
 	*cmds = (uint64_t)json_integer_value(json_object_get(disc, "commands"));
 	*bytes = (uint64_t)json_integer_value(json_object_get(disc, "bytes"));
 	json_decref(j);
-	th_rmtree(tmp);
-	free(tmp);
 }
 
 static struct ufs_pair both(const char *trace)
@@ -71,6 +69,8 @@ static struct ufs_trace large_trees[] = {
 	{ "xfs-discard-rmlarge.tsim" },
 	{ "ext4-discard-rmlarge.tsim" },
 };
+
+TestSuite(ufs_corpus, .init = th_dir_init, .fini = th_dir_fini);
 
 ParameterizedTestParameters(ufs_corpus, large_files_100x_fewer)
 {

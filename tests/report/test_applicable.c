@@ -15,8 +15,6 @@
 #include "agree.h"
 #include "common/helpers.h"
 
-static char *dir;
-
 static void write_trace(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -47,28 +45,21 @@ static void setup(void)
 {
 	char src[700], cmd[2000], *err = NULL;
 
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(src, sizeof(src), "%s/bt.jsonl", dir);
+	th_dir_init();
+	snprintf(src, sizeof(src), "%s/bt.jsonl", th_dir());
 	write_trace(src);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s convert bt.jsonl bt.tsim", dir, th_trimsim());
+	snprintf(cmd, sizeof(cmd), "cd %s && %s convert bt.jsonl bt.tsim", th_dir(), th_trimsim());
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s", err);
 	free(err);
 }
 
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(applicable, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(applicable, .init = setup, .fini = th_dir_fini, .timeout = 120);
 
 static char *slurp_in(const char *name)
 {
 	char p[800];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	snprintf(p, sizeof(p), "%s/%s", th_dir(), name);
 	char *s = th_slurp(p, NULL);
 
 	cr_assert_not_null(s, "%s missing", p);
@@ -82,7 +73,7 @@ Test(applicable, missing_layer_is_na_everywhere_and_silent_in_verdicts)
 	char cmd[1500], *table = NULL, *err = NULL;
 
 	snprintf(cmd, sizeof(cmd), "cd %s && %s compare bt.tsim -p as-recorded,xfs,fstrim,none -M sata-sf2281,nvme "
-		 "-o r.json -o r.csv", dir, th_trimsim());
+		 "-o r.json -o r.csv", th_dir(), th_trimsim());
 	cr_assert_eq(th_run(cmd, &table, &err), 0, "%s", err);
 	free(err);
 	if (strstr(table, "the replay engine is not in this build"))

@@ -15,6 +15,8 @@ struct bad_case {
 	int status;		/* exit status, 0 = 2 (usage) */
 };
 
+TestSuite(compare_cli, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(compare_cli, bad_input)
 {
 	static struct bad_case cases[] = {
@@ -49,11 +51,10 @@ ParameterizedTestParameters(compare_cli, bad_input)
 
 ParameterizedTest(struct bad_case *c, compare_cli, bad_input)
 {
-	char *dir = th_tmpdir(), cmd[2048], args[1024], out[600], *err = NULL, *o = NULL;
+	char cmd[2048], args[1024], out[600], *err = NULL, *o = NULL;
 	const char *t = strstr(c->args, "TRACE");
 
-	cr_assert_not_null(dir);
-	snprintf(out, sizeof(out), "%s/r.json", dir);
+	snprintf(out, sizeof(out), "%s/r.json", th_dir());
 	if (t)
 		snprintf(args, sizeof(args), "%.*s/etc/hostname%s", (int)(t - c->args), c->args, t + 5);
 	else
@@ -68,8 +69,6 @@ ParameterizedTest(struct bad_case *c, compare_cli, bad_input)
 	cr_assert_neq(access(out, F_OK), 0, "no output file left behind");
 	free(err);
 	free(o);
-	th_rmtree(dir);
-	free(dir);
 }
 
 Test(compare_cli, help)

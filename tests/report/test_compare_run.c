@@ -15,7 +15,6 @@
 #include "agree.h"
 #include "common/helpers.h"
 
-static char *dir;
 static char trace[600];
 
 #define N_FREE 3000
@@ -66,34 +65,27 @@ static void setup(void)
 {
 	char src[700], cmd[2000];
 
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(src, sizeof(src), "%s/rm.jsonl", dir);
+	th_dir_init();
+	snprintf(src, sizeof(src), "%s/rm.jsonl", th_dir());
 	write_trace(src);
 	/* the records above are not in time order (DONE ahead of the next FREE): convert sorts nothing, so sort here */
-	snprintf(trace, sizeof(trace), "%s/rm.tsim", dir);
+	snprintf(trace, sizeof(trace), "%s/rm.tsim", th_dir());
 	snprintf(cmd, sizeof(cmd), "cd %s && head -n1 rm.jsonl > s.jsonl && sed '1d;$d' rm.jsonl | "
 		 "sed 's/^{\"t\":\\([0-9]*\\)/\\1\\t&/' | sort -s -t '\t' -k1,1n | cut -f2- >> s.jsonl && "
-		 "tail -n1 rm.jsonl >> s.jsonl && %s convert s.jsonl rm.tsim", dir, th_trimsim());
+		 "tail -n1 rm.jsonl >> s.jsonl && %s convert s.jsonl rm.tsim", th_dir(), th_trimsim());
 	char *err = NULL;
 
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s", err);
 	free(err);
 }
 
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(compare_run, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(compare_run, .init = setup, .fini = th_dir_fini, .timeout = 300);
 
 static char *slurp_in(const char *name)
 {
 	char p[800];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	snprintf(p, sizeof(p), "%s/%s", th_dir(), name);
 	char *s = th_slurp(p, NULL);
 
 	cr_assert_not_null(s, "%s missing", p);
@@ -104,7 +96,7 @@ static int compare(const char *args, char **out, char **err)
 {
 	char cmd[3000];
 
-	snprintf(cmd, sizeof(cmd), "cd %s && %s compare %s", dir, th_trimsim(), args);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s compare %s", th_dir(), th_trimsim(), args);
 	return th_run(cmd, out, err);
 }
 
@@ -185,18 +177,18 @@ static size_t count(const char *hay, const char *needle)
 
 Test(compare_run, html_in_chromium)
 {
-	char cmd[2400], *out = NULL, *err = NULL, *prof = th_tmpdir();
+	char cmd[2400], *out = NULL, *err = NULL;
 
 	need_engine();
 	cr_assert_eq(compare(MATRIX " -q -o r.html", NULL, &err), 0, "%s", err);
 	free(err);
-	snprintf(cmd, sizeof(cmd), "xmllint --noout %s/r.html", dir);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s/r.html", th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err);
 	free(err);
 	snprintf(cmd, sizeof(cmd),
 		 "chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
 		 "--disable-background-networking --disable-component-update --disable-sync "
-		 "--user-data-dir='%s' --dump-dom 'file://%s/r.html'", prof, dir);
+		 "--user-data-dir='%1$s/chromium' --dump-dom 'file://%1$s/r.html'", th_dir());
 	cr_assert_eq(th_run(cmd, &out, &err), 0, "chromium: %s", err);
 	cr_assert_eq(count(out, "<table class=\"cells\""), 1);
 	for (const char *const *k = (const char *const[]){ "latency-cdf", "size-histogram", "discard-timeline",
@@ -210,8 +202,6 @@ Test(compare_run, html_in_chromium)
 	cr_assert_geq(count(out, "<polyline"), 4 * 2);
 	free(out);
 	free(err);
-	th_rmtree(prof);
-	free(prof);
 }
 
 Test(compare_run, runs_on_models_a_failing_cell_and_commas_in_a_policy)
@@ -258,7 +248,7 @@ Test(compare_run, runs_on_a_file_target)
 	char args[1200], img[700], *out = NULL, *err = NULL;
 
 	need_engine();
-	snprintf(img, sizeof(img), "%s/disk.img", dir);
+	snprintf(img, sizeof(img), "%s/disk.img", th_dir());
 	FILE *f = fopen(img, "w");
 
 	cr_assert_not_null(f);

@@ -14,21 +14,22 @@
 #include "agree.h"
 #include "common/helpers.h"
 
+TestSuite(demo, .init = th_dir_init, .fini = th_dir_fini);
+
 Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
 {
-	char *dir = th_tmpdir(), cmd[3000], path[700], *out = NULL, *err = NULL;
+	char cmd[3000], path[700], *out = NULL, *err = NULL;
 	const char *bin = getenv("TRIMSIM_PLAIN");
 
-	cr_assert_not_null(dir);
 	snprintf(cmd, sizeof(cmd), "TRIMSIM='%s' DEMO_PROFILES=sata-sf2281,nvme DEMO_JOBS=2 %s/replay/report/demo.sh %s/out",
-		 bin && *bin ? bin : th_trimsim(), th_src(), dir);
+		 bin && *bin ? bin : th_trimsim(), th_src(), th_dir());
 	int st = th_run(cmd, &out, &err);
 
 	if (out && strstr(out, "the replay engine is not in this build"))
 		cr_skip_test("the replay engine is not in this build");
 	cr_assert_eq(st, 0, "demo failed: %s\n%s", err, out);
 	/* the terminal gets the compact view; the table and the verdict are in report.txt */
-	snprintf(path, sizeof(path), "%s/out/report.txt", dir);
+	snprintf(path, sizeof(path), "%s/out/report.txt", th_dir());
 	char *txt = th_slurp(path, NULL);
 
 	cr_assert_not_null(txt, "no report.txt");
@@ -40,9 +41,9 @@ Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
 	cr_assert_lt(th_lines(out), th_lines(txt), "compact: %s", out);
 	cr_assert(strstr(out, "/out/report.txt\n") && strstr(out, "/out/report.html\n") &&
 		  strstr(out, "/out/report.json\n"), "%s", out);
-	snprintf(path, sizeof(path), "%s/out/report.html", dir);
+	snprintf(path, sizeof(path), "%s/out/report.html", th_dir());
 	cr_assert_eq(access(path, R_OK), 0, "no report.html");
-	snprintf(path, sizeof(path), "%s/out/report.json", dir);
+	snprintf(path, sizeof(path), "%s/out/report.json", th_dir());
 	char *js = th_slurp(path, NULL);
 
 	cr_assert_not_null(js, "no report.json");
@@ -57,6 +58,4 @@ Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
 	free(txt);
 	free(out);
 	free(err);
-	th_rmtree(dir);
-	free(dir);
 }

@@ -11,7 +11,6 @@
 #include "common/helpers.h"
 #include "fixture.h"
 
-static char *dir;
 static char html[600];
 
 static void setup(void)
@@ -19,21 +18,14 @@ static void setup(void)
 	struct report *r = fx_report(10 * FX_S);
 	char *s = fx_render(r, RF_HTML);
 
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-	snprintf(html, sizeof(html), "%s/report.html", dir);
+	th_dir_init();
+	snprintf(html, sizeof(html), "%s/report.html", th_dir());
 	cr_assert_eq(th_write(html, s, strlen(s)), 0);
 	free(s);
 	report__destroy(r);
 }
 
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(html, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(html, .init = setup, .fini = th_dir_fini, .timeout = 120);
 
 static size_t count(const char *hay, const char *needle)
 {
@@ -70,13 +62,11 @@ Test(html, self_contained)
 Test(html, chromium_finds_every_chart_and_table)
 {
 	char cmd[1600], *out = NULL, *err = NULL;
-	char *prof = th_tmpdir();
 
-	cr_assert_not_null(prof);
 	snprintf(cmd, sizeof(cmd),
 		 "chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
 		 "--disable-background-networking --disable-component-update --disable-sync "
-		 "--user-data-dir='%s' --dump-dom 'file://%s'", prof, html);
+		 "--user-data-dir='%s/chromium' --dump-dom 'file://%s'", th_dir(), html);
 	int st = th_run(cmd, &out, &err);
 
 	cr_assert_eq(st, 0, "chromium failed (%d): %s", st, err ? err : "");
@@ -97,8 +87,6 @@ Test(html, chromium_finds_every_chart_and_table)
 	cr_assert(strstr(out, "<svg xmlns=\"http://www.w3.org/2000/svg\""));
 	free(out);
 	free(err);
-	th_rmtree(prof);
-	free(prof);
 }
 
 Test(html, repeated_runs_table_is_well_formed)
@@ -126,7 +114,7 @@ Test(html, repeated_runs_table_is_well_formed)
 	cr_assert(strstr(s, "<table class=\"runs\">"));
 	cr_assert(strstr(s, "<code>xfs &amp; &lt;ext4&gt;</code> vs <code>none</code> (4 runs each), makespan differs"),
 		  "%s", s);
-	snprintf(path, sizeof(path), "%s/runs.html", dir);
+	snprintf(path, sizeof(path), "%s/runs.html", th_dir());
 	cr_assert_eq(th_write(path, s, strlen(s)), 0);
 	snprintf(cmd, sizeof(cmd), "xmllint --noout '%s'", path);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err ? err : "");

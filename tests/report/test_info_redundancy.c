@@ -16,12 +16,13 @@ static const char trace[] =
 	"{\"t\":4000,\"kind\":\"ISSUE\",\"op\":\"write\",\"dev\":\"8:0\",\"off\":0,\"len\":4096,\"ino\":9,\"lat\":0,\"flags\":\"\"}\n"
 	"{\"footer\":{\"records\":4,\"lost\":0,\"end_ns\":5000}}\n";
 
+TestSuite(info_redundancy, .init = th_dir_init, .fini = th_dir_fini);
+
 Test(info_redundancy, text_and_json)
 {
-	char *dir = th_tmpdir(), path[600], cmd[1400], *out = NULL, *err = NULL;
+	char path[600], cmd[1400], *out = NULL, *err = NULL;
 
-	cr_assert_not_null(dir);
-	snprintf(path, sizeof(path), "%s/t.jsonl", dir);
+	snprintf(path, sizeof(path), "%s/t.jsonl", th_dir());
 	cr_assert_eq(th_write(path, trace, strlen(trace)), 0);
 
 	snprintf(cmd, sizeof(cmd), "%s info --redundancy %s", th_trimsim(), path);
@@ -52,6 +53,4 @@ Test(info_redundancy, text_and_json)
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	cr_assert_null(strstr(out, "redundancy"));
 	free(out);
-	th_rmtree(dir);
-	free(dir);
 }

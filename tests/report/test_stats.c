@@ -16,6 +16,8 @@ struct tcrit_case {
 	double want;	/* from printed t tables (3 decimals) */
 };
 
+TestSuite(stats, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(stats, t_critical)
 {
 	static struct tcrit_case cases[] = {
@@ -90,14 +92,13 @@ static void write_sample(const char *path, const double *v, int n)
 
 ParameterizedTest(struct ms_case *c, stats, versus_ministat)
 {
-	char *dir = th_tmpdir(), pa[512], pb[512], cmd[1200], *out = NULL;
+	char pa[512], pb[512], cmd[1200], *out = NULL;
 	struct stat_acc a, b;
 	struct stat_diff d;
 	int st;
 
-	cr_assert_not_null(dir);
-	snprintf(pa, sizeof(pa), "%s/a", dir);
-	snprintf(pb, sizeof(pb), "%s/b", dir);
+	snprintf(pa, sizeof(pa), "%s/a", th_dir());
+	snprintf(pb, sizeof(pb), "%s/b", th_dir());
 	write_sample(pa, c->a, c->na);
 	write_sample(pb, c->b, c->nb);
 	snprintf(cmd, sizeof(cmd), "ministat -A -c 95 %s %s", pa, pb);
@@ -148,6 +149,4 @@ ParameterizedTest(struct ms_case *c, stats, versus_ministat)
 		cr_assert_not_null(strstr(out, "No difference proven at 95.0% confidence"), "%s", out);
 	}
 	free(out);
-	th_rmtree(dir);
-	free(dir);
 }

@@ -112,6 +112,8 @@ static struct xlate_case xlate_cases[] = {
 	  .op = TS_META_COMMIT, .flags = TS_FS_EXT4 },
 };
 
+TestSuite(xlate, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(xlate, one_event)
 {
 	return cr_make_param_array(struct xlate_case, xlate_cases, sizeof(xlate_cases) / sizeof(xlate_cases[0]));
@@ -121,16 +123,16 @@ ParameterizedTestParameters(xlate, one_event)
 static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_record *out, size_t max)
 {
 	struct rec_dev devs[3];
-	char *dir = th_tmpdir(), path[256], err[256];
+	char path[256], err[256];
 	json_t *h = trace_header__new(0, NULL);
 	struct trace_writer *w;
 	struct trace_reader *rd;
 	struct recorder *r;
 	size_t got = 0;
 
-	cr_assert(dir && h);
+	cr_assert_not_null(h);
 	devs_init(devs);
-	snprintf(path, sizeof(path), "%s/t.tsim", dir);
+	snprintf(path, sizeof(path), "%s/t.tsim", th_dir());
 	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
 	cr_assert(w, "%s", err);
 	r = recorder__new(w, devs, 3);
@@ -145,8 +147,6 @@ static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_recor
 	trace_reader__close(rd);
 	recorder__free(r);
 	json_decref(h);
-	th_rmtree(dir);
-	free(dir);
 	return got;
 }
 

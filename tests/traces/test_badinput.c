@@ -35,6 +35,8 @@ struct bad {
 #define JOK JR("\"len\":4096,\"ino\":0,\"lat\":0,\"flags\":\"\"")
 #define JF(n) "{\"footer\":{\"records\":" #n ",\"lost\":0,\"end_ns\":9}}\n"
 
+TestSuite(badinput, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(badinput, info)
 {
 	static struct bad t[] = {
@@ -152,10 +154,10 @@ static void make_file(const struct bad *b, const char *path)
 
 ParameterizedTest(struct bad *b, badinput, info)
 {
-	char *dir = th_tmpdir(), path[512], cmd[1024], want[1024], *out = NULL, *err = NULL;
+	char path[512], cmd[1024], want[1024], *out = NULL, *err = NULL;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/in%s", dir, b->jsonl[0] ? ".jsonl" : ".tsim");
+	snprintf(path, sizeof(path), "%s/in%s", th_dir(), b->jsonl[0] ? ".jsonl" : ".tsim");
 	make_file(b, path);
 	snprintf(cmd, sizeof(cmd), "%s info %s", th_trimsim(), path);
 	rc = th_run(cmd, &out, &err);
@@ -171,10 +173,8 @@ ParameterizedTest(struct bad *b, badinput, info)
 	/* convert refuses the same file and leaves nothing behind. */
 	free(out);
 	free(err);
-	snprintf(cmd, sizeof(cmd), "%s convert %s %s/out.jsonl 2>/dev/null; ls -A %s", th_trimsim(), path, dir, dir);
+	snprintf(cmd, sizeof(cmd), "%s convert %s %s/out.jsonl 2>/dev/null; ls -A %s", th_trimsim(), path, th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	cr_assert_str_eq(out, b->jsonl[0] ? "in.jsonl\n" : "in.tsim\n", "%s", b->name);
 	free(out);
-	th_rmtree(dir);
-	free(dir);
 }

@@ -23,22 +23,14 @@ extern const struct importer_ops importer_blktrace;
 
 static struct ts_record recs[2 * NCMD + 2];
 static size_t nrecs;
-static char *dir;
 
 static void setup(void)
 {
 	nrecs = tu_workload(recs, NCMD, 7);
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
+	th_dir_init();
 }
 
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(export, .init = setup, .fini = teardown);
+TestSuite(export, .init = setup, .fini = th_dir_fini);
 
 static void expected(unsigned op, uint64_t *count, uint64_t *bytes)
 {
@@ -90,7 +82,7 @@ Test(export, blktrace_read_by_blkparse)
 
 	if (!have("blkparse"))
 		cr_skip("blkparse not installed (apt-get install blktrace)");
-	snprintf(path, sizeof(path), "%s/out.blktrace", dir);
+	snprintf(path, sizeof(path), "%s/out.blktrace", th_dir());
 	cr_assert_eq(tu_export(exporter__find("blktrace"), "", recs, nrecs, path, err, sizeof(err)), 0, "%s", err);
 	expected(TS_OP_DISCARD, &want, &bytes);
 	cr_assert_gt(want, 100);
@@ -145,8 +137,8 @@ Test(export, blkparse_dump_imported)
 	if (!have("blkparse"))
 		cr_skip("blkparse not installed");
 	cr_assert_not_null(sink);
-	snprintf(path, sizeof(path), "%s/out.blktrace", dir);
-	snprintf(dump, sizeof(dump), "%s/dump.bin", dir);
+	snprintf(path, sizeof(path), "%s/out.blktrace", th_dir());
+	snprintf(dump, sizeof(dump), "%s/dump.bin", th_dir());
 	cr_assert_eq(tu_export(exporter__find("blktrace"), "", recs, nrecs, path, err, sizeof(err)), 0, "%s", err);
 	snprintf(cmd, sizeof(cmd), "blkparse -i - -d '%s' < '%s' > /dev/null", dump, path);
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "blkparse -d");
@@ -166,8 +158,8 @@ Test(export, blktrace_replayed_by_fio)
 
 	if (!have("fio"))
 		cr_skip("fio not installed");
-	snprintf(path, sizeof(path), "%s/out.blktrace", dir);
-	snprintf(target, sizeof(target), "%s/target.img", dir);
+	snprintf(path, sizeof(path), "%s/out.blktrace", th_dir());
+	snprintf(target, sizeof(target), "%s/target.img", th_dir());
 	{
 		FILE *f = fopen(target, "w");
 
@@ -201,7 +193,7 @@ Test(export, blktrace_long_discard_split)
 
 	if (!have("blkparse"))
 		cr_skip("blkparse not installed");
-	snprintf(path, sizeof(path), "%s/big.blktrace", dir);
+	snprintf(path, sizeof(path), "%s/big.blktrace", th_dir());
 	cr_assert_eq(tu_export(exporter__find("blktrace"), "", big, 2, path, err, sizeof(err)), 0, "%s", err);
 	blkparse_sum(path, 'D', 'D', &n, &sectors);
 	cr_assert_eq(n, 2, "5 GiB does not fit blk_io_trace.bytes: two pieces");
@@ -213,7 +205,7 @@ Test(export, unaligned_record_is_an_error)
 	struct ts_record r = { .time_ns = 1, .offset = 1000, .length = 4096, .dev = TU_DEV, .kind = TS_BIO };
 	char path[512], err[256] = "";
 
-	snprintf(path, sizeof(path), "%s/bad.blktrace", dir);
+	snprintf(path, sizeof(path), "%s/bad.blktrace", th_dir());
 	cr_assert_neq(tu_export(exporter__find("blktrace"), "", &r, 1, path, err, sizeof(err)), 0);
 	cr_assert(strstr(err, "record 0") && strstr(err, "512"), "%s", err);
 }
@@ -244,7 +236,7 @@ ParameterizedTest(struct layer *p, export, round_trip_through_import)
 	ssize_t n;
 
 	cr_assert_not_null(sink);
-	snprintf(path, sizeof(path), "%s/rt.blktrace", dir);
+	snprintf(path, sizeof(path), "%s/rt.blktrace", th_dir());
 	cr_assert_eq(tu_export(exporter__find("blktrace"), p->kv, recs, nrecs, path, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(opts__defaults(importer_blktrace.opts, opts, err, sizeof(err)), 0);
 	cr_assert_eq(importer_blktrace.run(opts, files, 1, sink, err, sizeof(err)), 0, "%s", err);
@@ -330,7 +322,7 @@ Test(export, fio_iolog_v3_grammar)
 	char path[512], err[256] = "", *text;
 	uint64_t want, bytes, trims, tb;
 
-	snprintf(path, sizeof(path), "%s/out.iolog", dir);
+	snprintf(path, sizeof(path), "%s/out.iolog", th_dir());
 	cr_assert_eq(tu_export(exporter__find("fio"), "", recs, nrecs, path, err, sizeof(err)), 0, "%s", err);
 	text = th_slurp(path, NULL);
 	cr_assert_not_null(text);
@@ -350,7 +342,7 @@ Test(export, fio_iolog_v3_replayed_by_fio)
 
 	if (!have("fio"))
 		cr_skip("fio not installed");
-	snprintf(target, sizeof(target), "%s/target.img", dir);
+	snprintf(target, sizeof(target), "%s/target.img", th_dir());
 	f = fopen(target, "w");
 	cr_assert_not_null(f);
 	cr_assert_eq(ftruncate(fileno(f), 8ll << 30), 0);
@@ -359,7 +351,7 @@ Test(export, fio_iolog_v3_replayed_by_fio)
 	for (size_t i = 0; i < nrecs; i++)
 		if (recs[i].op == TS_OP_DISCARD)
 			recs[i].op = TS_OP_WRITE;
-	snprintf(path, sizeof(path), "%s/w.iolog", dir);
+	snprintf(path, sizeof(path), "%s/w.iolog", th_dir());
 	snprintf(kv, sizeof(kv), "file=%s", target);
 	cr_assert_eq(tu_export(exporter__find("fio"), kv, recs, nrecs, path, err, sizeof(err)), 0, "%s", err);
 	json = fio_replay(path, NULL);

@@ -11,20 +11,7 @@
 #include "traces/trace_int.h"
 #include "gen.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = th_tmpdir();
-}
-
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(format, .init = setup, .fini = teardown);
+TestSuite(format, .init = th_dir_init, .fini = th_dir_fini);
 
 static json_t *test_header(void)
 {
@@ -104,7 +91,7 @@ Test(format, binary_round_trip_across_buffers)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/a.tsim", dir);
+	snprintf(path, sizeof(path), "%s/a.tsim", th_dir());
 	/* 3 buffers and a bit: records straddle every refill. */
 	write_trace(path, 3 * 5461 + 17, TW_BINARY, 42);
 	check_trace(path, 3 * 5461 + 17, 42, false);
@@ -114,7 +101,7 @@ Test(format, empty_trace)
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/e.tsim", dir);
+	snprintf(path, sizeof(path), "%s/e.tsim", th_dir());
 	write_trace(path, 0, TW_BINARY, 0);
 	check_trace(path, 0, 0, false);
 }
@@ -127,7 +114,7 @@ Test(format, next_matches_batch)
 	uint64_t i = 0;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/n.tsim", dir);
+	snprintf(path, sizeof(path), "%s/n.tsim", th_dir());
 	write_trace(path, 100, TW_BINARY, 0);
 	r = trace_reader__open(path, err, sizeof(err));
 	cr_assert_not_null(r, "%s", err);
@@ -198,8 +185,8 @@ Test(format, big_endian_file)
 {
 	char a[512], b[512];
 
-	snprintf(a, sizeof(a), "%s/le.tsim", dir);
-	snprintf(b, sizeof(b), "%s/be.tsim", dir);
+	snprintf(a, sizeof(a), "%s/le.tsim", th_dir());
+	snprintf(b, sizeof(b), "%s/be.tsim", th_dir());
 	write_trace(a, 6000, TW_BINARY, 7);
 	swap_file(a, b);
 	fix_checksum(b);
@@ -337,8 +324,8 @@ Test(format, reader_follows_a_growing_file)
 	ssize_t got;
 	FILE *f;
 
-	snprintf(full, sizeof(full), "%s/full.tsim", dir);
-	snprintf(part, sizeof(part), "%s/part.tsim", dir);
+	snprintf(full, sizeof(full), "%s/full.tsim", th_dir());
+	snprintf(part, sizeof(part), "%s/part.tsim", th_dir());
 	write_trace(full, n, TW_BINARY, 0);
 	data = th_slurp(full, &len);
 	cr_assert_not_null(data);
@@ -372,14 +359,14 @@ Test(format, atomic_abort_leaves_nothing)
 	struct trace_writer *w;
 	struct ts_record r;
 
-	snprintf(path, sizeof(path), "%s/ab.tsim", dir);
+	snprintf(path, sizeof(path), "%s/ab.tsim", th_dir());
 	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
 	cr_assert_not_null(w, "%s", err);
 	gen_record(0, 1, &r);
 	cr_assert_eq(trace_writer__write(w, &r), 0);
 	trace_writer__abort(w);
 	json_decref(h);
-	snprintf(cmd, sizeof(cmd), "ls -A %s", dir);
+	snprintf(cmd, sizeof(cmd), "ls -A %s", th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	cr_assert_str_eq(out, "");
 	free(out);
@@ -392,7 +379,7 @@ Test(format, writer_rejects_bad_record)
 	struct trace_writer *w;
 	struct ts_record r = { .kind = 9 };
 
-	snprintf(path, sizeof(path), "%s/bad.tsim", dir);
+	snprintf(path, sizeof(path), "%s/bad.tsim", th_dir());
 	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
 	cr_assert_not_null(w, "%s", err);
 	cr_assert_eq(trace_writer__write(w, &r), -EINVAL);
@@ -406,7 +393,7 @@ Test(format, writer_rejects_bad_header)
 	char path[512], err[512] = "";
 	json_t *h = json_pack("{sss[{ss}]}", "format", "trimsim", "devices", "name", "sda");
 
-	snprintf(path, sizeof(path), "%s/h.tsim", dir);
+	snprintf(path, sizeof(path), "%s/h.tsim", th_dir());
 	cr_assert_null(trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err)));
 	cr_assert(strstr(err, "h.tsim: header devices[0]: device entry lacks \"dev\""), "%s", err);
 	json_decref(h);

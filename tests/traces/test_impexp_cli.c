@@ -13,26 +13,12 @@
 #include "common/helpers.h"
 #include "export_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = th_tmpdir();
-	cr_assert_not_null(dir);
-}
-
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(impexp_cli, .init = setup, .fini = teardown);
+TestSuite(impexp_cli, .init = th_dir_init, .fini = th_dir_fini);
 
 /* Files in dir, temporaries included. */
 static size_t nfiles(void)
 {
-	DIR *d = opendir(dir);
+	DIR *d = opendir(th_dir());
 	struct dirent *e;
 	size_t n = 0;
 
@@ -52,7 +38,7 @@ static int run(char **out, char **err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s", dir, th_trimsim(), args);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s", th_dir(), th_trimsim(), args);
 	return th_run(cmd, out, err);
 }
 
@@ -129,7 +115,7 @@ Test(impexp_cli, dtrace_import_info_and_atomic_failure)
 		"trimsim-dtrace 1\nfs ada0p2 4096 32768 /usr\nfree 1000 ada0p2 77 8192 32768\n"
 		"start 2000 ada0 delete 1056768 32768\ndone 9000 ada0 delete 1056768 32768 0 7000\n";
 
-	snprintf(path, sizeof(path), "%s/ufs.txt", dir);
+	snprintf(path, sizeof(path), "%s/ufs.txt", th_dir());
 	cr_assert_eq(th_write(path, good, strlen(good)), 0);
 	cr_assert_eq(run(NULL, NULL, "import --from dtrace ufs.txt -o ufs.tsim"), 0);
 	j = info("ufs.tsim");
@@ -150,7 +136,7 @@ Test(impexp_cli, dtrace_import_info_and_atomic_failure)
 	json_decref(j);
 
 	/* A bad line late in the file: error with the line, no output, no temporary. */
-	snprintf(path, sizeof(path), "%s/bad.txt", dir);
+	snprintf(path, sizeof(path), "%s/bad.txt", th_dir());
 	{
 		char bad[sizeof(good) + 64];
 
@@ -177,7 +163,7 @@ Test(impexp_cli, blktrace_round_trip)
 	cr_assert_not_null(h);
 	json_object_set_new(h, "devices", json_array());
 	json_array_append_new(json_object_get(h, "devices"), ts_device_to_json(&dev));
-	snprintf(path, sizeof(path), "%s/gen.tsim", dir);
+	snprintf(path, sizeof(path), "%s/gen.tsim", th_dir());
 	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
 	cr_assert_not_null(w, "%s", err);
 	for (size_t i = 0; i < n; i++) {
@@ -223,7 +209,7 @@ Test(impexp_cli, tracecmd_library_fault_is_an_error)
 	cr_assert(buf && n == 1174120, "%s: %zu bytes", seed, n);
 	cr_assert_eq((unsigned char)buf[1168943], 0x12, "the seed changed: find the byte again");
 	buf[1168943] = 0x55;
-	snprintf(bad, sizeof(bad), "%s/fault.dat", dir);
+	snprintf(bad, sizeof(bad), "%s/fault.dat", th_dir());
 	cr_assert_eq(th_write(bad, buf, n), 0);
 	free(buf);
 	st = run(NULL, &err, "import --from trace-cmd --fs-block-size 4096 --ext4-blocks-per-group 32768 fault.dat "

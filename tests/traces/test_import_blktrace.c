@@ -111,6 +111,8 @@ struct layout {
 	char name[32];
 };
 
+TestSuite(blktrace_import, .init = th_dir_init, .fini = th_dir_fini);
+
 ParameterizedTestParameters(blktrace_import, round_trip)
 {
 	static struct layout p[] = {
@@ -125,19 +127,18 @@ ParameterizedTestParameters(blktrace_import, round_trip)
 ParameterizedTest(struct layout *p, blktrace_import, round_trip)
 {
 	static struct cmd c[NCMD];
-	char *dir = th_tmpdir(), paths[2][256], err[512] = "";
+	char paths[2][256], err[512] = "";
 	struct import_sink *sink;
 	struct ts_record buf[8];
 	size_t nd, issue = 0, done = 0, bio = 0, ndisc = 0;
 	const struct ts_device *d;
 	ssize_t n;
 
-	cr_assert_not_null(dir);
 	gen(c, NCMD);
 	for (size_t i = 0; i < NCMD; i++)
 		ndisc += c[i].discard;
-	snprintf(paths[0], sizeof(paths[0]), "%s/sdb.blktrace.0", dir);
-	snprintf(paths[1], sizeof(paths[1]), "%s/sdb.blktrace.1", dir);
+	snprintf(paths[0], sizeof(paths[0]), "%s/sdb.blktrace.0", th_dir());
+	snprintf(paths[1], sizeof(paths[1]), "%s/sdb.blktrace.1", th_dir());
 	write_files(c, NCMD, p->be, p->nfiles, paths);
 	cr_assert_eq(import(paths, p->nfiles, "device_size=1G", &sink, err, sizeof(err)), 0, "%s: %s", p->name, err);
 
@@ -178,29 +179,25 @@ ParameterizedTest(struct layout *p, blktrace_import, round_trip)
 	cr_assert_eq(d[0].dev, DEV);
 	cr_assert_eq(d[0].size, 1ull << 30);
 	import_sink__free(sink);
-	th_rmtree(dir);
-	free(dir);
 }
 
 Test(blktrace_import, discard_only)
 {
 	static struct cmd c[NCMD];
-	char *dir = th_tmpdir(), paths[2][256], err[512] = "";
+	char paths[2][256], err[512] = "";
 	struct import_sink *sink;
 	size_t ndisc = 0;
 
 	gen(c, NCMD);
 	for (size_t i = 0; i < NCMD; i++)
 		ndisc += c[i].discard;
-	snprintf(paths[0], sizeof(paths[0]), "%s/dump.bin", dir);
+	snprintf(paths[0], sizeof(paths[0]), "%s/dump.bin", th_dir());
 	write_files(c, NCMD, false, 1, paths);
 	cr_assert_eq(import(paths, 1, "ops=discard", &sink, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(import_sink__kind_count(sink, TS_ISSUE), ndisc);
 	cr_assert_eq(import_sink__kind_count(sink, TS_DONE), ndisc);
 	cr_assert_eq(import_sink__kind_count(sink, TS_BIO), ndisc);
 	import_sink__free(sink);
-	th_rmtree(dir);
-	free(dir);
 }
 
 struct bad {
@@ -225,10 +222,10 @@ ParameterizedTestParameters(blktrace_import, bad_input)
 ParameterizedTest(struct bad *p, blktrace_import, bad_input)
 {
 	static struct cmd c[4];
-	char *dir = th_tmpdir(), paths[2][256], err[512] = "";
+	char paths[2][256], err[512] = "";
 	struct import_sink *sink;
 
-	snprintf(paths[0], sizeof(paths[0]), "%s/bad.blktrace.0", dir);
+	snprintf(paths[0], sizeof(paths[0]), "%s/bad.blktrace.0", th_dir());
 	if (p->len) {
 		cr_assert_eq(th_write(paths[0], p->content, p->len), 0);
 	} else {
@@ -250,25 +247,23 @@ ParameterizedTest(struct bad *p, blktrace_import, bad_input)
 	cr_assert(strstr(err, paths[0]), "message names the file: %s", err);
 	cr_assert(strstr(err, p->expect), "expected '%s' in: %s", p->expect, err);
 	import_sink__free(sink);
-	th_rmtree(dir);
-	free(dir);
 }
 
 /* Damaged files: any byte may be wrong; the import either succeeds or names file and offset. */
 Test(blktrace_import, corrupted_bytes_never_crash)
 {
 	static struct cmd c[16];
-	char *dir = th_tmpdir(), paths[2][256], err[512];
+	char paths[2][256], err[512];
 	size_t len;
 	char *good;
 	uint64_t x = 12345;
 
 	gen(c, 16);
-	snprintf(paths[0], sizeof(paths[0]), "%s/good.bin", dir);
+	snprintf(paths[0], sizeof(paths[0]), "%s/good.bin", th_dir());
 	write_files(c, 16, true, 1, paths);
 	good = th_slurp(paths[0], &len);
 	cr_assert_not_null(good);
-	snprintf(paths[0], sizeof(paths[0]), "%s/bad.bin", dir);
+	snprintf(paths[0], sizeof(paths[0]), "%s/bad.bin", th_dir());
 	for (int round = 0; round < 300; round++) {
 		char *bad = malloc(len);
 		struct import_sink *sink;
@@ -289,8 +284,6 @@ Test(blktrace_import, corrupted_bytes_never_crash)
 		free(bad);
 	}
 	free(good);
-	th_rmtree(dir);
-	free(dir);
 }
 
 /*
@@ -310,7 +303,7 @@ ParameterizedTestParameters(blktrace_import, recorded_trace)
 
 ParameterizedTest(struct order *p, blktrace_import, recorded_trace)
 {
-	char src[512], err[512], *dir = th_tmpdir(), paths[2][256];
+	char src[512], err[512], paths[2][256];
 	struct trace_reader *r;
 	struct writer w = { .be = p->be };
 	struct ts_record rec, *want = NULL, got[64];
@@ -322,7 +315,7 @@ ParameterizedTest(struct order *p, blktrace_import, recorded_trace)
 	snprintf(src, sizeof(src), "%s/traces/corpus/xfs-discard-churn.tsim", th_src());
 	r = trace_reader__open(src, err, sizeof(err));
 	cr_assert_not_null(r, "%s", err);
-	snprintf(paths[0], sizeof(paths[0]), "%s/rec.blktrace.0", dir);
+	snprintf(paths[0], sizeof(paths[0]), "%s/rec.blktrace.0", th_dir());
 	w.f[0] = fopen(paths[0], "wb");
 	cr_assert_not_null(w.f[0]);
 	while ((ret = trace_reader__next(r, &rec)) == 1) {
@@ -382,6 +375,4 @@ ParameterizedTest(struct order *p, blktrace_import, recorded_trace)
 	cr_assert_eq(k, nwant);
 	import_sink__free(sink);
 	free(want);
-	th_rmtree(dir);
-	free(dir);
 }

@@ -29,12 +29,11 @@ static const char sample[] =
 static int run(const char *text, const char *kv, struct import_sink **sink, char *path, size_t plen,
 	       char *err, size_t errlen)
 {
-	char *dir = th_tmpdir(), opts[32] = { 0 };
+	char opts[32] = { 0 };
 	char *files[1];
 	int ret;
 
-	cr_assert_not_null(dir);
-	snprintf(path, plen, "%s/ufs.txt", dir);
+	snprintf(path, plen, "%s/ufs.txt", th_dir());
 	cr_assert_eq(th_write(path, text, strlen(text)), 0);
 	cr_assert_leq(importer_dtrace.opts_size, sizeof(opts));
 	cr_assert_eq(opts__defaults(importer_dtrace.opts, opts, err, errlen), 0);
@@ -43,10 +42,10 @@ static int run(const char *text, const char *kv, struct import_sink **sink, char
 	cr_assert_not_null(*sink);
 	files[0] = path;
 	ret = importer_dtrace.run(opts, files, 1, *sink, err, errlen);
-	th_rmtree(dir);
-	free(dir);
 	return ret;
 }
+
+TestSuite(dtrace_import, .init = th_dir_init, .fini = th_dir_fini);
 
 Test(dtrace_import, sample)
 {

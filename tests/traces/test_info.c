@@ -8,20 +8,7 @@
 #include "common/helpers.h"
 #include "gen.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = th_tmpdir();
-}
-
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(info, .init = setup, .fini = teardown);
+TestSuite(info, .init = th_dir_init, .fini = th_dir_fini);
 
 #define DEV_A TS_DEV_MK(8, 0)
 #define DEV_B TS_DEV_MK(259, 1)
@@ -142,7 +129,7 @@ Test(info, json_numbers_binary)
 	json_t *o;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/k.tsim", dir);
+	snprintf(path, sizeof(path), "%s/k.tsim", th_dir());
 	write_known(path, TW_BINARY);
 	o = info_json(path, &rc);
 	cr_assert_eq(rc, 0);
@@ -157,7 +144,7 @@ Test(info, json_numbers_jsonl)
 	json_t *o;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/k.jsonl", dir);
+	snprintf(path, sizeof(path), "%s/k.jsonl", th_dir());
 	write_known(path, TW_JSONL);
 	o = info_json(path, &rc);
 	cr_assert_eq(rc, 0);
@@ -170,7 +157,7 @@ Test(info, text_report)
 {
 	char path[512], cmd[1024], *out = NULL;
 
-	snprintf(path, sizeof(path), "%s/k.tsim", dir);
+	snprintf(path, sizeof(path), "%s/k.tsim", th_dir());
 	write_known(path, TW_BINARY);
 	snprintf(cmd, sizeof(cmd), "%s info %s", th_trimsim(), path);
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
@@ -191,7 +178,7 @@ Test(info, truncated_json_still_reports)
 	json_t *o;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/k.tsim", dir);
+	snprintf(path, sizeof(path), "%s/k.tsim", th_dir());
 	write_known(path, TW_BINARY);
 	s = th_slurp(path, &len);
 	cr_assert_not_null(s);

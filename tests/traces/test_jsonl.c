@@ -12,20 +12,7 @@
 #include "traces/trace_int.h"
 #include "gen.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = th_tmpdir();
-}
-
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(jsonl, .init = setup, .fini = teardown);
+TestSuite(jsonl, .init = th_dir_init, .fini = th_dir_fini);
 
 static void same_files(const char *a, const char *b)
 {
@@ -65,10 +52,10 @@ ParameterizedTest(struct rt *t, jsonl, round_trip_cli)
 {
 	char a[512], j[512], b[512], j2[512];
 
-	snprintf(a, sizeof(a), "%s/a.tsim", dir);
-	snprintf(j, sizeof(j), "%s/a.jsonl", dir);
-	snprintf(b, sizeof(b), "%s/b.tsim", dir);
-	snprintf(j2, sizeof(j2), "%s/b.json", dir);
+	snprintf(a, sizeof(a), "%s/a.tsim", th_dir());
+	snprintf(j, sizeof(j), "%s/a.jsonl", th_dir());
+	snprintf(b, sizeof(b), "%s/b.tsim", th_dir());
+	snprintf(j2, sizeof(j2), "%s/b.json", th_dir());
 	cr_assert_eq(gen_trace(a, t->n, TW_BINARY, t->lost), 0);
 	run_ok("%s convert %s %s", a, j);
 	run_ok("%s convert %s %s", j, b);
@@ -88,8 +75,8 @@ Test(jsonl, library_round_trip_covers_everything)
 	uint64_t i = 0;
 	ssize_t n;
 
-	snprintf(a, sizeof(a), "%s/a.tsim", dir);
-	snprintf(j, sizeof(j), "%s/a.jsonl", dir);
+	snprintf(a, sizeof(a), "%s/a.tsim", th_dir());
+	snprintf(j, sizeof(j), "%s/a.jsonl", th_dir());
 	cr_assert_eq(gen_trace(j, 7 * 7 * 11, TW_JSONL, 3), 0);
 	r = trace_reader__open(j, err, sizeof(err));
 	cr_assert_not_null(r, "%s", err);
@@ -170,9 +157,9 @@ Test(jsonl, convert_to_forces_format)
 	size_t len;
 	char *s;
 
-	snprintf(a, sizeof(a), "%s/a.tsim", dir);
-	snprintf(j, sizeof(j), "%s/a.txt", dir);
-	snprintf(b, sizeof(b), "%s/b.jsonl", dir);
+	snprintf(a, sizeof(a), "%s/a.tsim", th_dir());
+	snprintf(j, sizeof(j), "%s/a.txt", th_dir());
+	snprintf(b, sizeof(b), "%s/b.jsonl", th_dir());
 	cr_assert_eq(gen_trace(a, 20, TW_BINARY, 0), 0);
 	run_ok("%s convert --to jsonl %s %s", a, j);
 	s = th_slurp(j, &len);
@@ -190,17 +177,17 @@ Test(jsonl, failed_convert_leaves_nothing)
 	size_t len;
 	char *s;
 
-	snprintf(a, sizeof(a), "%s/a.tsim", dir);
+	snprintf(a, sizeof(a), "%s/a.tsim", th_dir());
 	cr_assert_eq(gen_trace(a, 20, TW_BINARY, 0), 0);
 	s = th_slurp(a, &len);
 	cr_assert_not_null(s);
 	s[len - 30] ^= 0x55;	/* the footer's checksum */
 	cr_assert_eq(th_write(a, s, len), 0);
 	free(s);
-	snprintf(cmd, sizeof(cmd), "%s convert %s %s/out.jsonl", th_trimsim(), a, dir);
+	snprintf(cmd, sizeof(cmd), "%s convert %s %s/out.jsonl", th_trimsim(), a, th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &err), 1);
 	cr_assert(strstr(err, "checksum mismatch"), "%s", err);
-	snprintf(cmd, sizeof(cmd), "ls -A %s", dir);
+	snprintf(cmd, sizeof(cmd), "ls -A %s", th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	cr_assert_str_eq(out, "a.tsim\n");
 	free(out);
@@ -214,8 +201,8 @@ Test(jsonl, salvage_keeps_whole_records)
 	size_t len;
 	char *s;
 
-	snprintf(a, sizeof(a), "%s/a.tsim", dir);
-	snprintf(b, sizeof(b), "%s/b.tsim", dir);
+	snprintf(a, sizeof(a), "%s/a.tsim", th_dir());
+	snprintf(b, sizeof(b), "%s/b.tsim", th_dir());
 	cr_assert_eq(gen_trace(a, 20, TW_BINARY, 0), 0);
 	s = th_slurp(a, &len);
 	cr_assert_not_null(s);

@@ -11,20 +11,7 @@
 #include "common/helpers.h"
 #include "gen.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	dir = th_tmpdir();
-}
-
-static void teardown(void)
-{
-	th_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(recover, .init = setup, .fini = teardown);
+TestSuite(recover, .init = th_dir_init, .fini = th_dir_fini);
 
 /* Reads everything; returns records, or -1 if open failed. Checks each record against gen_record. */
 static long read_all(const char *path, struct trace_status *st, char *err, size_t errlen)
@@ -58,8 +45,8 @@ Test(recover, binary_cut_at_every_byte)
 	size_t len, hlen;
 	char *s;
 
-	snprintf(full, sizeof(full), "%s/full.tsim", dir);
-	snprintf(cut, sizeof(cut), "%s/cut.tsim", dir);
+	snprintf(full, sizeof(full), "%s/full.tsim", th_dir());
+	snprintf(cut, sizeof(cut), "%s/cut.tsim", th_dir());
 	cr_assert_eq(gen_trace(full, 5, TW_BINARY, 0), 0);
 	s = th_slurp(full, &len);
 	cr_assert_not_null(s);
@@ -95,8 +82,8 @@ Test(recover, jsonl_cut_at_every_byte)
 	size_t len, hdr_end;
 	char *s;
 
-	snprintf(full, sizeof(full), "%s/full.jsonl", dir);
-	snprintf(cut, sizeof(cut), "%s/cut.jsonl", dir);
+	snprintf(full, sizeof(full), "%s/full.jsonl", th_dir());
+	snprintf(cut, sizeof(cut), "%s/cut.jsonl", th_dir());
 	cr_assert_eq(gen_trace(full, 5, TW_JSONL, 0), 0);
 	s = th_slurp(full, &len);
 	cr_assert_not_null(s);
@@ -161,7 +148,7 @@ Test(recover, stream_writer_killed)
 	char path[512], err[512];
 	struct trace_status st;
 
-	snprintf(path, sizeof(path), "%s/stream.tsim", dir);
+	snprintf(path, sizeof(path), "%s/stream.tsim", th_dir());
 	killed_writer(path, 1000, 7);
 	cr_assert_eq(read_all(path, &st, err, sizeof(err)), 1000, "%s", err);
 	cr_assert(st.truncated);
