@@ -1,10 +1,18 @@
 #!/bin/sh
 # Runs Criterion suites one after another and prints one closing line:
 #   "tests: N passed, N failed, N skipped"
+# followed by "; failed suites: A B" when any suite failed. A suite fails when
+# a test fails, when it exits non-zero or is killed (a crash, LeakSanitizer's
+# exit at the end of a test process), when Criterion prints no synthesis, or
+# when its output holds a sanitizer report (AddressSanitizer, LeakSanitizer,
+# UndefinedBehaviorSanitizer "runtime error") or "crashed during its setup or
+# teardown", even if Criterion counted every test as passed. A suite that
+# failed only that way counts as one failed test. Exit status 1 if any failed.
 # Usage: tests/run.sh SUITE...   (suites under a live/ directory run one test at a time)
 set -u
-passed=0 failed=0 skipped=0 rc=0
+passed=0 failed=0 skipped=0 bad=
 log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 for t in "$@"; do
 	echo "== $t"
 	case $t in */live/*) jobs=-j1 ;; *) jobs= ;; esac
@@ -16,12 +24,26 @@ for t in "$@"; do
 	pass=$(echo "$line" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
 	fail=$(echo "$line" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
 	skip=$(grep -c '\[SKIP\]' "$log")
+	why=
 	if [ -z "$tested" ]; then
-		echo "$t: no Criterion synthesis (exit $st)"; failed=$((failed + 1)); rc=1; continue
+		why="no Criterion synthesis"; pass=0 fail=0
+	elif [ "$fail" -ne 0 ]; then
+		why="$fail failing"
 	fi
-	passed=$((passed + pass)); failed=$((failed + fail)); skipped=$((skipped + skip))
-	[ "$st" -eq 0 ] && [ "$fail" -eq 0 ] || rc=1
+	[ "$st" -ne 0 ] && why="${why:+$why, }exit $st"
+	reports=$(grep -cE 'Sanitizer|runtime error|crashed during its setup or teardown' "$log")
+	[ "$reports" -ne 0 ] && why="${why:+$why, }$reports sanitizer/teardown report lines"
+	passed=$((passed + pass)); skipped=$((skipped + skip))
+	if [ -n "$why" ]; then
+		echo "$t: FAILED ($why)"
+		[ "$fail" -eq 0 ] && fail=1
+		bad="$bad $t"
+	fi
+	failed=$((failed + fail))
 done
-rm -f "$log"
+if [ -n "$bad" ]; then
+	echo "tests: $passed passed, $failed failed, $skipped skipped; failed suites:$bad"
+	exit 1
+fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
-exit $rc
+exit 0
