@@ -172,9 +172,12 @@ static const struct ts_device *pick_device(struct trace_reader *r, struct args *
 
 /*
  * Real targets size their file or check the device against the highest byte
- * the trace touches: one extra streaming pass over the trace.
+ * the trace touches: one extra streaming pass over the trace, which also
+ * counts the records of each kind (the applicability check, before the device
+ * is touched).
  */
-static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, char *err, size_t errlen)
+static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, uint64_t kinds[TS_KIND_MAX + 1],
+			char *err, size_t errlen)
 {
 	struct trace_reader *r = trace_reader__open(path, err, errlen);
 	const struct ts_record *recs;
@@ -184,10 +187,13 @@ static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, char *e
 		return -errno;
 	*ext = 0;
 	while ((n = trace_reader__batch(r, &recs, BATCH)) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			if ((!devno || recs[i].dev == devno) && recs[i].kind != TS_META &&
-			    recs[i].offset + recs[i].length > *ext)
+		for (ssize_t i = 0; i < n; i++) {
+			if (devno && recs[i].dev != devno)
+				continue;
+			kinds[recs[i].kind <= TS_KIND_MAX ? recs[i].kind : 0]++;
+			if (recs[i].kind != TS_META && recs[i].offset + recs[i].length > *ext)
 				*ext = recs[i].offset + recs[i].length;
+		}
 	if (n < 0)
 		snprintf(err, errlen, "%s", trace_reader__error(r));
 	trace_reader__close(r);
@@ -217,15 +223,29 @@ static int null_sink(void *arg, const struct policy_event *ev)
 	return 0;
 }
 
-/* Policy string errors first, before any file is opened. */
-static int check_policy(const char *spec, char *err, size_t errlen)
+/* Policy string errors first, before any file is opened; *src: the layer it reads. */
+static int check_policy(const char *spec, enum policy_source *src, char *err, size_t errlen)
 {
 	struct policy *p = policy__new(spec, NULL, null_sink, NULL, err, errlen);
 
 	if (!p)
 		return -EINVAL;
+	*src = policy__props(p)->source;
 	policy__destroy(p);
 	return 0;
+}
+
+/*
+ * A policy whose source layer the trace lacks would replay nothing and report
+ * zeros as its answer ("0 commands for 0 requests"): refuse with compare's n/a
+ * reason (policy_source_missing()).
+ */
+static bool not_applicable(const struct args *a, const char *why)
+{
+	if (!why[0])
+		return false;
+	fprintf(stderr, "trimsim replay: %s: policy '%s' does not apply: %s\n", a->trace, a->policy, why);
+	return true;
 }
 
 int cmd_replay(int argc, char **argv)
@@ -234,14 +254,16 @@ int cmd_replay(int argc, char **argv)
 	struct trace_reader *r = NULL;
 	struct engine *e = NULL;
 	json_t *res = NULL;
-	char err[1024] = "";
+	enum policy_source src;
+	uint64_t kinds[TS_KIND_MAX + 1] = { 0 };
+	char err[1024] = "", why[160];
 	int ret, rc = 1;
 
 	if (parse_args(argc, argv, &a))
 		return 2;
 	a.cfg.policy = a.policy;
 	a.cfg.target_arg = a.target_arg;
-	if ((ret = check_policy(a.policy, err, sizeof(err)))) {
+	if ((ret = check_policy(a.policy, &src, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		return 2;
 	}
@@ -276,9 +298,14 @@ int cmd_replay(int argc, char **argv)
 	if (!a.cfg.devno && !a.quiet)
 		fprintf(stderr, "trimsim replay: %s: no single device in the header; replaying every device "
 			"(choose one with --dev)\n", a.trace);
-	if (a.cfg.target->realtime && trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, err, sizeof(err))) {
-		fprintf(stderr, "trimsim replay: %s\n", err);
-		goto out;
+	if (a.cfg.target->realtime) {
+		if (trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, kinds, err, sizeof(err))) {
+			fprintf(stderr, "trimsim replay: %s\n", err);
+			goto out;
+		}
+		policy_source_missing(src, kinds, a.cfg.dev, why, sizeof(why));
+		if (not_applicable(&a, why))
+			goto out;
 	}
 	if (!(e = engine__new(&a.cfg, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
@@ -289,6 +316,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}
+	engine__source_missing(e, why, sizeof(why));
+	if (not_applicable(&a, why))
+		goto out;
 	if (!(res = result__build(e, r, a.trace, a.target_name))) {
 		fprintf(stderr, "trimsim replay: out of memory\n");
 		goto out;

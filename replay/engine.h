@@ -58,6 +58,11 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n);
 /* End of trace: flush the policy, drain the target. */
 int engine__finish(struct engine *e);
+/*
+ * The policy's source layer had no record among those fed (policy_source_missing():
+ * compare's n/a, replay's refusal); why gets the reason, or "" when it had input.
+ */
+bool engine__source_missing(const struct engine *e, char *why, size_t len);
 /* The result object (RESULT.md) minus the trace and run sections the caller adds. */
 json_t *engine__result(const struct engine *e);
 const struct metrics *engine__metrics(const struct engine *e);

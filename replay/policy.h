@@ -199,5 +199,17 @@ const char *policy__error(const struct policy *p);	/* the last hook error, with 
 void policy__destroy(struct policy *p);
 
 const char *policy_source_name(enum policy_source s);
+/*
+ * Whether the source layer is missing from the replayed records, the rule by
+ * which compare marks a cell n/a and replay refuses: kinds[k] counts the
+ * records of enum ts_kind k. A layer is present when any record of its kind is
+ * (a block-layer trace with ISSUE records but no discard among them really
+ * issued none: an answer, not a missing layer); `none` reads nothing and never
+ * misses. When missing, why gets the reason ("trace has no FREE records", and
+ * ": btrfs has no fs-level events" when dev's filesystem recorded neither FREE
+ * nor INTENT records); else why = "".
+ */
+bool policy_source_missing(enum policy_source src, const uint64_t kinds[TS_KIND_MAX + 1],
+			   const struct ts_device *dev, char *why, size_t len);
 
 #endif

@@ -294,6 +294,36 @@ static bool is_source(enum policy_source src, const struct ts_record *r)
 	}
 }
 
+/* The record kind a source layer reads, 0 for none. */
+static uint8_t source_kind(enum policy_source src)
+{
+	switch (src) {
+	case PS_FREE: return TS_FREE;
+	case PS_DEFAULT:
+	case PS_INTENT: return TS_INTENT;
+	case PS_BIO: return TS_BIO;
+	case PS_ISSUE: return TS_ISSUE;
+	default: return 0;
+	}
+}
+
+bool policy_source_missing(enum policy_source src, const uint64_t kinds[TS_KIND_MAX + 1],
+			   const struct ts_device *dev, char *why, size_t len)
+{
+	uint8_t k = source_kind(src);
+	bool fs_level = k == TS_FREE || k == TS_INTENT;
+
+	if (len)
+		why[0] = 0;
+	if (!k || kinds[k])
+		return false;
+	if (fs_level && !kinds[TS_FREE] && !kinds[TS_INTENT] && dev && dev->fs[0])
+		snprintf(why, len, "trace has no %s records: %s has no fs-level events", ts_kind_name(k), dev->fs);
+	else
+		snprintf(why, len, "trace has no %s records", ts_kind_name(k));
+	return true;
+}
+
 static bool kind_in(uint32_t mask, uint8_t kind)
 {
 	return kind < 32 ? (mask >> kind) & 1 : mask != 0;

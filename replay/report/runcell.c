@@ -258,53 +258,10 @@ static void from_result(struct report_cell *c, json_t *res)
 	snprintf(c->pipeline, sizeof(c->pipeline), "%s", json_string_value(jpath(res, "policy", "pipeline", NULL)) ?: "");
 }
 
-/* Records of each trace layer a policy can read from (policy.h enum policy_source). */
-struct layer_counts {
-	uint64_t free, intent, bio, issue;
-};
-
-static void layer_count(struct layer_counts *lc, const struct ts_record *rec)
-{
-	lc->free += rec->kind == TS_FREE;
-	lc->intent += rec->kind == TS_INTENT;
-	lc->bio += rec->kind == TS_BIO;
-	lc->issue += rec->kind == TS_ISSUE;
-}
-
-/*
- * Not applicable: the layer that fed the pipeline (the engine's policy.source,
- * RESULT.md) has no record in the trace, so the policy saw no input and its
- * zeros say nothing about it. A layer counts as present when the trace has any
- * record of its kind (a block-layer trace with ISSUE records but no discard
- * among them really issued none: that is an answer, not a missing layer).
- */
-static void applicability(struct report_cell *c, const char *source, const struct layer_counts *lc,
-			  const struct ts_device *dev)
-{
-	static const struct { const char *source, *kind; size_t off; bool fs_level; } layers[] = {
-		{ "free", "FREE", offsetof(struct layer_counts, free), true },
-		{ "intent", "INTENT", offsetof(struct layer_counts, intent), true },
-		{ "bio", "BIO", offsetof(struct layer_counts, bio), false },
-		{ "issue", "ISSUE", offsetof(struct layer_counts, issue), false },
-	};
-
-	for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
-		if (strcmp(source, layers[i].source) ||
-		    *(const uint64_t *)((const char *)lc + layers[i].off))
-			continue;
-		if (layers[i].fs_level && !lc->free && !lc->intent && dev && dev->fs[0])
-			snprintf(c->na, sizeof(c->na), "trace has no %s records: %s has no fs-level events",
-				 layers[i].kind, dev->fs);
-		else
-			snprintf(c->na, sizeof(c->na), "trace has no %s records", layers[i].kind);
-	}
-}
-
 /* One replay of the cell into c (figures and series). */
 static int run_once(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen)
 {
 	struct tap_ctx ctx = { 0 };
-	struct layer_counts lc = { 0 };
 	struct engine_cfg cfg = { .policy = j->policy, .timing = TIMING_TRACE, .speed = 1.0, .seed = j->seed,
 				  .destructive = j->destructive, .baseline = true };
 	struct trace_reader *r = NULL;
@@ -349,7 +306,6 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 				if (inner->realtime && inner->clock && ctx.main)
 					ctx.base = inner->clock(ctx.main->priv);
 			}
-			layer_count(&lc, &rec);
 			if ((ret = engine__feed(e, &rec, 1))) {
 				snprintf(err, errlen, "%s: %s", j->trace, engine__error(e));
 				goto out;
@@ -378,7 +334,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	}
 	report_probe__finish(ctx.probe, metrics__makespan(engine__metrics(e)));
 	from_result(c, res);
-	applicability(c, json_string_value(jpath(res, "policy", "source", NULL)) ?: "", &lc, cfg.dev);
+	/* not applicable: the layer that fed the pipeline has no record, its zeros say nothing */
+	engine__source_missing(e, c->na, sizeof(c->na));
 	c->realtime = inner->realtime;
 out:
 	json_decref(res);

@@ -7,10 +7,12 @@
  * with the reason; no verdict sentence is about those policies.
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agree.h"
 #include "common/helpers.h"
@@ -131,4 +133,49 @@ Test(applicable, missing_layer_is_na_everywhere_and_silent_in_verdicts)
 	free(csv);
 	free(tcopy);
 	free(table);
+}
+
+/* replay refuses what compare marks n/a: the same reason, one line, exit 1, nothing written or touched. */
+struct replay_case {
+	char args[96];		/* after "replay bt.tsim" */
+	int rc;
+	char err[96];		/* in stderr ("" = nothing) */
+};
+
+ParameterizedTestParameters(applicable, replay_refuses_na)
+{
+	static struct replay_case cases[] = {
+		{ .args = "-p xfs -M sata-sf2281", .rc = 1, .err = "bt.tsim: policy 'xfs' does not apply: " REASON },
+		{ .args = "-p fstrim", .rc = 1, .err = "bt.tsim: policy 'fstrim' does not apply: " REASON },
+		{ .args = "-p 'source(free) | dispatch(qd=1)'", .rc = 1, .err = "does not apply: " REASON },
+		/* a real-time target: refused before the target is opened (disk.img is never created) */
+		{ .args = "-p xfs --file disk.img", .rc = 1, .err = "bt.tsim: policy 'xfs' does not apply: " REASON },
+		{ .args = "-p as-recorded -M sata-sf2281", .rc = 0, .err = "" },
+		{ .args = "-p none", .rc = 0, .err = "" },
+	};
+
+	return cr_make_param_array(struct replay_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct replay_case *c, applicable, replay_refuses_na)
+{
+	char cmd[1500], path[700], *out = NULL, *err = NULL;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && %s replay bt.tsim %s -o r.json", th_dir(), th_trimsim(), c->args);
+	rc = th_run(cmd, &out, &err);
+	cr_assert_eq(rc, c->rc, "%s: exit %d: %s", c->args, rc, err);
+	snprintf(path, sizeof(path), "%s/r.json", th_dir());
+	cr_assert_eq(access(path, F_OK) == 0, c->rc == 0, "%s: r.json %s", c->args, c->rc ? "written" : "missing");
+	if (c->err[0]) {
+		cr_assert(strstr(err, c->err), "%s: expected '%s' in: %s", c->args, c->err, err);
+		cr_assert_eq(th_lines(err), 1, "%s: one line: %s", c->args, err);
+		cr_assert_str_empty(out, "%s: no result table on a refusal: %s", c->args, out);
+	} else {
+		cr_assert_str_empty(err, "%s: %s", c->args, err);
+	}
+	snprintf(path, sizeof(path), "%s/disk.img", th_dir());
+	cr_assert_neq(access(path, F_OK), 0, "%s: the file target was touched", c->args);
+	free(out);
+	free(err);
 }
