@@ -515,6 +515,10 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
 		goto out;
 	}
+	for (size_t t = 0; t < a.nt; t++)	/* the reader's message names the file and where it was cut */
+		if (report__trace_cut(r, t))
+			fprintf(stderr, "trimsim compare: warning: %s; its cells cover only those\n",
+				report__trace_cut(r, t));
 	if ((e = report__finish(r))) {
 		fprintf(stderr, "trimsim compare: %s\n", strerror(-e));
 		goto out;

@@ -316,6 +316,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}
+	/* the reader's message names the file and where it was cut; trace.truncated says it in the JSON */
+	if (trace_reader__status(r)->truncated)
+		fprintf(stderr, "trimsim replay: warning: %s; the result covers only those\n", trace_reader__error(r));
 	engine__source_missing(e, why, sizeof(why));
 	if (not_applicable(&a, why))
 		goto out;

@@ -105,9 +105,11 @@ void result__print(const json_t *res, FILE *f)
 	const char *op;
 	char b1[32], b2[32], b3[32], b4[32];
 
-	fprintf(f, "trace      %s (device %s, %" PRIu64 " records, span %s)\n", s(res, "trace", "path"),
+	fprintf(f, "trace      %s (device %s, %" PRIu64 " records, span %s)%s\n", s(res, "trace", "path"),
 		s(res, "trace", "device"), u(res, "trace.records"),
-		fmt_duration(u(res, "records.span_ns"), b1, sizeof(b1)));
+		fmt_duration(u(res, "records.span_ns"), b1, sizeof(b1)),
+		json_is_true(json_object_get(json_object_get(res, "trace"), "truncated")) ?
+		" truncated: cut short before its footer" : "");
 	fprintf(f, "policy     %s\n", s(res, "policy", "pipeline"));
 	fprintf(f, "target     %s%s%s  (seed %" PRIu64 ", timing %s", s(res, "target", "name"),
 		s(res, "target", "spec")[0] ? ":" : "", s(res, "target", "spec"), u(res, "seed"),

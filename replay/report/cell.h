@@ -79,6 +79,8 @@ struct report_cell {
 	char na[160];			/* not applicable: why ("trace has no FREE records: ..."); "" = applicable.
 					   The policy's source layer (policy.h enum policy_source) is absent
 					   from the trace, so its figures would be zeros that mean nothing */
+	char cut[200];			/* the trace ended before its footer: the reader's message (file, byte,
+					   whole records recovered), which the figures cover; "" = complete */
 	bool realtime;			/* real device / file target (runs vary) */
 	bool none;			/* the policy never discards (baseline) */
 	uint16_t have;			/* enum cell_have */

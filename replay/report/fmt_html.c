@@ -275,6 +275,11 @@ int report__write_html(const struct report *r, FILE *f)
 		esc(f, r->traces[t]);
 		fprintf(f, "</h2>\n<p>wall time %s</p>\n",
 			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+		if (report__trace_cut(r, t)) {
+			fputs("<p class=\"truncated\">truncated: ", f);
+			esc(f, report__trace_cut(r, t));
+			fputs("; these figures cover only those</p>\n", f);
+		}
 		cells_table(r, f, t);
 		for (size_t m = 0; m < r->nm; m++) {
 			fputs("<h3>", f);

@@ -88,6 +88,8 @@ static json_t *cell_json(const struct report_cell *c)
 		return o;
 	}
 	json_object_set_new(o, "pipeline", json_string(c->pipeline));
+	if (c->cut[0])
+		json_object_set_new(o, "truncated", json_true());
 	if (c->na[0]) {
 		json_object_set_new(o, "not_applicable", json_string(c->na));
 		return o;

@@ -105,8 +105,9 @@ int report__write_summary(const struct report *r, FILE *f)
 		if ((int)strlen(r->profiles[m]) > wm)
 			wm = (int)strlen(r->profiles[m]);
 	for (size_t t = 0; t < r->nt; t++) {
-		fprintf(f, "%s (wall time %s)\n", report_basename(r->traces[t]),
-			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+		fprintf(f, "%s (wall time %s)%s\n", report_basename(r->traces[t]),
+			fmt_duration(report_trace_wall(r, t), d, sizeof(d)),
+			report__trace_cut(r, t) ? ", truncated: cut short before its footer" : "");
 		for (size_t m = 0; m < r->nm; m++) {
 			struct line l;
 

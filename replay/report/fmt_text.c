@@ -146,6 +146,8 @@ int report__write_table(const struct report *r, FILE *f)
 	for (size_t t = 0; t < r->nt; t++) {
 		fprintf(f, "\n== %s (wall time %s)\n", r->traces[t],
 			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+		if (report__trace_cut(r, t))
+			fprintf(f, "truncated: %s; these figures cover only those\n", report__trace_cut(r, t));
 		fprintf(f, "%-*s  %-*s", (int)wp, "policy", (int)wm, "profile");
 		for (size_t k = 0; k < ncol; k++)
 			if (cols[k].table)

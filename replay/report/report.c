@@ -177,6 +177,18 @@ const struct report_cell *report_baseline(const struct report *r, const struct r
 	return NULL;
 }
 
+const char *report__trace_cut(const struct report *r, size_t t)
+{
+	for (size_t p = 0; p < r->np; p++)
+		for (size_t m = 0; m < r->nm; m++) {
+			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+			if (c->cut[0])
+				return c->cut;
+		}
+	return NULL;
+}
+
 uint64_t report_trace_wall(const struct report *r, size_t t)
 {
 	for (size_t p = 0; p < r->np; p++)

@@ -77,6 +77,8 @@ size_t report__nprofiles(const struct report *r);
 const char *report__trace(const struct report *r, size_t i);
 const char *report__policy(const struct report *r, size_t i);
 const char *report__profile(const struct report *r, size_t i);
+/* Trace t ended before its footer: the reader's message (file, byte, records recovered); NULL if complete. */
+const char *report__trace_cut(const struct report *r, size_t t);
 unsigned report__runs(const struct report *r);
 uint64_t report__seed(const struct report *r);
 /* Index of the cell (trace t, policy p, profile m). */

@@ -319,6 +319,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 		snprintf(err, errlen, "%s", trace_reader__error(r));
 		goto out;
 	}
+	if (trace_reader__status(r)->truncated)
+		snprintf(c->cut, sizeof(c->cut), "%s", trace_reader__error(r));
 	if (trimsim_stop) {
 		ret = -EINTR;
 		snprintf(err, errlen, "interrupted");

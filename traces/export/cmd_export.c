@@ -19,10 +19,11 @@ static void export_usage(FILE *f)
 	const struct exporter_ops *const *ex = exporters(&n);
 
 	fprintf(f,
-		"usage: trimsim export --to KIND TRACE -o OUT [OPTIONS]\n"
+		"usage: trimsim export --to KIND TRACE -o OUT [--salvage] [OPTIONS]\n"
 		"\n"
 		"Writes a trace in a format other tools read. OUT is written atomically:\n"
-		"on any error nothing is left behind.\n"
+		"on any error nothing is left behind. A trace cut short (no footer) is refused\n"
+		"unless --salvage: then its whole records are exported.\n"
 		"\n"
 		"kinds and their options:\n");
 	for (size_t i = 0; i < n; i++)
@@ -37,8 +38,8 @@ static void export_usage(FILE *f)
 		"  trimsim export --to blktrace rm.tsim --records free -o frees.blktrace  (every free as a discard)\n");
 }
 
-/* First pass: counts per kind and the first record's time. */
-static int survey(const char *in, struct export_ctx *c, char *err, size_t errlen)
+/* First pass: counts per kind and the first record's time; a cut trace only with salvage (as convert). */
+static int survey(const char *in, bool salvage, struct export_ctx *c, char *err, size_t errlen)
 {
 	struct trace_reader *r = trace_reader__open(in, err, errlen);
 	struct ts_record rec;
@@ -56,12 +57,14 @@ static int survey(const char *in, struct export_ctx *c, char *err, size_t errlen
 	}
 	if (ret < 0)
 		ts_errf(err, errlen, ret, "%s", trace_reader__error(r));
+	else if (trace_reader__status(r)->truncated && !salvage)
+		ret = ts_errf(err, errlen, -EBADMSG, "%s (use --salvage to keep them)", trace_reader__error(r));
 	trace_reader__close(r);
 	return ret;
 }
 
 static int run_export(const struct exporter_ops *ex, const void *opts, const char *in, const char *out,
-		      char *err, size_t errlen)
+		      bool salvage, char *err, size_t errlen)
 {
 	struct export_ctx c = { .in_path = in, .out_path = out };
 	struct trace_reader *r = NULL;
@@ -71,7 +74,7 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 	uint64_t no = 0;
 	int fd = -1, ret;
 
-	if ((ret = survey(in, &c, err, errlen)))
+	if ((ret = survey(in, salvage, &c, err, errlen)))
 		return ret;
 	r = trace_reader__open(in, err, errlen);
 	if (!r)
@@ -138,6 +141,7 @@ int cmd_export(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	void *opts = NULL;
 	char err[512] = "";
+	bool salvage = false;
 	int ret = 2, r;
 
 	if (cli_wants_help(argc, argv)) {
@@ -177,6 +181,9 @@ int cmd_export(int argc, char **argv)
 			}
 			out = argv[i + 1];
 			i += 2;
+		} else if (!strcmp(argv[i], "--salvage")) {
+			salvage = true;
+			i++;
 		} else if ((r = cliopt__take(ex->opts, opts, argc, argv, &i, err, sizeof(err))) != 0) {
 			if (r < 0)
 				goto usage;
@@ -194,7 +201,7 @@ int cmd_export(int argc, char **argv)
 		snprintf(err, sizeof(err), "%s", !in ? "no TRACE given" : "-o OUT is required");
 		goto usage;
 	}
-	if (run_export(ex, opts, in, out, err, sizeof(err)))
+	if (run_export(ex, opts, in, out, salvage, err, sizeof(err)))
 		goto fail;
 	ret = 0;
 	goto out;
