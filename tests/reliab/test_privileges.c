@@ -28,16 +28,18 @@ TestSuite(privileges, .init = th_dir_init, .fini = th_dir_fini);
 ParameterizedTestParameters(privileges, command)
 {
 	static struct cmd t[] = {
-		{ "info", "info %1$s/t.jsonl", "" },
-		{ "convert", "convert %1$s/t.jsonl %2$s/o.tsim", "o.tsim" },
-		{ "convert jsonl", "convert %1$s/t.jsonl %2$s/o.jsonl", "o.jsonl" },
-		{ "export blktrace", "export --to blktrace %1$s/t.jsonl -o %2$s/o.bt", "o.bt" },
-		{ "export fio", "export --to fio %1$s/t.jsonl -o %2$s/o.log", "o.log" },
-		{ "import dtrace", "import --from dtrace %1$s/d.txt -o %2$s/o.tsim", "o.tsim" },
-		{ "replay", "replay %1$s/t.jsonl -p xfs -M sata-sf2281 -q -o %2$s/o.json", "o.json" },
-		{ "compare", "compare %1$s/t.jsonl -p xfs,ext4 -M nvme -o %2$s/o.json", "o.json" },
-		{ "models", "models", "" },
-		{ "policies", "policies", "" },
+		{ .name = "info", .args = "info %1$s/t.jsonl" },
+		{ .name = "convert", .args = "convert %1$s/t.jsonl %2$s/o.tsim", .out = "o.tsim" },
+		{ .name = "convert jsonl", .args = "convert %1$s/t.jsonl %2$s/o.jsonl", .out = "o.jsonl" },
+		{ .name = "export blktrace", .args = "export --to blktrace %1$s/t.jsonl -o %2$s/o.bt", .out = "o.bt" },
+		{ .name = "export fio", .args = "export --to fio %1$s/t.jsonl -o %2$s/o.log", .out = "o.log" },
+		{ .name = "import dtrace", .args = "import --from dtrace %1$s/d.txt -o %2$s/o.tsim", .out = "o.tsim" },
+		{ .name = "replay", .args = "replay %1$s/t.jsonl -p xfs -M sata-sf2281 -q -o %2$s/o.json",
+		  .out = "o.json" },
+		{ .name = "compare", .args = "compare %1$s/t.jsonl -p xfs,ext4 -M nvme -o %2$s/o.json",
+		  .out = "o.json" },
+		{ .name = "models", .args = "models" },
+		{ .name = "policies", .args = "policies" },
 	};
 	return cr_make_param_array(struct cmd, t, sizeof(t) / sizeof(t[0]));
 }

@@ -36,21 +36,27 @@ TestSuite(untrusted, .init = th_dir_init, .fini = th_dir_fini);
 ParameterizedTestParameters(untrusted, extreme)
 {
 	static struct extreme t[] = {
-		{ "zero-length intent", R("1000", "INTENT", "none", "4096", "0"), "passthrough", "sata-sf2281", 0, 0 },
-		{ "zero-length issue", R("1000", "ISSUE", "discard", "4096", "0"), "as-recorded", "nvme", 0, 0 },
-		{ "zero and real", R("1000", "INTENT", "none", "4096", "0") R("2000", "INTENT", "none", "8192", "4096"),
-		  "passthrough", "sata-sf2281", 1, 4096 },
-		{ "last byte of the device", R("1000", "INTENT", "none", "1073737728", "4096"), "passthrough",
-		  "ftl-sata:capacity=1G", 1, 4096 },
-		{ "whole device", R("1000", "INTENT", "none", "0", "1073741824"), "passthrough", "sata-sf2281", 1,
-		  1073741824 },
-		{ "time 2^63-1", R("\"9223372036854775807\"", "FREE", "none", "0", "4096"), "xfs", "sata-sf2281", 1,
-		  4096 },
-		{ "time 1 then 2^63-1", R("1", "FREE", "none", "0", "4096")
-		  R("\"9223372036854775807\"", "FREE", "none", "8192", "4096"),
-		  "source(free) | batch(window=1s) | sort | merge | dispatch(qd=4)", "nvme", 2, 8192 },
-		{ "backwards time", R("5000", "INTENT", "none", "0", "4096") R("1000", "INTENT", "none", "4096", "4096"),
-		  "passthrough", "sata-sf2281", 2, 8192 },
+		{ .name = "zero-length intent", .recs = R("1000", "INTENT", "none", "4096", "0"),
+		  .policy = "passthrough", .model = "sata-sf2281" },
+		{ .name = "zero-length issue", .recs = R("1000", "ISSUE", "discard", "4096", "0"),
+		  .policy = "as-recorded", .model = "nvme" },
+		{ .name = "zero and real",
+		  .recs = R("1000", "INTENT", "none", "4096", "0") R("2000", "INTENT", "none", "8192", "4096"),
+		  .policy = "passthrough", .model = "sata-sf2281", .commands = 1, .bytes = 4096 },
+		{ .name = "last byte of the device", .recs = R("1000", "INTENT", "none", "1073737728", "4096"),
+		  .policy = "passthrough", .model = "ftl-sata:capacity=1G", .commands = 1, .bytes = 4096 },
+		{ .name = "whole device", .recs = R("1000", "INTENT", "none", "0", "1073741824"),
+		  .policy = "passthrough", .model = "sata-sf2281", .commands = 1, .bytes = 1073741824 },
+		{ .name = "time 2^63-1", .recs = R("\"9223372036854775807\"", "FREE", "none", "0", "4096"),
+		  .policy = "xfs", .model = "sata-sf2281", .commands = 1, .bytes = 4096 },
+		{ .name = "time 1 then 2^63-1",
+		  .recs = R("1", "FREE", "none", "0", "4096")
+			  R("\"9223372036854775807\"", "FREE", "none", "8192", "4096"),
+		  .policy = "source(free) | batch(window=1s) | sort | merge | dispatch(qd=4)", .model = "nvme",
+		  .commands = 2, .bytes = 8192 },
+		{ .name = "backwards time",
+		  .recs = R("5000", "INTENT", "none", "0", "4096") R("1000", "INTENT", "none", "4096", "4096"),
+		  .policy = "passthrough", .model = "sata-sf2281", .commands = 2, .bytes = 8192 },
 	};
 	return cr_make_param_array(struct extreme, t, sizeof(t) / sizeof(t[0]));
 }

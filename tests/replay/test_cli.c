@@ -146,14 +146,15 @@ struct bad_case {
 };
 
 static struct bad_case bads[] = {
-	{ "-p 'batch(1s) | merge(maxx=4M)' -t fixed", 2, "has no option 'maxx' (options: max, segments, gap)" },
-	{ "-p 'batch(1s) | merge(maxx=4M)' -t nosuch", 2, "\n                    ^" },
-	{ "-p nosuch", 2, "unknown stage or preset 'nosuch'" },
-	{ "-t nosuch", 2, "target 'nosuch' is not built in (targets: model" },
-	{ "-t fixed:discard=fast", 1, "target fixed: option 'discard'" },
-	{ "--timing later", 2, "--timing 'later': expected trace or asap" },
-	{ "--speed 0", 2, "--speed '0'" },
-	{ "--dev 8", 2, "--dev '8': expected MAJOR:MINOR" },
+	{ .args = "-p 'batch(1s) | merge(maxx=4M)' -t fixed", .rc = 2,
+	  .want = "has no option 'maxx' (options: max, segments, gap)" },
+	{ .args = "-p 'batch(1s) | merge(maxx=4M)' -t nosuch", .rc = 2, .want = "\n                    ^" },
+	{ .args = "-p nosuch", .rc = 2, .want = "unknown stage or preset 'nosuch'" },
+	{ .args = "-t nosuch", .rc = 2, .want = "target 'nosuch' is not built in (targets: model" },
+	{ .args = "-t fixed:discard=fast", .rc = 1, .want = "target fixed: option 'discard'" },
+	{ .args = "--timing later", .rc = 2, .want = "--timing 'later': expected trace or asap" },
+	{ .args = "--speed 0", .rc = 2, .want = "--speed '0'" },
+	{ .args = "--dev 8", .rc = 2, .want = "--dev '8': expected MAJOR:MINOR" },
 };
 
 ParameterizedTestParameters(cli, bad_input)

@@ -25,14 +25,14 @@ struct cov_case {
 };
 
 static struct cov_case covs[] = {
-	{ "aligned-4k", 64ull << 20, 4096, 64, 20000 },
-	{ "aligned-4k-long", 64ull << 20, 4096, 20000, 3000 },
-	{ "sectors", 4ull << 20, 512, 40, 20000 },
-	{ "bytes", 256ull << 10, 1, 9000, 20000 },
-	{ "odd-sizes", 16ull << 20, 1536, 3000, 10000 },
-	{ "wide-64bit", 1ull << 62, 4096, 1ull << 22, 4000 },
-	{ "wide-unaligned", 1ull << 62, 3, 1ull << 32, 4000 },
-	{ "leaf-edges", 1ull << 30, 16ull << 20, 3, 3000 },
+	{ .name = "aligned-4k", .space = 64ull << 20, .unit = 4096, .max_len = 64, .ops = 20000 },
+	{ .name = "aligned-4k-long", .space = 64ull << 20, .unit = 4096, .max_len = 20000, .ops = 3000 },
+	{ .name = "sectors", .space = 4ull << 20, .unit = 512, .max_len = 40, .ops = 20000 },
+	{ .name = "bytes", .space = 256ull << 10, .unit = 1, .max_len = 9000, .ops = 20000 },
+	{ .name = "odd-sizes", .space = 16ull << 20, .unit = 1536, .max_len = 3000, .ops = 10000 },
+	{ .name = "wide-64bit", .space = 1ull << 62, .unit = 4096, .max_len = 1ull << 22, .ops = 4000 },
+	{ .name = "wide-unaligned", .space = 1ull << 62, .unit = 3, .max_len = 1ull << 32, .ops = 4000 },
+	{ .name = "leaf-edges", .space = 1ull << 30, .unit = 16ull << 20, .max_len = 3, .ops = 3000 },
 };
 
 ParameterizedTestParameters(covmap, against_rangeset)

@@ -15,22 +15,25 @@ struct perr_case {
 };
 
 static struct perr_case errs[] = {
-	{ "batch(window=1s) | merge(maxx=4M)", "stage 'merge' has no option 'maxx'",
-	  "options: max, segments, gap", 25 },
-	{ "batch(window=fast)", "not a valid duration", "stage 'batch'", 13 },
-	{ "bogus | sort", "unknown stage or preset 'bogus'", "presets: as-recorded", 0 },
-	{ "source(free) | sort(3)", "stage 'sort' takes no bare argument", "options: none", 20 },
-	{ "sort-merge-async(qd=x)", "stage 'dispatch'", "'x' is not a valid integer", 20 },
-	{ "sort-merge-async(depth=4)", "preset 'sort-merge-async' has no tunable 'depth'",
-	  "tunables: qd, window, max, segments", 17 },
-	{ "none(1)", "preset 'none' takes 0 arguments", "none", 5 },
-	{ "batch(1s", "expected ',' or ')'", "batch", 8 },
-	{ "batch(1s) sort", "unexpected 's'", "expected '('", 10 },
-	{ "batch(1s) |", "expected a stage or preset name", "stages: source", 11 },
-	{ "", "empty policy", "trimsim policies", 0 },
-	{ "source(layer=disk)", "'disk' is not one of", "none, free, intent, bio, issue", 13 },
-	{ "dispatch(qd=100000)", "out of range", "qd", 12 },
-	{ "merge(max=)", "option 'max' has no value", "merge", 10 },
+	{ .policy = "batch(window=1s) | merge(maxx=4M)", .want1 = "stage 'merge' has no option 'maxx'",
+	  .want2 = "options: max, segments, gap", .caret = 25 },
+	{ .policy = "batch(window=fast)", .want1 = "not a valid duration", .want2 = "stage 'batch'", .caret = 13 },
+	{ .policy = "bogus | sort", .want1 = "unknown stage or preset 'bogus'", .want2 = "presets: as-recorded" },
+	{ .policy = "source(free) | sort(3)", .want1 = "stage 'sort' takes no bare argument", .want2 = "options: none",
+	  .caret = 20 },
+	{ .policy = "sort-merge-async(qd=x)", .want1 = "stage 'dispatch'", .want2 = "'x' is not a valid integer",
+	  .caret = 20 },
+	{ .policy = "sort-merge-async(depth=4)", .want1 = "preset 'sort-merge-async' has no tunable 'depth'",
+	  .want2 = "tunables: qd, window, max, segments", .caret = 17 },
+	{ .policy = "none(1)", .want1 = "preset 'none' takes 0 arguments", .want2 = "none", .caret = 5 },
+	{ .policy = "batch(1s", .want1 = "expected ',' or ')'", .want2 = "batch", .caret = 8 },
+	{ .policy = "batch(1s) sort", .want1 = "unexpected 's'", .want2 = "expected '('", .caret = 10 },
+	{ .policy = "batch(1s) |", .want1 = "expected a stage or preset name", .want2 = "stages: source", .caret = 11 },
+	{ .want1 = "empty policy", .want2 = "trimsim policies" },
+	{ .policy = "source(layer=disk)", .want1 = "'disk' is not one of", .want2 = "none, free, intent, bio, issue",
+	  .caret = 13 },
+	{ .policy = "dispatch(qd=100000)", .want1 = "out of range", .want2 = "qd", .caret = 12 },
+	{ .policy = "merge(max=)", .want1 = "option 'max' has no value", .want2 = "merge", .caret = 10 },
 };
 
 ParameterizedTestParameters(parse, errors)
@@ -70,14 +73,15 @@ struct pok_case {
 };
 
 static struct pok_case oks[] = {
-	{ "min(64K)", "min(len=64K)" },
-	{ " batch( window = 500ms ) |sort|merge(max=64M, segments=64)| min(64K) | split(max=2G) ",
-	  "batch(window=500ms,count=0) | sort | merge(max=64M,segments=64,gap=0) | min(len=64K) | split(max=2G)" },
-	{ "passthrough", "source(layer=intent) | dispatch(qd=1)" },
-	{ "as-recorded", "source(layer=issue) | dispatch(qd=0)" },
-	{ "none", "source(layer=none)" },
-	{ "passthrough | delay(2s)", "source(layer=intent) | dispatch(qd=1) | delay(t=2s)" },
-	{ "rate(100, bps=1M)", "rate(iops=100,bps=1M)" },
+	{ .policy = "min(64K)", .desc = "min(len=64K)" },
+	{ .policy = " batch( window = 500ms ) |sort|merge(max=64M, segments=64)| min(64K) | split(max=2G) ",
+	  .desc = "batch(window=500ms,count=0) | sort | merge(max=64M,segments=64,gap=0) | min(len=64K) | "
+		  "split(max=2G)" },
+	{ .policy = "passthrough", .desc = "source(layer=intent) | dispatch(qd=1)" },
+	{ .policy = "as-recorded", .desc = "source(layer=issue) | dispatch(qd=0)" },
+	{ .policy = "none", .desc = "source(layer=none)" },
+	{ .policy = "passthrough | delay(2s)", .desc = "source(layer=intent) | dispatch(qd=1) | delay(t=2s)" },
+	{ .policy = "rate(100, bps=1M)", .desc = "rate(iops=100,bps=1M)" },
 };
 
 ParameterizedTestParameters(parse, accepted)

@@ -82,17 +82,18 @@ struct usage {
 ParameterizedTestParameters(impexp_cli, usage_errors)
 {
 	static struct usage p[] = {
-		{ "import x.txt -o o.tsim", 2, "--from KIND is required" },
-		{ "import --from nope x.txt -o o.tsim", 2, "unknown kind 'nope'" },
-		{ "import --from dtrace -o o.tsim", 2, "no input FILE" },
-		{ "import --from dtrace x.txt", 2, "-o OUT is required" },
-		{ "import --from dtrace --xfs-agblocks 3 x.txt -o o.tsim", 2, "unknown option '--xfs-agblocks'" },
-		{ "import --from blktrace --ops some x.bin -o o.tsim", 2, "ops" },
-		{ "import --from dtrace missing.txt -o o.tsim", 1, "missing.txt" },
-		{ "export x.tsim -o o.bt", 2, "--to KIND is required" },
-		{ "export --to blktrace -o o.bt", 2, "no TRACE" },
-		{ "export --to blktrace missing.tsim -o o.bt", 1, "missing.tsim" },
-		{ "export --to fio --records sideways x.tsim -o o.log", 2, "records" },
+		{ .args = "import x.txt -o o.tsim", .rc = 2, .expect = "--from KIND is required" },
+		{ .args = "import --from nope x.txt -o o.tsim", .rc = 2, .expect = "unknown kind 'nope'" },
+		{ .args = "import --from dtrace -o o.tsim", .rc = 2, .expect = "no input FILE" },
+		{ .args = "import --from dtrace x.txt", .rc = 2, .expect = "-o OUT is required" },
+		{ .args = "import --from dtrace --xfs-agblocks 3 x.txt -o o.tsim", .rc = 2,
+		  .expect = "unknown option '--xfs-agblocks'" },
+		{ .args = "import --from blktrace --ops some x.bin -o o.tsim", .rc = 2, .expect = "ops" },
+		{ .args = "import --from dtrace missing.txt -o o.tsim", .rc = 1, .expect = "missing.txt" },
+		{ .args = "export x.tsim -o o.bt", .rc = 2, .expect = "--to KIND is required" },
+		{ .args = "export --to blktrace -o o.bt", .rc = 2, .expect = "no TRACE" },
+		{ .args = "export --to blktrace missing.tsim -o o.bt", .rc = 1, .expect = "missing.tsim" },
+		{ .args = "export --to fio --records sideways x.tsim -o o.log", .rc = 2, .expect = "records" },
 	};
 	return cr_make_param_array(struct usage, p, sizeof(p) / sizeof(p[0]));
 }

@@ -98,18 +98,23 @@ struct bad {
 ParameterizedTestParameters(dtrace_import, malformed)
 {
 	static struct bad p[] = {
-		{ "free 1 ada0 2 3 4\n", ":1: expected 'trimsim-dtrace 1'" },
-		{ "trimsim-dtrace 2\n", ":1: expected 'trimsim-dtrace 1'" },
-		{ "\n# c\n", ":2: no 'trimsim-dtrace 1' line" },
-		{ "trimsim-dtrace 1\nfree 10 ada0p2 5 4096\n", ":2: expected 'free TIME DEV INO OFFSET BYTES'" },
-		{ "trimsim-dtrace 1\nfree 10 ada0p2 5 4096 8192 9\n", ":2: expected 'free" },
-		{ "trimsim-dtrace 1\nfree 10 ada0p2 -5 4096 8192\n", ":2: expected 'free" },
-		{ "trimsim-dtrace 1\n\nstart 10 ada0 delete 0x10 8192\n", ":3: expected 'start" },
-		{ "trimsim-dtrace 1\nstart 10 ada0 erase 0 8192\n", ":2: CMD must be read, write, delete or flush" },
-		{ "trimsim-dtrace 1\ndone 10 ada0 write 0 8192 0\n", ":2: expected 'done TIME DISK CMD OFFSET BYTES ERROR LATENCY'" },
-		{ "trimsim-dtrace 1\nfs ada0p2 0 32768 /\n", ":2: expected 'fs DEV FSIZE BSIZE MOUNT'" },
-		{ "trimsim-dtrace 1\nstart 1 ada0 read 0 512\nbogus line\n", ":3: unknown line" },
-		{ "trimsim-dtrace 1\nstart 99999999999999999999 ada0 read 0 512\n", ":2: expected 'start" },
+		{ .text = "free 1 ada0 2 3 4\n", .expect = ":1: expected 'trimsim-dtrace 1'" },
+		{ .text = "trimsim-dtrace 2\n", .expect = ":1: expected 'trimsim-dtrace 1'" },
+		{ .text = "\n# c\n", .expect = ":2: no 'trimsim-dtrace 1' line" },
+		{ .text = "trimsim-dtrace 1\nfree 10 ada0p2 5 4096\n",
+		  .expect = ":2: expected 'free TIME DEV INO OFFSET BYTES'" },
+		{ .text = "trimsim-dtrace 1\nfree 10 ada0p2 5 4096 8192 9\n", .expect = ":2: expected 'free" },
+		{ .text = "trimsim-dtrace 1\nfree 10 ada0p2 -5 4096 8192\n", .expect = ":2: expected 'free" },
+		{ .text = "trimsim-dtrace 1\n\nstart 10 ada0 delete 0x10 8192\n", .expect = ":3: expected 'start" },
+		{ .text = "trimsim-dtrace 1\nstart 10 ada0 erase 0 8192\n",
+		  .expect = ":2: CMD must be read, write, delete or flush" },
+		{ .text = "trimsim-dtrace 1\ndone 10 ada0 write 0 8192 0\n",
+		  .expect = ":2: expected 'done TIME DISK CMD OFFSET BYTES ERROR LATENCY'" },
+		{ .text = "trimsim-dtrace 1\nfs ada0p2 0 32768 /\n",
+		  .expect = ":2: expected 'fs DEV FSIZE BSIZE MOUNT'" },
+		{ .text = "trimsim-dtrace 1\nstart 1 ada0 read 0 512\nbogus line\n", .expect = ":3: unknown line" },
+		{ .text = "trimsim-dtrace 1\nstart 99999999999999999999 ada0 read 0 512\n",
+		  .expect = ":2: expected 'start" },
 	};
 	return cr_make_param_array(struct bad, p, sizeof(p) / sizeof(p[0]));
 }
