@@ -30,9 +30,13 @@ static char th_scratch[sizeof(TH_TMPL)];
 
 void th_dir_init(void)
 {
+	static bool at_exit;
 	char tmpl[] = TH_TMPL;
 
 	th_dir_fini();
+	/* Criterion skips .fini after cr_skip_test(); the test process still exits through exit() */
+	if (!at_exit)
+		at_exit = !atexit(th_dir_fini);
 	cr_assert_not_null(mkdtemp(tmpl), "mkdtemp %s: %s", TH_TMPL, strerror(errno));
 	memcpy(th_scratch, tmpl, sizeof(tmpl));
 }
@@ -62,7 +66,7 @@ void th_rmtree(const char *dir)
 {
 	if (!dir || strncmp(dir, "/tmp/", 5))
 		return;
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);	/* never into a file system mounted below */
 }
 
 char *th_slurp(const char *path, size_t *len)

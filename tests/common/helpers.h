@@ -15,7 +15,8 @@ const char *th_build(void);
  * process, so there is one per test: th_dir_init() makes a fresh
  * /tmp/trimsim-test.XXXXXX (a suite's .init, or the first call of its own
  * init), th_dir_fini() removes it and everything in it (.fini; harmless
- * without init or twice), th_dir() is its path and fails the test when no
+ * without init or twice; it also runs at exit, since Criterion skips .fini
+ * after cr_skip_test()), th_dir() is its path and fails the test when no
  * directory was made. The path lives in helpers.c: nothing to free.
  *   TestSuite(name, .init = th_dir_init, .fini = th_dir_fini);
  */
