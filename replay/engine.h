@@ -47,6 +47,7 @@ struct engine_cfg {
 	uint64_t trace_extent;		/* highest offset+length the replayed records touch (0: unknown) */
 	bool destructive;
 	bool baseline;			/* model targets: measure foreground on a discard-free twin */
+	bool legacy_prealloc;		/* trace header revision < TS_REV_PREALLOC (policy_env) */
 	const struct engine_observer *observer;	/* may be NULL */
 };
 

@@ -83,6 +83,8 @@ struct policy_env {
 	uint32_t devno;			/* its dev_t (0: every device in the trace) */
 	uint64_t seed;
 	uint64_t start_ns;		/* time of the first record */
+	bool legacy_prealloc;		/* the trace predates TS_F_PREALLOC (header revision 0): an ext4
+					   FREE without an inode is an unused preallocation (ts_free_is_prealloc) */
 };
 
 /* Where a stage sends its output (opaque; owned by the pipeline). */

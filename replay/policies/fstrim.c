@@ -58,10 +58,11 @@ struct fstrim_state {
 	struct fstrim_cfg cfg;
 	struct ivset *free;		/* val = freed_ns */
 	struct ivset *untrimmed;	/* val = freed_ns */
+	struct ivset *held;		/* allocated out of untrimmed space (mode=untrimmed): val = freed_ns */
 	uint64_t next_pass, pstart;
 	uint32_t dev;
 	uint16_t flags;
-	uint64_t passes, discards, bytes, retrimmed;
+	uint64_t passes, discards, bytes, retrimmed, prealloc;
 };
 
 static void fstrim_destroy(void *priv)
@@ -72,6 +73,7 @@ static void fstrim_destroy(void *priv)
 		return;
 	ivset__destroy(s->free);
 	ivset__destroy(s->untrimmed);
+	ivset__destroy(s->held);
 	free(s);
 }
 
@@ -82,7 +84,8 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 	const struct ts_device *d = env->dev;
 
 	(void)err, (void)errlen;
-	if (!s || !(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true))) {
+	if (!s || !(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true)) ||
+	    !(s->held = ivset__new(true))) {
 		fstrim_destroy(s);
 		return -ENOMEM;
 	}
@@ -175,6 +178,40 @@ static int run_pass(struct fstrim_state *s, uint64_t now, struct policy_out *out
 	return s->cfg.mode == FM_UNTRIMMED ? pass_untrimmed(s, now, out) : pass_groups(s, now, out);
 }
 
+/* An allocation out of untrimmed space: remember it, in case it comes back unused. */
+static int hold_untrimmed(struct fstrim_state *s, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, pos = off;
+	struct iv v;
+	int err;
+
+	while (pos < end && ivset__next(s->untrimmed, pos, &v) && v.start < end) {
+		uint64_t a = v.start > off ? v.start : off, b = v.end < end ? v.end : end;
+
+		pos = v.end;
+		if ((err = ivset__add(s->held, a, b - a, v.val, 0)))
+			return err;
+	}
+	return 0;
+}
+
+/* An unused preallocation [off, off+len) came back: what was untrimmed when allocated is again. */
+static int restore_held(struct fstrim_state *s, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, pos = off;
+	struct iv v;
+	int err;
+
+	while (pos < end && ivset__next(s->held, pos, &v) && v.start < end) {
+		uint64_t a = v.start > off ? v.start : off, b = v.end < end ? v.end : end;
+
+		pos = v.end;
+		if ((err = ivset__add(s->untrimmed, a, b - a, v.val, 0)))
+			return err;
+	}
+	return ivset__remove(s->held, off, len);
+}
+
 static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
@@ -184,6 +221,18 @@ static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_
 	s->dev = ev->dev;
 	s->flags = ev->flags & TS_F_FS_MASK;
 	if ((err = ivset__add(s->free, ev->offset, ev->length, ev->freed_ns, 0)))
+		return err;
+	if (ev->flags & TS_F_PREALLOC) {
+		/*
+		 * An unused preallocation was never written: it goes back with mb_free_blocks(),
+		 * which leaves EXT4_GROUP_INFO_WAS_TRIMMED alone (only ext4_free_data_in_buddy() and
+		 * ext4_mb_clear_bb() clear it, fs/ext4/mballoc.c), so mode=ext4 does not revisit the
+		 * group for it; mode=untrimmed gives it back the trim state it had when allocated.
+		 */
+		s->prealloc++;
+		return restore_held(s, ev->offset, ev->length);
+	}
+	if ((err = ivset__remove(s->held, ev->offset, ev->length)))
 		return err;
 	return ivset__add(s->untrimmed, ev->offset, ev->length, ev->freed_ns, 0);
 }
@@ -195,7 +244,8 @@ static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_o
 
 	(void)out;
 	if (r->kind == TS_ALLOC && r->length) {
-		if ((err = ivset__remove(s->free, r->offset, r->length)))
+		if ((err = ivset__remove(s->free, r->offset, r->length)) ||
+		    (s->cfg.mode == FM_UNTRIMMED && (err = hold_untrimmed(s, r->offset, r->length))))
 			return err;
 		return ivset__remove(s->untrimmed, r->offset, r->length);
 	}
@@ -234,6 +284,7 @@ static int fstrim_report(void *priv, json_t *obj)
 	struct fstrim_state *s = priv;
 
 	json_object_set_new(obj, "passes", json_integer((json_int_t)s->passes));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
 	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
 	json_object_set_new(obj, "bytes_retrimmed", json_integer((json_int_t)s->retrimmed));

@@ -331,7 +331,8 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 	ev = (struct policy_event){
 		.time_ns = p->now, .offset = rec->offset, .length = rec->length, .ino = rec->ino,
 		.freed_ns = rec->time_ns, .bytes = rec->length, .count = 1, .dev = rec->dev,
-		.flags = rec->flags, .src_kind = rec->kind,
+		.flags = (uint16_t)(rec->flags | (ts_free_is_prealloc(rec, p->env.legacy_prealloc) ? TS_F_PREALLOC : 0)),
+		.src_kind = rec->kind,
 	};
 	{
 		struct policy_out head = { p, 0 };

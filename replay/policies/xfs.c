@@ -16,6 +16,8 @@
  *   XFS_BMAPI_NODISCARD, which xfs_free_eofblocks() (fs/xfs/xfs_bmap_util.c)
  *   does for the post-EOF speculative preallocation it trims at close; the
  *   busy extent is then cleared without a discard (xfs_extent_busy_clear()).
+ *   A FREE flagged prealloc (an ext4 trace's unused preallocation) is that
+ *   post-EOF case and always skipped.
  *   The trace does not carry the flag; unwritten=1 infers it: a FREE none of
  *   whose bytes was written (ISSUE/BIO write records, `record --io`) since it
  *   was allocated, out of an allocation of which some other part was written
@@ -67,7 +69,7 @@ struct xfs_state {
 	uint16_t flags;
 	bool seen_commit, cut;
 	uint64_t frees, commits, extents, reused_bytes, pushes;
-	uint64_t alloc_seq, skipped, skipped_bytes;
+	uint64_t alloc_seq, skipped, skipped_bytes, prealloc;
 };
 
 static void xfs_destroy(void *priv)
@@ -199,14 +201,19 @@ static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out
 	(void)out;
 	s->frees++;
 	s->dev = ev->dev;
-	s->flags = ev->flags;
+	s->flags = ev->flags & (uint16_t)~TS_F_PREALLOC;
 	if (!s->seen_commit && s->deadline == UINT64_MAX) {
 		/* The next xfs_log_worker() run after this free. */
 		uint64_t since = ev->time_ns > s->start_ns ? ev->time_ns - s->start_ns : 0;
 
 		s->deadline = s->start_ns + (since / s->cfg.commit + 1) * s->cfg.commit;
 	}
-	skip = skip_discard(s, ev->offset, ev->length);
+	/*
+	 * An unused preallocation given back (TS_F_PREALLOC, ext4 traces) is XFS's post-EOF
+	 * speculative preallocation trimmed by xfs_free_eofblocks(): XFS_BMAPI_NODISCARD.
+	 */
+	s->prealloc += !!(ev->flags & TS_F_PREALLOC);
+	skip = (ev->flags & TS_F_PREALLOC) || skip_discard(s, ev->offset, ev->length);
 	if ((err = ivset__remove(s->fresh, ev->offset, ev->length)) ||
 	    (err = ivset__remove(s->allocs, ev->offset, ev->length)))
 		return err;
@@ -278,6 +285,7 @@ static int xfs_report(void *priv, json_t *obj)
 	struct xfs_state *s = priv;
 
 	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->commits));
 	json_object_set_new(obj, "pushes_seen", json_integer((json_int_t)s->pushes));
 	json_object_set_new(obj, "busy_extents_discarded", json_integer((json_int_t)s->extents));

@@ -324,6 +324,7 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	if (!(r = trace_reader__open(j->trace, err, errlen)))
 		return -errno ? -errno : -EIO;
 	cfg.dev = pick_device(r, &cfg.devno);
+	cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
 	tap_init(&ctx, inner, arg);
 	snprintf(tap_arg, sizeof(tap_arg), "%p", (void *)&ctx);
 	cfg.target = &ctx.ops;
@@ -355,6 +356,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 				goto out;
 			}
 			rec.time_ns = rec.time_ns > t0 ? rec.time_ns - t0 : 0;
+			if (ts_free_is_prealloc(&rec, cfg.legacy_prealloc))	/* the probe reads the flag only */
+				rec.flags |= TS_F_PREALLOC;
 			report_probe__record(ctx.probe, &rec);
 		}
 	}
