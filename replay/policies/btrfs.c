@@ -138,6 +138,7 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 		s->base_delay = (ms < 1 ? 1 : ms > 1000 ? 1000 : ms) * 1000000ull;
 	}
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* btrfs_discard_workfn(), a delayed work item */
 	*priv = s;
 	return 0;
 }

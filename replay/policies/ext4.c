@@ -148,6 +148,11 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	s->dev = env->devno;
 	s->deadline = s->kw_next = UINT64_MAX;
 	props->source = PS_FREE;
+	/*
+	 * Journaled frees are discarded by ext4_discard_work() (a work item); without the journal
+	 * ext4_mb_clear_bb() calls ext4_issue_discard() in the freeing task, which waits for it.
+	 */
+	props->waiter = s->cfg.journal ? PW_WORKER : PW_WORKLOAD;
 	*priv = s;
 	return 0;
 }

@@ -110,6 +110,7 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 	s->cp_at = UINT64_MAX;
 	s->dev = env->devno;
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* issue_discard_thread() */
 	*priv = s;
 	return 0;
 }

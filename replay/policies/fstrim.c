@@ -106,6 +106,7 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 	s->dev = env->devno;
 	s->next_pass = env->start_ns + (s->cfg.first ? s->cfg.first : s->cfg.interval);
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* the fstrim process (fstrim.timer), not the workload */
 	*priv = s;
 	return 0;
 }

@@ -115,6 +115,7 @@ const struct policy_preset policy_presets[] = {
 		.follows = "fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 3.2: one synchronous "
 			   "blkdev_issue_discard() per busy extent, from xlog_cil_committed())",
 		.tunables = no_tunables,
+		.waiter = PW_WORKLOAD,	/* seed 001: the rm waited for every discard */
 	},
 	{
 		.name = "sort-merge-async",
@@ -123,6 +124,7 @@ const struct policy_preset policy_presets[] = {
 			    "merge(max=${max},segments=${segments}) | dispatch(qd=${qd})",
 		.follows = NULL,
 		.tunables = sort_merge_async_tunables,
+		.waiter = PW_WORKLOAD,	/* the fs's commit path submits them, async: it waits on a full queue */
 	},
 	{
 		.name = "none",

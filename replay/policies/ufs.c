@@ -67,6 +67,7 @@ static int ufs_init(const void *cfg, const struct policy_env *env, struct policy
 	s->cfg = *(const struct ufs_cfg *)cfg;
 	s->devno = env->devno;
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* g_io_request() is asynchronous and GEOM queues without limit */
 	*priv = s;
 	return 0;
 }

@@ -101,6 +101,8 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 	s->dev = env->devno;
 	s->deadline = UINT64_MAX;
 	props->source = PS_FREE;
+	/* xlog_cil_committed() runs from the log's I/O completion work and does not wait for them */
+	props->waiter = PW_WORKER;
 	*priv = s;
 	return 0;
 }

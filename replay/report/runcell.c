@@ -255,6 +255,14 @@ static void from_result(struct report_cell *c, json_t *res)
 	}
 	if (!strcmp(json_string_value(jpath(res, "policy", "source", NULL)) ?: "", "none"))
 		c->none = true;
+	c->d_held_ns = ju(res, "discard", "held_ns", NULL);
+	c->d_waited_ns = ju(res, "discard", "waited_ns", NULL);
+	c->serial_qd = ju(res, "policy", "qd", NULL) == 1;
+	{
+		const char *w = json_string_value(jpath(res, "policy", "waiter", NULL)) ?: "";
+
+		c->waiter = !strcmp(w, "workload") ? CW_WORKLOAD : !strcmp(w, "worker") ? CW_WORKER : CW_UNKNOWN;
+	}
 	snprintf(c->pipeline, sizeof(c->pipeline), "%s", json_string_value(jpath(res, "policy", "pipeline", NULL)) ?: "");
 }
 
