@@ -105,7 +105,9 @@ ws_record() {
 	# and two seconds (and another syncfs) let the discards complete inside the recording.
 	# shellcheck disable=SC2016 # expanded by that sh
 	cmd=(sh -c '"$@" && sync -f "$WS_MNT" && sleep 2 && sync -f "$WS_MNT"' sh "${cmd[@]}")
-	export WS_MNT
+	# The workload's functions run in a new bash (above): -n reaches them through the environment
+	# (before this export, functions reading WS_SCALE ran at their default scale).
+	export WS_MNT WS_SCALE
 	sync
 	if [ "${TRIMSIM_RECORD_FALLBACK:-0}" != 1 ] && "$ts" record --help >/dev/null 2>&1; then
 		(cd "$WS_MNT" && "$ts" record -o "$WS_OUT" -m "$WS_MNT" --io -- "${cmd[@]}")
