@@ -63,6 +63,13 @@ unsigned ts_header_revision(const json_t *header)
 	return n > 0 && n < 1000 ? (unsigned)n : 0;
 }
 
+uint64_t ts_header_start_ns(const json_t *header)
+{
+	json_t *v = json_object_get(header, "start_ns");
+
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
 /* ---- byte order ---- */
 
 static void record_swap(struct ts_record *r)

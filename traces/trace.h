@@ -130,6 +130,8 @@ int ts_fs_from_name(const char *s);
 
 /* The header's "revision" (0 when absent or not a small non-negative integer). */
 unsigned ts_header_revision(const json_t *header);
+/* The header's "start_ns" (CLOCK_MONOTONIC at the start of the recording), 0 when absent. */
+uint64_t ts_header_start_ns(const json_t *header);
 /*
  * A FREE that gave back an unused preallocation (the kernel did not discard it): TS_F_PREALLOC, or,
  * in a trace older than TS_REV_PREALLOC (legacy), an ext4 FREE without an inode: ext4_free_blocks

@@ -105,8 +105,13 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 		f2fs_destroy(s);
 		return -ENOMEM;
 	}
-	s->start_ns = s->last_busy = env->start_ns;
-	s->thread_at = env->start_ns + s->cfg.min_interval;	/* first wait_ms = min_discard_issue_time */
+	/*
+	 * The thread's clock starts at time 0 of the trace's clock, not at env->start_ns: the
+	 * thread has been running (idle, last I/O long ago) since boot, so its first round is
+	 * due at the first record. (The figures of PRESETS.md and the tests are measured so.)
+	 */
+	s->start_ns = s->last_busy = 0;
+	s->thread_at = s->cfg.min_interval;	/* first wait_ms = min_discard_issue_time */
 	s->cp_at = UINT64_MAX;
 	s->dev = env->devno;
 	props->source = PS_FREE;

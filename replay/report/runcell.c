@@ -333,6 +333,7 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 		return -errno ? -errno : -EIO;
 	cfg.dev = pick_device(r, &cfg.devno);
 	cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
+	cfg.start_ns = ts_header_start_ns(trace_reader__header(r));
 	tap_init(&ctx, inner, arg);
 	snprintf(tap_arg, sizeof(tap_arg), "%p", (void *)&ctx);
 	cfg.target = &ctx.ops;
