@@ -173,6 +173,7 @@ Test(profiles, load_by_path)
 	json_decref(o);
 	model_profile__free(p);
 	th_rmtree(dir);
+	free(dir);
 }
 
 /* Same profile, seed and commands: identical completions and byte-identical report JSON. */
