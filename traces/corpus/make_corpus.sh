@@ -12,7 +12,7 @@ wl=$top/tracer/workloads
 ts=${TRIMSIM:-$top/build/trimsim}
 export TRIMSIM=$ts
 
-# name | script | fs | mkfs options | mount options | fstrim at end | scale (-n) | size | what
+# name | script | fs | mkfs options | mount options | fstrim at end | scale (-n) | size | what [| settle s]
 entries=(
 	"xfs-discard-rmtree|rm_tree|xfs||discard|0|8000|2G|rm -rf of a synthetic kernel-like tree of 8000 files"
 	"ext4-discard-rmtree|rm_tree|ext4||discard|0|8000|2G|rm -rf of a synthetic kernel-like tree of 8000 files"
@@ -41,19 +41,21 @@ entries=(
 	"xfs-discard-pkg|pkg_replace|xfs||discard|0|250|1G|4 package upgrades of 250 files: unpack as .dpkg-new, fsync, rename over the old file, 5% of files dropped and added"
 	"ext4-discard-pkg|pkg_replace|ext4||discard|0|250|1G|4 package upgrades of 250 files: unpack as .dpkg-new, fsync, rename over the old file, 5% of files dropped and added"
 	"btrfs-discard-pkg|pkg_replace|btrfs||discard=sync|0|250|1G|4 package upgrades of 250 files: unpack as .dpkg-new, fsync, rename over the old file, 5% of files dropped and added"
+	"btrfs-async-rmtree|rm_tree|btrfs||discard=async|0|3000|1G|rm -rf of a 3000-file tree with discard=async, recorded 200 s past the workload (BTRFS_DISCARD_DELAY 120 s)|200"
+	"btrfs-sync-rmtree|rm_tree|btrfs||discard=sync|0|3000|1G|the same rm -rf with discard=sync: its discard BIOs are the extents each transaction freed, the FREE stream btrfs-async is checked with"
 )
 
 want=" $* "
 for e in "${entries[@]}"; do
-	IFS='|' read -r name script fs mkfs mnt trim scale size what <<<"$e"
+	IFS='|' read -r name script fs mkfs mnt trim scale size what settle <<<"$e"
 	[ $# -eq 0 ] || [[ $want == *" $name "* ]] || continue
 	args=(-f "$fs" -n "$scale" -s "$size" -o "$here/$name.tsim")
 	[ -n "$mkfs" ] && args+=(-k "$mkfs")
 	[ -n "$mnt" ] && args+=(-m "$mnt")
 	[ "$trim" = 1 ] && args+=(-t)
-	echo "== $name: $script.sh ${args[*]}" >&2
+	echo "== $name: $script.sh ${args[*]}${settle:+ (WS_SETTLE=$settle)}" >&2
 	rm -f "$here/$name.tsim"
-	bash "$wl/$script.sh" "${args[@]}" >&2
+	WS_SETTLE=${settle:-2} bash "$wl/$script.sh" "${args[@]}" >&2
 done
 
 # The README table: one row per trace, numbers from trimsim info --json.
@@ -63,7 +65,7 @@ done
 	echo "| trace | kernel | fs | mkfs options | mount options | workload | FREE | ALLOC | INTENT | BIO | ISSUE | DONE | META | discard ISSUEs | discard bytes | file bytes |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	for e in "${entries[@]}"; do
-		IFS='|' read -r name script fs mkfs mnt trim scale size what <<<"$e"
+		IFS='|' read -r name script fs mkfs mnt trim scale size what settle <<<"$e"
 		f=$here/$name.tsim
 		[ -f "$f" ] || continue
 		case $fs in xfs) base="-K" ;; ext4) base="-E nodiscard" ;; btrfs) base="-K" ;; esac
