@@ -283,6 +283,8 @@ int cmd_replay(int argc, char **argv)
 		return 1;
 	}
 	a.cfg.dev = pick_device(r, &a);
+	a.cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
+	a.cfg.start_ns = ts_header_start_ns(trace_reader__header(r));
 	if (a.dev_set && !a.cfg.dev) {	/* replaying nothing and calling it a result would lie */
 		size_t n, len = 0;
 		const struct ts_device *d = trace_reader__devices(r, &n);

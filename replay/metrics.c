@@ -15,6 +15,40 @@ struct busy {
 	uint64_t since, total;
 };
 
+/*
+ * A running union of time intervals that come roughly in start order (a discard's
+ * [ready, submit) at its submit, [ready, done) at its completion): one open run and a
+ * floor below which time is already counted, so an interval that starts early never
+ * counts twice; what it reaches below the floor is left out (an undercount only for
+ * commands released out of order). O(1) memory whatever the trace length.
+ */
+struct tunion {
+	uint64_t s, e, floor, total;
+};
+
+static void tunion_add(struct tunion *u, uint64_t a, uint64_t b)
+{
+	if (a < u->floor)
+		a = u->floor;
+	if (b <= a)
+		return;
+	if (u->e <= u->s) {
+		u->s = a, u->e = b;
+	} else if (a > u->e) {
+		u->total += u->e - u->s;
+		u->floor = u->e;
+		u->s = a, u->e = b;
+	} else {
+		u->s = a < u->s ? a : u->s;
+		u->e = b > u->e ? b : u->e;
+	}
+}
+
+static uint64_t tunion_ns(const struct tunion *u)
+{
+	return u->total + (u->e > u->s ? u->e - u->s : 0);
+}
+
 struct rate_win {
 	uint64_t sec, cmds, bytes;	/* the current one-second window */
 	uint64_t peak_cmds, peak_bytes;
@@ -33,6 +67,8 @@ struct metrics {
 	struct covmap_range pend[UNIQUE_BATCH];	/* ranges not yet in unique (flushed when full and by finish) */
 	unsigned npend;
 	struct busy all, discard;
+	struct tunion d_held;			/* discards: [ready, submit), the submitter waited for room */
+	struct tunion d_waited;			/* discards: [ready, done), a synchronous submitter's wait */
 	struct rate_win rate;
 	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
 	uint64_t fg_cmds, fg_bytes, fg_errors;
@@ -139,6 +175,7 @@ int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 		ret = hist_add(&m->free_delay, c->submit_ns - c->freed_ns);
 	if (!ret && c->submit_ns >= c->ready_ns)
 		ret = hist_add(&m->queue_delay, c->submit_ns - c->ready_ns);
+	tunion_add(&m->d_held, c->ready_ns, c->submit_ns);
 	if (!ret)
 		ret = hist_add(&m->cmd_size, c->bytes);
 	return ret;
@@ -154,6 +191,7 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 	m->last_done = d->done_ns > m->last_done ? d->done_ns : m->last_done;
 	if (c->klass == TC_DISCARD) {
 		busy_down(&m->discard, d->done_ns);
+		tunion_add(&m->d_waited, c->ready_ns, d->done_ns);
 		m->d_freed += d->freed;
 		m->d_dev_cmds += d->dev_cmds;
 		m->d_errors += d->error != 0;
@@ -208,6 +246,8 @@ static json_t *discard_json(const struct metrics *m)
 	json_object_set_new(o, "device_commands", json_integer((json_int_t)m->d_dev_cmds));
 	json_object_set_new(o, "errors", json_integer((json_int_t)m->d_errors));
 	json_object_set_new(o, "busy_ns", json_integer((json_int_t)m->discard.total));
+	json_object_set_new(o, "held_ns", json_integer((json_int_t)tunion_ns(&m->d_held)));
+	json_object_set_new(o, "waited_ns", json_integer((json_int_t)tunion_ns(&m->d_waited)));
 	json_object_set_new(o, "peak_commands_per_s", json_integer((json_int_t)m->rate.peak_cmds));
 	json_object_set_new(o, "peak_bytes_per_s", json_integer((json_int_t)m->rate.peak_bytes));
 	json_object_set_new(o, "free_to_discard", hist_json(&m->free_delay));

@@ -69,12 +69,22 @@ enum policy_source {
 	PS_MAX = PS_ISSUE,
 };
 
+/*
+ * Who submits the pipeline's discards, and so whether the workload waits when a submission
+ * waits (DESIGN.md, the verdict): the workload's own path (XFS 2011's synchronous discard in
+ * the log commit, seed 001: a discard that waits holds the workload up), a background worker
+ * (ext4's discard work, btrfs' discard work, f2fs' discard thread, fstrim: the workload feels it
+ * only through the device), or unknown (as-recorded and hand-built pipelines).
+ */
+enum policy_waiter { PW_UNKNOWN = 0, PW_WORKLOAD, PW_WORKER, PW_MAX = PW_WORKER };
+
 /* Pipeline-wide properties; stages may set them in init (source(), dispatch(), kernel stages). */
 struct policy_props {
 	enum policy_source source;
 	unsigned qd;		/* dispatch queue depth: 1 = serial (next submitted when the previous
 				   completes), N = async up to N in flight, 0 = the target's max */
 	bool qd_set;		/* some stage set qd explicitly */
+	enum policy_waiter waiter;	/* set by kernel stages (worker) or by the preset */
 };
 
 /* What every stage may know about the traced device and the run. */
@@ -83,6 +93,8 @@ struct policy_env {
 	uint32_t devno;			/* its dev_t (0: every device in the trace) */
 	uint64_t seed;
 	uint64_t start_ns;		/* time of the first record */
+	bool legacy_prealloc;		/* the trace predates TS_F_PREALLOC (header revision 0): an ext4
+					   FREE without an inode is an unused preallocation (ts_free_is_prealloc) */
 };
 
 /* Where a stage sends its output (opaque; owned by the pipeline). */
@@ -149,6 +161,7 @@ struct policy_preset {
 	const char *pipeline;		/* "source(intent) | batch(window=${window}) | ... | dispatch(qd=${qd})" */
 	const char *follows;		/* kernel source it follows: "fs/xfs/xfs_discard.c: xfs_discard_extents()"; NULL if none */
 	const struct policy_tunable *tunables;	/* { NULL }-terminated; positional preset args fill them in order */
+	enum policy_waiter waiter;	/* who submits its discards, unless a stage of it says (props.waiter) */
 };
 
 /*
@@ -199,6 +212,7 @@ const char *policy__error(const struct policy *p);	/* the last hook error, with 
 void policy__destroy(struct policy *p);
 
 const char *policy_source_name(enum policy_source s);
+const char *policy_waiter_name(enum policy_waiter w);	/* "unknown", "workload", "worker" */
 /*
  * Whether the source layer is missing from the replayed records, the rule by
  * which compare marks a cell n/a and replay refuses: kinds[k] counts the

@@ -179,7 +179,11 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		rec.kind = e->src == TR_EXT4_ALLOC ? TS_ALLOC : e->src == TR_EXT4_TRIM ? TS_INTENT : TS_FREE;
 		rec.offset = ext4_group_bytes(d, e->agno, e->a);
 		rec.length = e->b * c;
-		rec.flags = TS_FS_EXT4;
+		/*
+		 * ext4_mb_release_inode_pa() / ext4_mb_release_group_pa() give the blocks back with
+		 * mb_free_blocks() and never discard them: a FREE (free-space balance), marked.
+		 */
+		rec.flags = TS_FS_EXT4 | (e->src == TR_EXT4_PA_FREE ? TS_F_PREALLOC : 0);
 		break;
 	case TR_XFS_FREE:
 	case TR_XFS_ALLOC:

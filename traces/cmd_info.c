@@ -3,7 +3,10 @@
  * trimsim info: what a trace holds. Devices, time span, records and bytes
  * per kind, per device-command op and per device, log2 size histograms of
  * discard commands (ISSUE) and of discard intents (INTENT), lost events,
- * and whether the file is whole (footer, checksum) or cut short.
+ * and whether the file is whole (footer, checksum) or cut short. Per device,
+ * the discard-to-free ratio: discard command bytes over freed bytes (FREE
+ * records, unused preallocations apart: the kernel never discards those),
+ * with a warning past INFO_RATIO_WARN.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -25,10 +28,15 @@ struct tally {
 	uint64_t bytes;
 };
 
+/* Past this many discarded bytes per freed byte, info warns (issue 16: 141 GiB for 284 MiB). */
+#define INFO_RATIO_WARN 10.0
+
 struct dev_tally {
 	uint32_t dev;
 	struct tally all;	/* every non-META record */
 	struct tally discard;	/* discard ISSUEs */
+	struct tally freed;	/* FREE records, unused preallocations apart */
+	struct tally prealloc;	/* FREE records of unused preallocations (ts_free_is_prealloc) */
 };
 
 struct info {
@@ -39,6 +47,7 @@ struct info {
 	uint64_t intent_hist[65];
 	uint64_t first_ns, last_ns, records;
 	uint64_t meta_lost;
+	bool legacy;		/* header revision < TS_REV_PREALLOC */
 	struct dev_tally *devs;
 	size_t ndev, cap, hit;
 };
@@ -49,9 +58,10 @@ static void usage(FILE *f)
 		"usage: trimsim info [--json] [--redundancy] FILE\n"
 		"\n"
 		"Summarizes a trace (binary or JSON Lines): its devices, time span, records and\n"
-		"bytes per kind, device commands per op, per device, log2 size histograms of\n"
-		"discard commands (ISSUE) and discard intents (INTENT), lost events, and whether\n"
-		"the file is whole. A trace cut short is summarized up to its last whole record\n"
+		"bytes per kind, device commands per op, per device (with the discard-to-free\n"
+		"ratio: discarded bytes / freed bytes, and a warning past 10x), log2 size\n"
+		"histograms of discard commands (ISSUE) and discard intents (INTENT), lost events,\n"
+		"and whether the file is whole. A trace cut short is summarized up to its last whole record\n"
 		"and reported on stderr; the exit status is then 1.\n"
 		"\n"
 		"  --json   one JSON object on stdout, for scripts\n"
@@ -126,8 +136,16 @@ static int account(struct info *s, const struct ts_record *r)
 		}
 	} else if (r->kind == TS_INTENT) {
 		s->intent_hist[log2_bucket(r->length)]++;
+	} else if (r->kind == TS_FREE) {
+		add(ts_free_is_prealloc(r, s->legacy) ? &d->prealloc : &d->freed, r->length);
 	}
 	return 0;
+}
+
+/* Discarded bytes per freed byte; < 0 when nothing was freed. */
+static double discard_to_free(const struct dev_tally *d)
+{
+	return d->freed.bytes ? (double)d->discard.bytes / (double)d->freed.bytes : -1;
 }
 
 static const char *hdr_str(const json_t *h, const char *key)
@@ -185,6 +203,18 @@ static void print_devices(const struct trace_reader *r)
 	}
 }
 
+/* The filesystem the header names for dev ("" if none). */
+static const char *dev_fs(const struct trace_reader *r, uint32_t dev)
+{
+	size_t n;
+	const struct ts_device *d = trace_reader__devices(r, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (d[i].dev == dev)
+			return d[i].fs;
+	return "";
+}
+
 static void print_text(const struct trace_reader *r, const struct info *s)
 {
 	const struct trace_status *st = trace_reader__status(r);
@@ -216,13 +246,34 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 	for (unsigned m = 1; m <= TS_META_MAX; m++)
 		if (s->meta[m].n)
 			printf("%-14s %12" PRIu64 "\n", ts_meta_name(m), s->meta[m].n);
-	printf("\n%-10s %12s %14s %12s %14s\n", "device", "records", "bytes", "discards", "discard bytes");
+	printf("\n%-10s %12s %14s %12s %14s %14s %13s\n", "device", "records", "bytes", "discards", "discard bytes",
+	       "freed", "discard/free");
 	for (size_t i = 0; i < s->ndev; i++) {
-		char dev[24];
+		const struct dev_tally *d = &s->devs[i];
+		double x = discard_to_free(d);
+		char dev[24], f[32], ratio[32] = "-";
 
-		printf("%-10s %12" PRIu64 " %14s %12" PRIu64 " %14s\n", ts_dev_str(s->devs[i].dev, dev, sizeof(dev)),
-		       s->devs[i].all.n, fmt_bytes(s->devs[i].all.bytes, a, sizeof(a)), s->devs[i].discard.n,
-		       fmt_bytes(s->devs[i].discard.bytes, b, sizeof(b)));
+		if (x >= 0)
+			snprintf(ratio, sizeof(ratio), x >= 10 ? "%.0fx" : "%.2fx", x);
+		printf("%-10s %12" PRIu64 " %14s %12" PRIu64 " %14s %14s %13s\n", ts_dev_str(d->dev, dev, sizeof(dev)),
+		       d->all.n, fmt_bytes(d->all.bytes, a, sizeof(a)), d->discard.n,
+		       fmt_bytes(d->discard.bytes, b, sizeof(b)), fmt_bytes(d->freed.bytes, f, sizeof(f)), ratio);
+	}
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct dev_tally *d = &s->devs[i];
+		const char *fs = dev_fs(r, d->dev);
+		char dev[24], f[32];
+
+		if (d->prealloc.n)
+			printf("%-10s %" PRIu64 " unused preallocations given back (%s): free space, never discarded by "
+			       "ext4, not in \"freed\"\n", ts_dev_str(d->dev, dev, sizeof(dev)), d->prealloc.n,
+			       fmt_bytes(d->prealloc.bytes, f, sizeof(f)));
+		if (discard_to_free(d) > INFO_RATIO_WARN)
+			printf("warning: %s discarded %s for %s freed (%.0fx): the filesystem discards the same free "
+			       "space again and again%s\n", ts_dev_str(d->dev, dev, sizeof(dev)),
+			       fmt_bytes(d->discard.bytes, a, sizeof(a)), fmt_bytes(d->freed.bytes, f, sizeof(f)),
+			       discard_to_free(d), !strcmp(fs, "ext4") ? " (ext4 since Linux 6.6 extends each discard "
+			       "to the whole free run around the freed blocks, traces/corpus/README.md)" : "");
 	}
 	print_hist("discard commands (ISSUE)", s->issue_hist);
 	print_hist("discard intents (INTENT)", s->intent_hist);
@@ -264,13 +315,19 @@ static json_t *info_json(const struct trace_reader *r, const struct info *s, con
 		json_object_set_new(ops, ts_op_name(k), tally_json(&s->op[k]));
 	for (unsigned k = 1; k <= TS_META_MAX; k++)
 		json_object_set_new(meta, ts_meta_name(k), tally_json(&s->meta[k]));
-	for (size_t i = 0; i < s->ndev; i++)
-		json_array_append_new(devs, json_pack("{sssIsIsIsI}", "dev",
-						       ts_dev_str(s->devs[i].dev, dev, sizeof(dev)),
-						       "records", (json_int_t)s->devs[i].all.n,
-						       "bytes", (json_int_t)s->devs[i].all.bytes,
-						       "discards", (json_int_t)s->devs[i].discard.n,
-						       "discard_bytes", (json_int_t)s->devs[i].discard.bytes));
+	for (size_t i = 0; i < s->ndev; i++) {
+		const struct dev_tally *t = &s->devs[i];
+		double x = discard_to_free(t);
+
+		json_array_append_new(devs, json_pack("{sssIsIsIsIsIsIsosb}", "dev", ts_dev_str(t->dev, dev, sizeof(dev)),
+						       "records", (json_int_t)t->all.n, "bytes", (json_int_t)t->all.bytes,
+						       "discards", (json_int_t)t->discard.n,
+						       "discard_bytes", (json_int_t)t->discard.bytes,
+						       "freed_bytes", (json_int_t)t->freed.bytes,
+						       "prealloc_bytes", (json_int_t)t->prealloc.bytes,
+						       "discard_to_free", x >= 0 ? json_real(x) : json_null(),
+						       "discard_to_free_warning", x > INFO_RATIO_WARN));
+	}
 	for (size_t i = 0; i < nd; i++)
 		json_array_append_new(hdevs, ts_device_to_json(&d[i]));
 	o = json_pack("{sssssbsIsbsbsbs{sIsIsI}s{sIsIsIsI}sosososososososs?}",
@@ -336,6 +393,7 @@ int cmd_info(int argc, char **argv)
 		fprintf(stderr, "trimsim info: %s\n", err);
 		goto out;
 	}
+	s.legacy = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
 	while ((n = trace_reader__batch(r, &recs, 4096)) > 0) {
 		for (ssize_t i = 0; i < n; i++) {
 			if (account(&s, &recs[i]) || (red && redund__add(red, &recs[i]))) {

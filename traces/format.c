@@ -55,6 +55,21 @@ int ts_op_from_name(const char *s) { return from_name(op_names, NELEM(op_names),
 int ts_meta_from_name(const char *s) { return from_name(meta_names, NELEM(meta_names), 1, s); }
 int ts_fs_from_name(const char *s) { return from_name(fs_names, NELEM(fs_names), 1, s); }
 
+unsigned ts_header_revision(const json_t *header)
+{
+	json_t *v = json_object_get(header, "revision");
+	json_int_t n = json_is_integer(v) ? json_integer_value(v) : 0;
+
+	return n > 0 && n < 1000 ? (unsigned)n : 0;
+}
+
+uint64_t ts_header_start_ns(const json_t *header)
+{
+	json_t *v = json_object_get(header, "start_ns");
+
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
 /* ---- byte order ---- */
 
 static void record_swap(struct ts_record *r)

@@ -40,6 +40,7 @@ json_t *trace_header__new(int argc, char **argv)
 	if (!bad) {
 		bad |= set(h, "format", json_string("trimsim"));
 		bad |= set(h, "version", json_integer(TS_VERSION));
+		bad |= set(h, "revision", json_integer(TS_REVISION));
 		bad |= set(h, "recorder", json_string("trimsim " TRIMSIM_VERSION));
 		bad |= set(h, "host", json_string(u.nodename));
 		bad |= set(h, "kernel", json_string(kernel));

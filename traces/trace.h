@@ -73,7 +73,15 @@ enum ts_fs {
 #define TS_F_ERROR	0x0100u	/* DONE with an error status */
 #define TS_F_METADATA	0x0200u
 #define TS_F_SNAP_END	0x0400u	/* META_FREESPACE: end-of-recording snapshot */
-#define TS_F_KNOWN	0x07ffu
+#define TS_F_PREALLOC	0x0800u	/* FREE: unused preallocation given back (ext4_mballoc_discard); no discard in ext4 */
+#define TS_F_KNOWN	0x0fffu
+
+/*
+ * Header "revision": additive changes in what records mean, within format version 1
+ * (FORMAT.md, "Revisions"). 0 (absent): before TS_F_PREALLOC existed.
+ */
+#define TS_REVISION		1u
+#define TS_REV_PREALLOC		1u	/* FREE records of unused preallocations carry TS_F_PREALLOC */
 
 /*
  * One record, 48 bytes, little-endian on disk, in this field order.
@@ -119,6 +127,21 @@ int ts_kind_from_name(const char *s);	/* -1 if unknown */
 int ts_op_from_name(const char *s);
 int ts_meta_from_name(const char *s);
 int ts_fs_from_name(const char *s);
+
+/* The header's "revision" (0 when absent or not a small non-negative integer). */
+unsigned ts_header_revision(const json_t *header);
+/* The header's "start_ns" (CLOCK_MONOTONIC at the start of the recording), 0 when absent. */
+uint64_t ts_header_start_ns(const json_t *header);
+/*
+ * A FREE that gave back an unused preallocation (the kernel did not discard it): TS_F_PREALLOC, or,
+ * in a trace older than TS_REV_PREALLOC (legacy), an ext4 FREE without an inode: ext4_free_blocks
+ * always names one, ext4_mballoc_discard never does (FORMAT.md, "Revisions").
+ */
+static inline bool ts_free_is_prealloc(const struct ts_record *r, bool legacy)
+{
+	return r->kind == TS_FREE && ((r->flags & TS_F_PREALLOC) ||
+				      (legacy && !r->ino && (r->flags & TS_F_FS_MASK) == TS_FS_EXT4));
+}
 
 /* Convert a record read from a file of the given byte order to host order, in place. */
 void ts_record_to_host(struct ts_record *r, bool file_is_big_endian);

@@ -100,7 +100,7 @@ struct btrfs_state {
 	uint64_t devsize, work_at, prev_bytes, base_delay;
 	uint32_t dev;
 	uint16_t flags;
-	uint64_t frees, runs, discards, bytes, passes;
+	uint64_t frees, runs, discards, bytes, passes, prealloc;
 };
 
 static void btrfs_destroy(void *priv)
@@ -138,6 +138,7 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 		s->base_delay = (ms < 1 ? 1 : ms > 1000 ? 1000 : ms) * 1000000ull;
 	}
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* btrfs_discard_workfn(), a delayed work item */
 	*priv = s;
 	return 0;
 }
@@ -507,7 +508,15 @@ static int btrfs_push(void *priv, const struct policy_event *ev, struct policy_o
 	(void)out;
 	s->frees++;
 	s->dev = ev->dev;
-	s->flags = ev->flags;
+	s->flags = ev->flags & (uint16_t)~TS_F_PREALLOC;
+	/*
+	 * An unused preallocation (TS_F_PREALLOC) is btrfs's unused reservation:
+	 * btrfs_free_reserved_extent() (fs/btrfs/extent-tree.c) gives it back with
+	 * btrfs_add_free_space(), which adds it as BTRFS_TRIM_STATE_UNTRIMMED unless
+	 * -o discard=sync (fs/btrfs/free-space-cache.c): the async work discards it like
+	 * any other free.
+	 */
+	s->prealloc += !!(ev->flags & TS_F_PREALLOC);
 	while (a < end) {
 		uint64_t b = (a / s->cfg.bgsize + 1) * s->cfg.bgsize;
 
@@ -559,6 +568,7 @@ static int btrfs_report(void *priv, json_t *obj)
 	struct btrfs_state *s = priv;
 
 	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "work_runs", json_integer((json_int_t)s->runs));
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
 	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));

@@ -40,6 +40,11 @@
  *   kworker=0: every entry is trimmed at the commit, against the map then
  *   (a device whose discards take no time).
  * - data=writeback user data (journal=0) is discarded at once, unmerged.
+ * - ext4_mb_release_inode_pa() / ext4_mb_release_group_pa() (a FREE flagged
+ *   prealloc: ext4_discard_preallocations() at truncate, close or eviction,
+ *   ext4_mb_discard_group_preallocations() on ENOSPC): the unused part of a
+ *   preallocation goes back with mb_free_blocks() only: no ext4_free_data
+ *   entry, no discard. It is free space again at once (for extend).
  * Commit points: META_COMMIT records; without them jbd2's commit timer
  * (JBD2_DEFAULT_MAX_COMMIT_AGE, 5 s after the transaction's first free).
  * Free space for extend: the start snapshot, plus committed frees, minus ALLOC.
@@ -106,7 +111,7 @@ struct ext4_state {
 	uint32_t dev;
 	uint16_t flags;
 	bool seen_commit;
-	uint64_t frees, merges, commits, discards, bytes, extended, reused;
+	uint64_t frees, merges, commits, discards, bytes, extended, reused, prealloc;
 };
 
 static void ext4_destroy(void *priv)
@@ -143,6 +148,11 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	s->dev = env->devno;
 	s->deadline = s->kw_next = UINT64_MAX;
 	props->source = PS_FREE;
+	/*
+	 * Journaled frees are discarded by ext4_discard_work() (a work item); without the journal
+	 * ext4_mb_clear_bb() calls ext4_issue_discard() in the freeing task, which waits for it.
+	 */
+	props->waiter = s->cfg.journal ? PW_WORKER : PW_WORKLOAD;
 	*priv = s;
 	return 0;
 }
@@ -451,7 +461,16 @@ static int ext4_push(void *priv, const struct policy_event *ev, struct policy_ou
 
 	s->frees++;
 	s->dev = ev->dev;
-	s->flags = ev->flags;
+	s->flags = ev->flags & (uint16_t)~TS_F_PREALLOC;
+	if (ev->flags & TS_F_PREALLOC) {
+		/*
+		 * ext4_mb_release_inode_pa() / ext4_mb_release_group_pa(): an unused preallocation
+		 * goes back to the buddy at once (mb_free_blocks(), no journal entry) and is never
+		 * discarded; it is free space the extension can reach from now on.
+		 */
+		s->prealloc++;
+		return ivset__add(s->free, ev->offset, ev->length, ev->freed_ns, 0);
+	}
 	if (!s->cfg.journal) {
 		/* ext4_mb_clear_bb(): not journaled, ext4_issue_discard() right away. */
 		s->discards++;
@@ -539,6 +558,7 @@ static int ext4_report(void *priv, json_t *obj)
 	struct ext4_state *s = priv;
 
 	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "merged_frees", json_integer((json_int_t)s->merges));
 	json_object_set_new(obj, "commits", json_integer((json_int_t)s->commits));
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));

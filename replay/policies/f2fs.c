@@ -73,7 +73,7 @@ struct f2fs_state {
 	uint32_t waiting, dev;
 	uint16_t flags;
 	bool seen_commit;
-	uint64_t rounds, backoffs, discards, bytes, checkpoints;
+	uint64_t rounds, backoffs, discards, bytes, checkpoints, prealloc;
 };
 
 static void f2fs_destroy(void *priv)
@@ -105,11 +105,17 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 		f2fs_destroy(s);
 		return -ENOMEM;
 	}
-	s->start_ns = s->last_busy = env->start_ns;
-	s->thread_at = env->start_ns + s->cfg.min_interval;	/* first wait_ms = min_discard_issue_time */
+	/*
+	 * The thread's clock starts at time 0 of the trace's clock, not at env->start_ns: the
+	 * thread has been running (idle, last I/O long ago) since boot, so its first round is
+	 * due at the first record. (The figures of PRESETS.md and the tests are measured so.)
+	 */
+	s->start_ns = s->last_busy = 0;
+	s->thread_at = s->cfg.min_interval;	/* first wait_ms = min_discard_issue_time */
 	s->cp_at = UINT64_MAX;
 	s->dev = env->devno;
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* issue_discard_thread() */
 	*priv = s;
 	return 0;
 }
@@ -187,6 +193,15 @@ static int f2fs_push(void *priv, const struct policy_event *ev, struct policy_ou
 	struct f2fs_state *s = priv;
 
 	(void)out;
+	if (ev->flags & TS_F_PREALLOC) {
+		/*
+		 * An unused preallocation (ext4 traces) stands for blocks f2fs reserved as NEW_ADDR
+		 * and never wrote: f2fs_truncate_data_blocks_range() (fs/f2fs/file.c) invalidates only
+		 * valid data block addresses, so no discard candidate (add_discard_addrs()) is made.
+		 */
+		s->prealloc++;
+		return 0;
+	}
 	s->dev = ev->dev;
 	s->flags = ev->flags;
 	s->last_busy = ev->time_ns;
@@ -278,6 +293,7 @@ static int f2fs_report(void *priv, json_t *obj)
 	struct f2fs_state *s = priv;
 
 	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->checkpoints));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "rounds", json_integer((json_int_t)s->rounds));
 	json_object_set_new(obj, "io_backoffs", json_integer((json_int_t)s->backoffs));
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));

@@ -3,7 +3,13 @@
  * fstrim(interval, minlen): a periodic FITRIM (fstrim.timer) over the free
  * space, no online discard.
  *
- * Free space: the META_FREESPACE start snapshot, plus FREE, minus ALLOC.
+ * Free space: the META_FREESPACE start snapshot, plus FREE, minus ALLOC. A FREE
+ * is free space FITRIM can see only once its transaction commits (META_COMMIT,
+ * else commit= after the transaction's first free): ext4 keeps it in the group's
+ * bb_free_root and the buddy marks it used until ext4_free_data_in_buddy() runs
+ * from the commit callback (fs/ext4/mballoc.c), so ext4_trim_all_free() skips
+ * it; xfs_trim_extents() skips busy extents (fs/xfs/xfs_discard.c). An unused
+ * preallocation (TS_F_PREALLOC) is free at once (mb_free_blocks()).
  * Untrimmed: free space present at the start or freed since it was last
  * trimmed (both kernels forget trim state at mount). A pass every interval
  * (and, with final=1, one at the end of the trace) discards, in offset order,
@@ -35,6 +41,7 @@ struct fstrim_cfg {
 	bool final;
 	unsigned mode;
 	uint64_t group;
+	uint64_t commit;
 };
 
 static const struct opt_spec fstrim_opts[] = {
@@ -51,6 +58,9 @@ static const struct opt_spec fstrim_opts[] = {
 	  "xfs: all free space every pass", fstrim_modes },
 	{ "group", OPT_BYTES, offsetof(struct fstrim_cfg, group), 0, 0, "0",
 	  "ext4 block group / XFS AG size; 0 = from the trace header (8 x block^2, agblocks x block)" },
+	{ "commit", OPT_DURATION, offsetof(struct fstrim_cfg, commit), 1e6, 86400e9, "5s",
+	  "a free becomes visible to FITRIM when its transaction commits: META_COMMIT records, else this "
+	  "long after the transaction's first free (jbd2's commit interval)" },
 	{ NULL },
 };
 
@@ -58,10 +68,14 @@ struct fstrim_state {
 	struct fstrim_cfg cfg;
 	struct ivset *free;		/* val = freed_ns */
 	struct ivset *untrimmed;	/* val = freed_ns */
+	struct ivset *held;		/* allocated out of untrimmed space (mode=untrimmed): val = freed_ns */
+	struct ivset *pending;		/* freed in the running transaction: val = freed_ns */
+	bool commits;			/* a META_COMMIT record was seen */
+	uint64_t commit_at;		/* no commit record yet: when the running transaction commits */
 	uint64_t next_pass, pstart;
 	uint32_t dev;
 	uint16_t flags;
-	uint64_t passes, discards, bytes, retrimmed;
+	uint64_t passes, discards, bytes, retrimmed, prealloc;
 };
 
 static void fstrim_destroy(void *priv)
@@ -72,6 +86,8 @@ static void fstrim_destroy(void *priv)
 		return;
 	ivset__destroy(s->free);
 	ivset__destroy(s->untrimmed);
+	ivset__destroy(s->held);
+	ivset__destroy(s->pending);
 	free(s);
 }
 
@@ -82,7 +98,8 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 	const struct ts_device *d = env->dev;
 
 	(void)err, (void)errlen;
-	if (!s || !(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true))) {
+	if (!s || !(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true)) ||
+	    !(s->held = ivset__new(true)) || !(s->pending = ivset__new(true))) {
 		fstrim_destroy(s);
 		return -ENOMEM;
 	}
@@ -102,7 +119,9 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 	s->pstart = d ? d->partition_start : 0;
 	s->dev = env->devno;
 	s->next_pass = env->start_ns + (s->cfg.first ? s->cfg.first : s->cfg.interval);
+	s->commit_at = UINT64_MAX;
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* the fstrim process (fstrim.timer), not the workload */
 	*priv = s;
 	return 0;
 }
@@ -175,6 +194,70 @@ static int run_pass(struct fstrim_state *s, uint64_t now, struct policy_out *out
 	return s->cfg.mode == FM_UNTRIMMED ? pass_untrimmed(s, now, out) : pass_groups(s, now, out);
 }
 
+/* An allocation out of untrimmed space: remember it, in case it comes back unused. */
+static int hold_untrimmed(struct fstrim_state *s, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, pos = off;
+	struct iv v;
+	int err;
+
+	while (pos < end && ivset__next(s->untrimmed, pos, &v) && v.start < end) {
+		uint64_t a = v.start > off ? v.start : off, b = v.end < end ? v.end : end;
+
+		pos = v.end;
+		if ((err = ivset__add(s->held, a, b - a, v.val, 0)))
+			return err;
+	}
+	return 0;
+}
+
+/* An unused preallocation [off, off+len) came back: what was untrimmed when allocated is again. */
+static int restore_held(struct fstrim_state *s, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, pos = off;
+	struct iv v;
+	int err;
+
+	while (pos < end && ivset__next(s->held, pos, &v) && v.start < end) {
+		uint64_t a = v.start > off ? v.start : off, b = v.end < end ? v.end : end;
+
+		pos = v.end;
+		if ((err = ivset__add(s->untrimmed, a, b - a, v.val, 0)))
+			return err;
+	}
+	return ivset__remove(s->held, off, len);
+}
+
+/* A freed extent the allocator (and FITRIM) can see: free, and untrimmed. */
+static int freed(struct fstrim_state *s, uint64_t off, uint64_t len, uint64_t freed_ns)
+{
+	int err;
+
+	if ((err = ivset__add(s->free, off, len, freed_ns, 0)) || (err = ivset__remove(s->held, off, len)))
+		return err;
+	return ivset__add(s->untrimmed, off, len, freed_ns, 0);
+}
+
+static int commit_walk(void *arg, const struct iv *v)
+{
+	return freed(arg, v->start, v->end - v->start, v->val);
+}
+
+/*
+ * The journal / log commit: what the transaction freed becomes free space FITRIM can see.
+ * ext4 keeps a free in the group's bb_free_root and the buddy marks it used until
+ * ext4_free_data_in_buddy() runs from the commit callback (fs/ext4/mballoc.c), so
+ * ext4_trim_all_free() does not trim it before; xfs_trim_extents() skips busy extents
+ * (fs/xfs/xfs_discard.c) until their checkpoint commits.
+ */
+static int commit(struct fstrim_state *s)
+{
+	int err = ivset__walk(s->pending, commit_walk, s);
+
+	ivset__clear(s->pending);
+	return err;
+}
+
 static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
@@ -183,9 +266,21 @@ static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_
 	(void)out;
 	s->dev = ev->dev;
 	s->flags = ev->flags & TS_F_FS_MASK;
+	if (!(ev->flags & TS_F_PREALLOC)) {	/* free once its transaction commits */
+		if (!s->commits && s->commit_at == UINT64_MAX)
+			s->commit_at = ev->time_ns + s->cfg.commit;	/* jbd2's t_expires */
+		return ivset__add(s->pending, ev->offset, ev->length, ev->freed_ns, 0);
+	}
+	/*
+	 * An unused preallocation was never written: it goes back at once with mb_free_blocks(),
+	 * which leaves EXT4_GROUP_INFO_WAS_TRIMMED alone (only ext4_free_data_in_buddy() and
+	 * ext4_mb_clear_bb() clear it, fs/ext4/mballoc.c), so mode=ext4 does not revisit the
+	 * group for it; mode=untrimmed gives it back the trim state it had when allocated.
+	 */
+	s->prealloc++;
 	if ((err = ivset__add(s->free, ev->offset, ev->length, ev->freed_ns, 0)))
 		return err;
-	return ivset__add(s->untrimmed, ev->offset, ev->length, ev->freed_ns, 0);
+	return restore_held(s, ev->offset, ev->length);
 }
 
 static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_out *out)
@@ -195,9 +290,15 @@ static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_o
 
 	(void)out;
 	if (r->kind == TS_ALLOC && r->length) {
-		if ((err = ivset__remove(s->free, r->offset, r->length)))
+		if ((err = ivset__remove(s->free, r->offset, r->length)) ||
+		    (s->cfg.mode == FM_UNTRIMMED && (err = hold_untrimmed(s, r->offset, r->length))))
 			return err;
 		return ivset__remove(s->untrimmed, r->offset, r->length);
+	}
+	if (kstage_is_commit(r)) {
+		s->commits = true;
+		s->commit_at = UINT64_MAX;
+		return commit(s);
 	}
 	if (kstage_is_snapshot(r)) {
 		if ((err = ivset__add(s->free, r->offset, r->length, r->time_ns, 0)))
@@ -209,13 +310,22 @@ static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_o
 
 static uint64_t fstrim_next_deadline(void *priv)
 {
-	return ((struct fstrim_state *)priv)->next_pass;
+	struct fstrim_state *s = priv;
+
+	return s->commit_at < s->next_pass ? s->commit_at : s->next_pass;
 }
 
 static int fstrim_tick(void *priv, uint64_t now, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
 
+	int err;
+
+	if (now >= s->commit_at) {
+		s->commit_at = UINT64_MAX;
+		if ((err = commit(s)))
+			return err;
+	}
 	if (now < s->next_pass)
 		return 0;
 	s->next_pass += s->cfg.interval;
@@ -225,8 +335,12 @@ static int fstrim_tick(void *priv, uint64_t now, struct policy_out *out)
 static int fstrim_flush(void *priv, uint64_t now, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
+	int err;
 
-	return s->cfg.final ? run_pass(s, now, out) : 0;
+	/* the next fstrim comes after the running transaction has committed */
+	if (!s->cfg.final)
+		return 0;
+	return (err = commit(s)) ? err : run_pass(s, now, out);
 }
 
 static int fstrim_report(void *priv, json_t *obj)
@@ -234,6 +348,7 @@ static int fstrim_report(void *priv, json_t *obj)
 	struct fstrim_state *s = priv;
 
 	json_object_set_new(obj, "passes", json_integer((json_int_t)s->passes));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
 	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
 	json_object_set_new(obj, "bytes_retrimmed", json_integer((json_int_t)s->retrimmed));

@@ -249,6 +249,8 @@ static int expand_preset(struct parser *ps, const struct colmap *m, const struct
 		p = close + 1;
 	}
 	text[used] = 0;
+	if (pr->waiter)
+		ps->out->waiter = pr->waiter;
 	return parse_text(ps, text, &sub, depth + 1);
 }
 

@@ -13,6 +13,7 @@ struct parsed_stage {
 struct parsed {
 	struct parsed_stage *st;
 	size_t n, cap;
+	enum policy_waiter waiter;	/* the last expanded preset that names its submitter */
 };
 
 /* 0, or -EINVAL with a message (caret line, valid names) in err; free with parsed_free either way. */

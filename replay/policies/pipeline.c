@@ -195,6 +195,8 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 	}
 	if (p->props.source == PS_DEFAULT)
 		p->props.source = PS_INTENT;
+	if (p->props.waiter == PW_UNKNOWN)
+		p->props.waiter = ps.waiter;
 	ret = build_desc(p);
 out:
 	parsed_free(&ps);
@@ -361,7 +363,8 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 	ev = (struct policy_event){
 		.time_ns = p->now, .offset = rec->offset, .length = rec->length, .ino = rec->ino,
 		.freed_ns = rec->time_ns, .bytes = rec->length, .count = 1, .dev = rec->dev,
-		.flags = rec->flags, .src_kind = rec->kind,
+		.flags = (uint16_t)(rec->flags | (ts_free_is_prealloc(rec, p->env.legacy_prealloc) ? TS_F_PREALLOC : 0)),
+		.src_kind = rec->kind,
 	};
 	{
 		struct policy_out head = { p, 0 };
@@ -429,6 +432,7 @@ json_t *policy__report(const struct policy *p)
 	json_object_set_new(o, "pipeline", json_string(p->desc ? p->desc : ""));
 	json_object_set_new(o, "source", json_string(policy_source_name(p->props.source)));
 	json_object_set_new(o, "qd", json_integer(p->props.qd));
+	json_object_set_new(o, "waiter", json_string(policy_waiter_name(p->props.waiter)));
 	json_object_set_new(o, "stages", arr);
 	return o;
 }

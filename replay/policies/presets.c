@@ -44,6 +44,8 @@ static const struct policy_tunable xfs_tunables[] = {
 	{ "segments", "0", "max_discard_segments for plug merging; 0 = from the trace's device table" },
 	{ "qd", "0", "discards in flight (0 = the device's queue: XFS does not wait)" },
 	{ "unwritten", "1", "no discard for frees never written since allocated (SKIP_DISCARD, needs --io)" },
+	{ "push_flush", "auto", "the first cache flush after a commit starts the next checkpoint (1, 0, auto: 1 on "
+				"an XFS trace)" },
 	{ NULL },
 };
 
@@ -115,6 +117,7 @@ const struct policy_preset policy_presets[] = {
 		.follows = "fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 3.2: one synchronous "
 			   "blkdev_issue_discard() per busy extent, from xlog_cil_committed())",
 		.tunables = no_tunables,
+		.waiter = PW_WORKLOAD,	/* seed 001: the rm waited for every discard */
 	},
 	{
 		.name = "sort-merge-async",
@@ -123,6 +126,7 @@ const struct policy_preset policy_presets[] = {
 			    "merge(max=${max},segments=${segments}) | dispatch(qd=${qd})",
 		.follows = NULL,
 		.tunables = sort_merge_async_tunables,
+		.waiter = PW_WORKLOAD,	/* the fs's commit path submits them, async: it waits on a full queue */
 	},
 	{
 		.name = "none",
@@ -136,7 +140,8 @@ const struct policy_preset policy_presets[] = {
 		.name = "xfs",
 		.help = "XFS -o discard: busy extents discarded after their checkpoint commits, sorted, one bio each, "
 			"block-layer plug merging",
-		.pipeline = "source(free) | xfs-cil(commit=${commit},unwritten=${unwritten}) | blk-plug(enable=${plug},segments=${segments}) | "
+		.pipeline = "source(free) | xfs-cil(commit=${commit},unwritten=${unwritten},push_flush=${push_flush}) | "
+			    "blk-plug(enable=${plug},segments=${segments}) | "
 			    "dispatch(qd=${qd})",
 		.follows = "fs/xfs/xfs_log_cil.c: xlog_cil_committed(); fs/xfs/xfs_discard.c: xfs_discard_extents(); "
 			   "block/blk-merge.c: blk_attempt_plug_merge() (Linux 6.12)",

@@ -72,6 +72,14 @@ const char *policy_source_name(enum policy_source s)
 	return s <= PS_MAX ? source_names[s] : "?";
 }
 
+const char *policy_waiter_name(enum policy_waiter w)
+{
+	static const char *const names[] = { [PW_UNKNOWN] = "unknown", [PW_WORKLOAD] = "workload",
+					     [PW_WORKER] = "worker" };
+
+	return w <= PW_MAX ? names[w] : "?";
+}
+
 struct source_cfg { unsigned layer; };
 static const struct opt_spec source_opts[] = {
 	{ "layer", OPT_ENUM, offsetof(struct source_cfg, layer), 0, 0, "intent",

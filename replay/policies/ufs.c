@@ -53,7 +53,7 @@ struct ufs_state {
 	uint32_t blocks, dev;
 	uint16_t flags;
 	/* Figures. */
-	uint64_t frees, blkfrees, sent, prepends, appends, breaks;
+	uint64_t frees, blkfrees, sent, prepends, appends, breaks, prealloc;
 };
 
 static int ufs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
@@ -67,6 +67,7 @@ static int ufs_init(const void *cfg, const struct policy_env *env, struct policy
 	s->cfg = *(const struct ufs_cfg *)cfg;
 	s->devno = env->devno;
 	props->source = PS_FREE;
+	props->waiter = PW_WORKER;	/* g_io_request() is asynchronous and GEOM queues without limit */
 	*priv = s;
 	return 0;
 }
@@ -130,6 +131,15 @@ static int ufs_push(void *priv, const struct policy_event *ev, struct policy_out
 	int err;
 
 	s->frees++;
+	if (ev->flags & TS_F_PREALLOC) {
+		/*
+		 * An unused preallocation (ext4 traces) was never a file's block: FFS does not
+		 * preallocate past EOF, and ffs_blkfree() is only called for the block pointers a
+		 * file holds (ffs_truncate(), ffs_indirtrunc()). No BIO_DELETE.
+		 */
+		s->prealloc++;
+		return 0;
+	}
 	/* ffs_blkrelease_finish() of the previous file's release. */
 	if (s->open && (ev->ino != s->ino || ev->time_ns - s->last_ns > s->cfg.release_gap) &&
 	    (err = send_run(s, ev->time_ns, out)))
@@ -183,6 +193,7 @@ static int ufs_report(void *priv, json_t *obj)
 	struct ufs_state *s = priv;
 
 	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "blkfree_calls", json_integer((json_int_t)s->blkfrees));
 	json_object_set_new(obj, "bio_deletes", json_integer((json_int_t)s->sent));
 	if (s->cfg.trimcons) {

@@ -16,6 +16,8 @@
  *   XFS_BMAPI_NODISCARD, which xfs_free_eofblocks() (fs/xfs/xfs_bmap_util.c)
  *   does for the post-EOF speculative preallocation it trims at close; the
  *   busy extent is then cleared without a discard (xfs_extent_busy_clear()).
+ *   A FREE flagged prealloc (an ext4 trace's unused preallocation) is that
+ *   post-EOF case and always skipped.
  *   The trace does not carry the flag; unwritten=1 infers it: a FREE none of
  *   whose bytes was written (ISSUE/BIO write records, `record --io`) since it
  *   was allocated, out of an allocation of which some other part was written
@@ -27,30 +29,37 @@
  * Commit points: META_COMMIT records; a trace without them falls back to
  * xfs_log_worker(), which forces the log every xfs_syncd_centisecs (30 s),
  * until the first commit record is seen.
- * Checkpoint boundaries (push=flush): xlog_cil_push_work() switches to a new
+ * Checkpoint boundaries (push_flush): xlog_cil_push_work() switches to a new
  * CIL context when the push starts, long before the commit callback; frees
  * after that belong to the next checkpoint. No tracepoint marks the switch,
  * but the push's first iclog goes out with REQ_PREFLUSH (XLOG_ICL_NEED_FLUSH),
  * so the first cache flush on the device after a commit cuts the checkpoint
- * (needs the trace's ISSUE records, `record --io`).
+ * (needs the trace's ISSUE records, `record --io`). push_flush=auto (default)
+ * does so on a trace of an XFS device, where the flushes are XFS's own log
+ * writes; on other traces (an ext4 trace's flushes are jbd2's) it does not.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ivset.h"
 #include "kstages.h"
 
+enum { PF_OFF, PF_ON, PF_AUTO };
+static const char *const xfs_push_flush[] = { "0", "1", "auto", NULL };
+
 struct xfs_cfg {
 	uint64_t commit;
-	bool push_flush;
+	unsigned push_flush;	/* PF_*: after init, PF_ON or PF_OFF */
 	bool unwritten;
 };
 
 static const struct opt_spec xfs_opts[] = {
 	{ "commit", OPT_DURATION, offsetof(struct xfs_cfg, commit), 1e6, 86400e9, "30s",
 	  "checkpoint interval used while the trace shows no META_COMMIT (xfs_syncd_centisecs)" },
-	{ "push_flush", OPT_BOOL, offsetof(struct xfs_cfg, push_flush), 0, 1, "0",
-	  "the first cache flush after a commit starts the next checkpoint (the push's first iclog)" },
+	{ "push_flush", OPT_ENUM, offsetof(struct xfs_cfg, push_flush), 0, 0, "auto",
+	  "the first cache flush after a commit starts the next checkpoint (the push's first iclog): "
+	  "1, 0, or auto (1 on a trace of an XFS device)", xfs_push_flush },
 	{ "unwritten", OPT_BOOL, offsetof(struct xfs_cfg, unwritten), 0, 1, "1",
 	  "no discard for a free never written since its allocation (unwritten / post-EOF preallocation)" },
 	{ NULL },
@@ -67,7 +76,7 @@ struct xfs_state {
 	uint16_t flags;
 	bool seen_commit, cut;
 	uint64_t frees, commits, extents, reused_bytes, pushes;
-	uint64_t alloc_seq, skipped, skipped_bytes;
+	uint64_t alloc_seq, skipped, skipped_bytes, prealloc;
 };
 
 static void xfs_destroy(void *priv)
@@ -95,10 +104,14 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 		return -ENOMEM;
 	}
 	s->cfg = *(const struct xfs_cfg *)cfg;
+	if (s->cfg.push_flush == PF_AUTO)
+		s->cfg.push_flush = env->dev && !strcmp(env->dev->fs, "xfs") ? PF_ON : PF_OFF;
 	s->start_ns = env->start_ns;
 	s->dev = env->devno;
 	s->deadline = UINT64_MAX;
 	props->source = PS_FREE;
+	/* xlog_cil_committed() runs from the log's I/O completion work and does not wait for them */
+	props->waiter = PW_WORKER;
 	*priv = s;
 	return 0;
 }
@@ -199,14 +212,19 @@ static int xfs_push(void *priv, const struct policy_event *ev, struct policy_out
 	(void)out;
 	s->frees++;
 	s->dev = ev->dev;
-	s->flags = ev->flags;
+	s->flags = ev->flags & (uint16_t)~TS_F_PREALLOC;
 	if (!s->seen_commit && s->deadline == UINT64_MAX) {
 		/* The next xfs_log_worker() run after this free. */
 		uint64_t since = ev->time_ns > s->start_ns ? ev->time_ns - s->start_ns : 0;
 
 		s->deadline = s->start_ns + (since / s->cfg.commit + 1) * s->cfg.commit;
 	}
-	skip = skip_discard(s, ev->offset, ev->length);
+	/*
+	 * An unused preallocation given back (TS_F_PREALLOC, ext4 traces) is XFS's post-EOF
+	 * speculative preallocation trimmed by xfs_free_eofblocks(): XFS_BMAPI_NODISCARD.
+	 */
+	s->prealloc += !!(ev->flags & TS_F_PREALLOC);
+	skip = (ev->flags & TS_F_PREALLOC) || skip_discard(s, ev->offset, ev->length);
 	if ((err = ivset__remove(s->fresh, ev->offset, ev->length)) ||
 	    (err = ivset__remove(s->allocs, ev->offset, ev->length)))
 		return err;
@@ -238,7 +256,7 @@ static int xfs_observe(void *priv, const struct ts_record *r, struct policy_out 
 	}
 	if (s->cfg.unwritten && (r->kind == TS_ISSUE || r->kind == TS_BIO) && r->op == TS_OP_WRITE && r->length)
 		return note_write(s, r->offset, r->length);
-	if (s->cfg.push_flush && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
+	if (s->cfg.push_flush == PF_ON && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
 	    (r->op == TS_OP_FLUSH || (r->op == TS_OP_WRITE && (r->flags & TS_F_PREFLUSH)))) {
 		struct ivset *t = s->pushing;	/* xlog_cil_push_work(): a new context */
 
@@ -278,8 +296,10 @@ static int xfs_report(void *priv, json_t *obj)
 	struct xfs_state *s = priv;
 
 	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
+	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
 	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->commits));
 	json_object_set_new(obj, "pushes_seen", json_integer((json_int_t)s->pushes));
+	json_object_set_new(obj, "push_flush_cuts", json_boolean(s->cfg.push_flush == PF_ON));
 	json_object_set_new(obj, "busy_extents_discarded", json_integer((json_int_t)s->extents));
 	json_object_set_new(obj, "busy_bytes_reused", json_integer((json_int_t)s->reused_bytes));
 	json_object_set_new(obj, "skip_discard_frees", json_integer((json_int_t)s->skipped));

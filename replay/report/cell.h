@@ -59,6 +59,20 @@ struct cell_runs {
 	double discard_s[RUNS_MAX];
 };
 
+/* Who submits a cell's discards (RESULT.md policy.waiter; replay/policy.h enum policy_waiter). */
+enum cell_waiter { CW_UNKNOWN = 0, CW_WORKLOAD, CW_WORKER };
+
+/*
+ * What the cell's added time rests on (report.c, discard_wait()):
+ *  - FOREGROUND: the trace's own I/O (how long it was held up, when it ended);
+ *  - SYNC: the workload waited for each discard (a synchronous submitter): [release, completion);
+ *  - QUEUE: the workload's asynchronous submissions waited for room in the queue: [release, submit);
+ *  - UNKNOWN: no foreground I/O, and the discards came from a background worker (or an unknown
+ *    submitter that never waited): the trace cannot tell whether the workload waited.
+ * SYNC and QUEUE add to what the foreground shows, when there is any.
+ */
+enum cell_wait { CWB_NONE = 0, CWB_FOREGROUND, CWB_SYNC, CWB_QUEUE, CWB_UNKNOWN };
+
 enum cell_have {
 	CH_WRITE_P99 = 1u << 0,	/* foreground writes were replayed */
 	CH_WA = 1u << 1,	/* target reported write amplification */
@@ -113,6 +127,12 @@ struct report_cell {
 					   the last foreground completion */
 	uint64_t fg_held_ns;		/* wall time during which some foreground command waited to start
 					   (union of its [submit, start) intervals) */
+	uint64_t d_held_ns;		/* RESULT.md discard.held_ns: released discards waiting for room */
+	uint64_t d_waited_ns;		/* RESULT.md discard.waited_ns: released discards not yet completed */
+	uint8_t waiter;			/* enum cell_waiter */
+	bool serial_qd;			/* the pipeline sends one discard at a time (policy.qd 1) */
+	bool rec_serial;		/* the trace's own discards were serial: each ISSUE after the previous
+					   one's DONE (a synchronous submitter, as in seed 001) */
 	struct cell_series series;
 	struct cell_runs runs;
 
@@ -120,6 +140,8 @@ struct report_cell {
 	int64_t stall_vs_none_ns;
 	double write_p99_inflation;	/* write_p99 / none's write_p99 */
 	uint64_t added_ns;		/* what discard adds to the workload's time (report.c, relative()) */
+	uint64_t discard_wait_ns;	/* the workload's wait for the discards themselves (part of added_ns) */
+	uint8_t wait_basis;		/* enum cell_wait */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 };

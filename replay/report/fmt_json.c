@@ -96,6 +96,7 @@ static json_t *cell_json(const struct report_cell *c)
 	}
 	json_object_set_new(o, "realtime", json_boolean(c->realtime));
 	json_object_set_new(o, "baseline", json_boolean(c->none));
+	json_object_set_new(o, "wait_basis", json_string(report_wait_basis_name(c->wait_basis)));
 	m = json_object();
 	for (size_t k = 0; m && k < ncol; k++)
 		json_object_set_new(m, cols[k].key, num(cols[k].kind, cols[k].get(c)));

@@ -3,8 +3,10 @@
  * The compact view (--format summary): per trace, one line per profile with the
  * costliest and the cheapest policy by device time in TRIM and whether discard
  * matters for the workload (seed 002), from the same cell figures as the table
- * and the JSON (discard_time_ns, added_ns, share). Not applicable and failed
- * cells are counted, never ranked.
+ * and the JSON (discard_time_ns, added_ns, share, wait_basis). Not applicable
+ * and failed cells are counted, never ranked. Where the trace cannot tell
+ * whether the workload waited (wait_basis unknown), the line says so with the
+ * TRIM time against the trace span, as the verdict does.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +17,7 @@
 
 struct line {
 	const struct report_cell *hi, *lo, *worst;	/* most / least TRIM time; largest share */
+	const struct report_cell *untold;		/* most TRIM time where the trace cannot tell */
 	size_t na, failed;
 };
 
@@ -28,8 +31,12 @@ static void scan(const struct report *r, size_t t, size_t m, struct line *l)
 		l->na += !c->status && c->na[0];
 		if (!report_cell_ok(c) || c->none || report_is_fstrim(c))
 			continue;
-		if (!isnan(c->share) && (!l->worst || c->share > l->worst->share))
+		if (c->cmds && c->wait_basis == CWB_UNKNOWN) {
+			if (!l->untold || c->discard_ns > l->untold->discard_ns)
+				l->untold = c;
+		} else if (!isnan(c->share) && (!l->worst || c->share > l->worst->share)) {
 			l->worst = c;
+		}
 		if (!c->cmds)
 			continue;
 		if (!l->hi || c->discard_ns > l->hi->discard_ns)
@@ -57,6 +64,13 @@ static void line_out(const struct report *r, size_t m, const struct line *l, int
 			fmt_duration(l->worst->added_ns, a, sizeof(a)), l->worst->share >= 2.0 ?
 			report_fmt_value(CK_RATIO, l->worst->share, s, sizeof(s)) :
 			report_fmt_value(CK_SHARE, l->worst->share, s, sizeof(s)), l->worst->share >= 2.0 ? "" : " of");
+	else if (l->untold) {
+		double q = l->untold->wall_ns ? (double)l->untold->discard_ns / (double)l->untold->wall_ns : NAN;
+
+		fprintf(f, "; the trace cannot tell whether discard matters (no foreground I/O; `%s` %s in TRIM, %s%s "
+			"the trace span)", l->untold->policy, fmt_duration(l->untold->discard_ns, a, sizeof(a)),
+			report_fmt_value(q >= 2.0 ? CK_RATIO : CK_SHARE, q, s, sizeof(s)), q >= 2.0 ? "" : " of");
+	}
 	else if (l->worst)
 		fprintf(f, "; discard does not matter (at most %s of the wall time)",
 			report_fmt_value(CK_SHARE, l->worst->share, s, sizeof(s)));

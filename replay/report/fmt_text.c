@@ -178,8 +178,8 @@ int report__write_table(const struct report *r, FILE *f)
 		"of discard,\n           added up over commands that wait at the same time, so it can exceed the "
 		"wall time (it is not wall time);\n"
 		"         wp99x = p99 write latency vs `none`;\n"
-		"         added = wall time discard adds to the workload (later end or longer held-up time, not "
-		"the sum above);\n         share = added / wall time.\n");
+		"         added = wall time discard adds to the workload (later end, longer held-up time, or its "
+		"own wait\n           for the discards; not the sum above);\n         share = added / wall time.\n");
 	runs_section(r, f);
 	fprintf(f, "\nverdict:\n");
 	for (size_t i = 0; i < nv; i++)

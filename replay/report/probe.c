@@ -20,6 +20,10 @@ struct report_probe {
 	bool held_lost;			/* out of memory for the held intervals: fg_held_ns is a lower bound */
 	uint64_t freed, intended, trimmed;
 	bool saw_free, saw_intent;
+	/* the trace's own discard commands: serial if none was issued while another was in flight */
+	uint64_t rec_discards;
+	unsigned rec_inflight;
+	bool rec_overlap;
 	/* free-not-yet-trimmed, two candidate sources, value at the end of each bin */
 	uint64_t unt_free[SERIES_BINS], unt_intent[SERIES_BINS];
 	uint8_t touched[SERIES_BINS];
@@ -158,6 +162,17 @@ void report_probe__record(struct report_probe *p, const struct ts_record *rec)
 {
 	if (rec->time_ns > p->last_rec_ns)
 		p->last_rec_ns = rec->time_ns;
+	if ((rec->kind == TS_ISSUE || rec->kind == TS_DONE) && rec->op == TS_OP_DISCARD) {
+		if (rec->kind == TS_DONE) {
+			p->rec_inflight -= p->rec_inflight > 0;
+		} else {
+			p->rec_discards++;
+			p->rec_overlap |= p->rec_inflight++ > 0;
+		}
+		return;
+	}
+	if (rec->kind == TS_FREE && (rec->flags & TS_F_PREALLOC))
+		return;	/* given back unused: never written, nothing for the device to unmap */
 	if (rec->kind == TS_FREE) {
 		p->freed += rec->length;
 		p->saw_free = true;
@@ -267,6 +282,7 @@ void report_probe__finish(struct report_probe *p, uint64_t end_ns)
 		c->have |= CH_WRITE_P99;
 	}
 	c->wall_ns = p->last_rec_ns - p->start_ns;
+	c->rec_serial = p->rec_discards >= 2 && !p->rec_overlap;
 	c->makespan_ns = end_ns > p->start_ns ? end_ns - p->start_ns : 0;
 	c->workload_ns = p->fg_last_done > p->start_ns ? p->fg_last_done - p->start_ns : 0;
 	if (c->workload_ns < c->wall_ns)

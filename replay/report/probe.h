@@ -22,7 +22,11 @@
  *    completion (discards still draining after it do not delay the workload);
  *  - foreground held: wall time during which at least one foreground command
  *    waited to start (union of [submit, start) intervals; overlapping waits
- *    count once, unlike a sum of per-command stalls).
+ *    count once, unlike a sum of per-command stalls);
+ *  - recorded serial: the trace's own discard commands (ISSUE/DONE) never
+ *    overlapped, each issued after the previous one completed: a submitter
+ *    that waited for each (seed 001's XFS).
+ * FREE records flagged prealloc (unused preallocations) do not count as freed.
  * No allocation per event: histograms and series are fixed arrays; unique
  * bytes use ranges.h, which grows only with disjoint extents.
  */

@@ -20,6 +20,8 @@ struct report {
 
 const struct report_cell *report_baseline(const struct report *r, const struct report_cell *c);
 int report_verdicts_build(struct report *r);
+/* "foreground", "synchronous", "queue", "unknown" or "none" (enum cell_wait). */
+const char *report_wait_basis_name(unsigned basis);
 /* A periodic FITRIM policy (fstrim): its cost comes once per interval, not with the workload. */
 bool report_is_fstrim(const struct report_cell *c);
 /* The wall time of trace t: from its first cell that ran. */

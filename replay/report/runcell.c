@@ -255,6 +255,14 @@ static void from_result(struct report_cell *c, json_t *res)
 	}
 	if (!strcmp(json_string_value(jpath(res, "policy", "source", NULL)) ?: "", "none"))
 		c->none = true;
+	c->d_held_ns = ju(res, "discard", "held_ns", NULL);
+	c->d_waited_ns = ju(res, "discard", "waited_ns", NULL);
+	c->serial_qd = ju(res, "policy", "qd", NULL) == 1;
+	{
+		const char *w = json_string_value(jpath(res, "policy", "waiter", NULL)) ?: "";
+
+		c->waiter = !strcmp(w, "workload") ? CW_WORKLOAD : !strcmp(w, "worker") ? CW_WORKER : CW_UNKNOWN;
+	}
 	snprintf(c->pipeline, sizeof(c->pipeline), "%s", json_string_value(jpath(res, "policy", "pipeline", NULL)) ?: "");
 }
 
@@ -281,6 +289,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	if (!(r = trace_reader__open(j->trace, err, errlen)))
 		return -errno ? -errno : -EIO;
 	cfg.dev = pick_device(r, &cfg.devno);
+	cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
+	cfg.start_ns = ts_header_start_ns(trace_reader__header(r));
 	tap_init(&ctx, inner, arg);
 	snprintf(tap_arg, sizeof(tap_arg), "%p", (void *)&ctx);
 	cfg.target = &ctx.ops;
@@ -311,6 +321,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 				goto out;
 			}
 			rec.time_ns = rec.time_ns > t0 ? rec.time_ns - t0 : 0;
+			if (ts_free_is_prealloc(&rec, cfg.legacy_prealloc))	/* the probe reads the flag only */
+				rec.flags |= TS_F_PREALLOC;
 			report_probe__record(ctx.probe, &rec);
 		}
 	}

@@ -307,16 +307,81 @@ static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
 	return err;
 }
 
-/* Seed 002: say plainly when no policy changes the workload's time. */
-static int matters(struct report *r, size_t t, size_t m, const char *w)
+/* A cell whose added time means something: it ran, had input, discards, and is not a periodic fstrim. */
+static bool weighed(const struct report_cell *c)
 {
-	const struct report_cell *worst = NULL, *best = NULL;
-	char a[32], b[32], s1[96], s2[96], wall[32];
+	return report_cell_ok(c) && !c->none && !isnan(c->share) && !report_is_fstrim(c);
+}
+
+/* A cell that discards on a trace that cannot show whether the workload waited for it. */
+static bool untold(const struct report_cell *c)
+{
+	return weighed(c) && c->cmds && c->wait_basis == CWB_UNKNOWN;
+}
+
+/* Why the added time is what it is, when it is the workload's own wait for the discards. */
+static const char *wait_note(const struct report_cell *c)
+{
+	if (!c->discard_wait_ns || c->discard_wait_ns != c->added_ns)
+		return "";
+	if (c->wait_basis == CWB_QUEUE)
+		return " (its discards waited for room in a full queue, and the workload with them)";
+	if (c->waiter == CW_UNKNOWN && !c->serial_qd)
+		return " (the trace has no foreground I/O and its discards went out one at a time, each after the "
+		       "previous completed: the workload waited for each)";
+	return " (the workload waits for each discard)";
+}
+
+/*
+ * The trace cannot tell (DESIGN.md, the verdict): no foreground I/O, and discards a background
+ * worker sent (or an unknown submitter that never waited for them). Say so, with the TRIM time
+ * against the trace span, instead of calling discard harmless.
+ */
+static int untold_sentence(struct report *r, size_t t, size_t m, const char *w, const struct report_cell *known)
+{
+	const struct report_cell *u = NULL;
+	char d[32], span[32], x[192] = "", s[96], k[320] = "";
 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (!report_cell_ok(c) || c->none || isnan(c->share) || report_is_fstrim(c))
+		if (untold(c) && (!u || c->discard_ns > u->discard_ns))
+			u = c;
+	}
+	fmt_duration(u->discard_ns, d, sizeof(d));
+	fmt_duration(u->wall_ns, span, sizeof(span));
+	if (u->wall_ns) {
+		double q = (double)u->discard_ns / (double)u->wall_ns;
+
+		if (q >= 2)
+			snprintf(x, sizeof(x), ", %s the %s trace span", ratio_str(q, s, sizeof(s)), span);
+		else
+			snprintf(x, sizeof(x), ", %s of the %s trace span", pct_str(q, s, sizeof(s)), span);
+	}
+	if (known)
+		snprintf(k, sizeof(k), "; the policies whose waits it shows add at most %s (`%s`)",
+			 pct_str(known->share, s, sizeof(s)), known->policy);
+	return say(r, "%s, the trace cannot tell whether discard matters: it has no foreground I/O, and `%s` %s; "
+		   "`%s` spends %s in TRIM%s%s", w, u->policy,
+		   u->waiter == CW_WORKER ? "discards from a background worker (the workload would feel it only "
+					    "through the device)" :
+					    "sends discards nothing is known to wait for (no full queue, not one "
+					    "at a time)",
+		   u->policy, d, x, k);
+}
+
+/* Seed 002: say plainly when no policy changes the workload's time; say when the trace cannot tell. */
+static int matters(struct report *r, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *worst = NULL, *best = NULL;
+	char a[32], b[32], s1[96], s2[96], wall[32];
+	bool unknown = false;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		unknown |= untold(c);
+		if (!weighed(c) || c->wait_basis == CWB_UNKNOWN)
 			continue;
 		if (!worst || c->share > worst->share)
 			worst = c;
@@ -324,6 +389,8 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 				(c->added_ns == best->added_ns && c->discard_ns < best->discard_ns)))
 			best = c;
 	}
+	if ((!worst || worst->share < REPORT_MATTERS_SHARE) && unknown)
+		return untold_sentence(r, t, m, w, worst);
 	if (!worst)
 		return 0;
 	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
@@ -334,15 +401,17 @@ static int matters(struct report *r, size_t t, size_t m, const char *w)
 			   pct_str(worst->share, s2, sizeof(s2)));
 	fmt_duration(worst->added_ns, a, sizeof(a));
 	if (!best || best == worst)
-		return say(r, "%s, discard matters: `%s` adds %s, %s", w, worst->policy, a,
-			   share_str(worst->share, wall, s1, sizeof(s1)));
+		return say(r, "%s, discard matters: `%s` adds %s, %s%s", w, worst->policy, a,
+			   share_str(worst->share, wall, s1, sizeof(s1)), wait_note(worst));
 	fmt_duration(best->added_ns, b, sizeof(b));
 	if (!best->added_ns)
-		return say(r, "%s, discard matters: `%s` adds %s, %s; `%s` discards without adding anything", w,
-			   worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy);
-	return say(r, "%s, discard matters: `%s` adds %s, %s; the cheapest policy that discards, `%s`, "
-		   "adds %s (%s)", w, worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), best->policy,
-		   b, best->share >= 2.0 ? share_str(best->share, wall, s2, sizeof(s2)) : pct_str(best->share, s2, sizeof(s2)));
+		return say(r, "%s, discard matters: `%s` adds %s, %s%s; `%s` discards without adding anything", w,
+			   worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), wait_note(worst),
+			   best->policy);
+	return say(r, "%s, discard matters: `%s` adds %s, %s%s; the cheapest policy that discards, `%s`, "
+		   "adds %s (%s)", w, worst->policy, a, share_str(worst->share, wall, s1, sizeof(s1)), wait_note(worst),
+		   best->policy, b,
+		   best->share >= 2.0 ? share_str(best->share, wall, s2, sizeof(s2)) : pct_str(best->share, s2, sizeof(s2)));
 }
 
 static int redundancy(struct report *r, size_t t, size_t m, const char *w)
@@ -443,7 +512,9 @@ static int trace_never_matters(struct report *r, size_t t)
 		for (size_t p = 0; p < r->np; p++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-			if (!report_cell_ok(c) || c->none || isnan(c->share) || report_is_fstrim(c))
+			if (untold(c))
+				return 0;	/* that profile gets its own "cannot tell" */
+			if (!weighed(c))
 				continue;
 			if (c->share >= REPORT_MATTERS_SHARE)
 				return 0;
@@ -474,10 +545,11 @@ static int group(struct report *r, size_t t, size_t m, bool brief)
 	where(r, t, m, w, sizeof(w));
 	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, t, m, w, &all_rejected)))
 		return err;
-	if (brief || all_rejected)
+	if (all_rejected)
 		return 0;
-	if ((err = trim_time(r, t, m, w)) || (err = fstrim_cost(r, t, m, w)) || (err = matters(r, t, m, w)) ||
-	    (err = redundancy(r, t, m, w)))
+	/* brief: "does not matter" was said once for the trace; the figures per profile still are */
+	if ((err = trim_time(r, t, m, w)) || (err = fstrim_cost(r, t, m, w)) ||
+	    (!brief && (err = matters(r, t, m, w))) || (err = redundancy(r, t, m, w)))
 		return err;
 	return write_amp(r, t, m, w);
 }

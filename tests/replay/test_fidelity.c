@@ -2,9 +2,10 @@
 /*
  * Fidelity of the xfs and ext4 presets on the recorded corpus (traces/corpus/,
  * Linux 6.18): the FREE stream replayed through xfs(plug=0) must give the
- * recorded INTENT (xfs_discard_extent) commands and bytes, through ext4 the
- * recorded discard ISSUEs, within 10%. Every recorded figure comes from the
- * trace. ext4's discard work is paced two ways (PRESETS.md, ext4):
+ * recorded INTENT (xfs_discard_extent) commands and bytes, through xfs (with the
+ * block layer's plug merging) and ext4 the recorded device discard commands
+ * (discard ISSUEs), within 10%. Every recorded figure comes from the trace.
+ * ext4's discard work is paced two ways (PRESETS.md, ext4):
  *  - clock=intent: the work runs when the recorded one did (INTENT records);
  *  - kworker=PACE: one run per PACE, the recorded work's mean time per discard
  *    (INTENT to the next INTENT while it was busy, else to its DONE).
@@ -25,7 +26,8 @@
 
 struct fid_case {
 	char trace[64];		/* traces/corpus/<trace>.tsim */
-	char preset[32];	/* "xfs(plug=0)" vs INTENT; "ext4(clock=intent)" or "ext4" (+ kworker=PACE) vs ISSUE */
+	char preset[32];	/* "xfs(plug=0)" vs INTENT; "xfs", "ext4(clock=intent)" or "ext4" (+ kworker=PACE)
+				   vs ISSUE */
 	double max_cmd_gap;	/* |emulated / recorded - 1| allowed */
 	double max_byte_gap;
 };
@@ -112,23 +114,41 @@ ParameterizedTestParameters(fidelity, corpus)
 {
 	/* 10% is issue 5's bar; the wider rows are the gaps PRESETS.md documents. */
 	static struct fid_case cases[] = {
-		{ .trace = "xfs-discard-rmtree", .preset = "xfs(plug=0)", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
-		{ .trace = "xfs-discard-churn", .preset = "xfs(plug=0)", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
-		{ .trace = "xfs-discard-unpack", .preset = "xfs(plug=0)", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
-		{ .trace = "xfs-discard-db", .preset = "xfs(plug=0)", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
-		{ .trace = "ext4-discard-rmtree", .preset = "ext4(clock=intent)", .max_cmd_gap = 0.10,
-		  .max_byte_gap = 0.10 },
-		{ .trace = "ext4-discard-churn", .preset = "ext4(clock=intent)", .max_cmd_gap = 0.10,
-		  .max_byte_gap = 0.10 },
-		{ .trace = "ext4-discard-unpack", .preset = "ext4(clock=intent)", .max_cmd_gap = 0.10,
-		  .max_byte_gap = 0.10 },
-		{ .trace = "ext4-discard-db", .preset = "ext4(clock=intent)", .max_cmd_gap = 0.10,
-		  .max_byte_gap = 0.10 },
-		{ .trace = "ext4-discard-rmtree", .preset = "ext4", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
-		/* measured +16.4% / +15.0% */
-		{ .trace = "ext4-discard-churn", .preset = "ext4", .max_cmd_gap = 0.19, .max_byte_gap = 0.18 },
-		{ .trace = "ext4-discard-unpack", .preset = "ext4", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
-		{ .trace = "ext4-discard-db", .preset = "ext4", .max_cmd_gap = 0.10, .max_byte_gap = 0.10 },
+		{ "xfs-discard-rmtree", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-churn", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-unpack", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-db", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-rmlarge", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-sqlite", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-logtrunc", "xfs(plug=0)", 0.10, 0.10 },
+		{ "xfs-discard-pkg", "xfs(plug=0)", 0.10, 0.10 },
+		/* the device's commands: plug merging, checkpoints cut at the push's flush (push_flush=auto) */
+		{ "xfs-discard-rmtree", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-churn", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-unpack", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-db", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-rmlarge", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-sqlite", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-logtrunc", "xfs", 0.10, 0.10 },
+		{ "xfs-discard-pkg", "xfs", 0.10, 0.10 },
+		{ "ext4-discard-rmtree", "ext4(clock=intent)", 0.10, 0.10 },
+		{ "ext4-discard-churn", "ext4(clock=intent)", 0.10, 0.10 },
+		{ "ext4-discard-unpack", "ext4(clock=intent)", 0.10, 0.10 },
+		{ "ext4-discard-db", "ext4(clock=intent)", 0.10, 0.10 },
+		{ "ext4-discard-rmlarge", "ext4(clock=intent)", 0.10, 0.10 },
+		{ "ext4-discard-sqlite", "ext4(clock=intent)", 0.10, 0.10 },	/* 16 unused preallocations */
+		{ "ext4-discard-logtrunc", "ext4(clock=intent)", 0.10, 0.10 },
+		{ "ext4-discard-pkg", "ext4(clock=intent)", 0.10, 0.10 },	/* 64 unused preallocations */
+		{ "ext4-discard-rmtree", "ext4", 0.10, 0.10 },
+		{ "ext4-discard-churn", "ext4", 0.19, 0.18 },	/* measured +16.4% / +15.0% */
+		{ "ext4-discard-unpack", "ext4", 0.10, 0.10 },
+		{ "ext4-discard-db", "ext4", 0.10, 0.10 },
+		{ "ext4-discard-rmlarge", "ext4", 0.10, 0.10 },
+		{ "ext4-discard-sqlite", "ext4", 0.10, 0.10 },
+		/* measured +43.3% / -0.7%: frees made while the previous transaction was committing are
+		   put in it (PRESETS.md, ext4-discard-logtrunc); clock=intent above is exact */
+		{ "ext4-discard-logtrunc", "ext4", 0.46, 0.10 },
+		{ "ext4-discard-pkg", "ext4", 0.10, 0.10 },
 	};
 
 	return cr_make_param_array(struct fid_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -137,15 +157,16 @@ ParameterizedTestParameters(fidelity, corpus)
 ParameterizedTest(struct fid_case *c, fidelity, corpus, .timeout = 120)
 {
 	char path[1024], out[1200], policy[128], cmd[4096], *err = NULL;
+	const char *tmp = th_dir();
 	uint64_t want_cmds, want_bytes, cmds, bytes;
-	bool xfs = !strncmp(c->preset, "xfs", 3);
+	bool intent = !strcmp(c->preset, "xfs(plug=0)");	/* one INTENT per emulated discard */
 	struct recorded rc;
 	json_t *j, *disc;
 
 	snprintf(path, sizeof(path), "%s/traces/corpus/%s.tsim", th_src(), c->trace);
 	read_recorded(path, &rc);
-	want_cmds = xfs ? rc.intents : rc.issues;
-	want_bytes = xfs ? rc.intent_bytes : rc.issue_bytes;
+	want_cmds = intent ? rc.intents : rc.issues;
+	want_bytes = intent ? rc.intent_bytes : rc.issue_bytes;
 	cr_assert_gt(want_cmds, 0, "%s: no recorded discards", c->trace);
 	if (!strcmp(c->preset, "ext4")) {
 		cr_assert_gt(rc.pace_ns, 0, "%s: no pace (INTENT and discard DONE records differ)", c->trace);
@@ -153,7 +174,7 @@ ParameterizedTest(struct fid_case *c, fidelity, corpus, .timeout = 120)
 	} else {
 		snprintf(policy, sizeof(policy), "%s", c->preset);
 	}
-	snprintf(out, sizeof(out), "%s/r.json", th_dir());
+	snprintf(out, sizeof(out), "%s/r.json", tmp);
 	snprintf(cmd, sizeof(cmd), "%s replay %s -p '%s' -M nvme --timing asap --no-baseline -q -o %s",
 		 th_trimsim(), path, policy, out);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s: %s", cmd, err);
@@ -236,4 +257,143 @@ Test(fidelity, ext4_kworker_reads_free_map_late)
 		}
 		h_free_all(h);
 	}
+}
+
+/*
+ * fstrim on the corpus's fstrim traces: one FITRIM pass at the time the recorded one began
+ * (its first fitrim INTENT), against the recorded discard commands. A free is visible to the
+ * pass only once its transaction committed (ext4-fstrim-rmtree: fstrim ran 7 ms after the
+ * rm, before the jbd2 commit, so the kernel trimmed around the rm's frees).
+ */
+struct fstrim_case {
+	char trace[48];
+	char mode[8];
+	double max_cmd_gap, max_byte_gap;
+};
+
+ParameterizedTestParameters(fidelity, fstrim)
+{
+	static struct fstrim_case cases[] = {
+		{ "ext4-fstrim-rmtree", "ext4", 0.01, 0.01 },	/* was 18 / 2 038 362 112 before commits counted */
+		{ "ext4-fstrim-pass", "ext4", 0.01, 0.01 },
+		{ "xfs-fstrim-rmtree", "xfs", 0.01, 0.01 },
+		/* measured +11.4% / +0.05%: 85 free extents of 1-8 blocks in AG 0 the kernel did not trim */
+		{ "xfs-fstrim-pass", "xfs", 0.12, 0.01 },
+	};
+
+	return cr_make_param_array(struct fstrim_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct fstrim_case *c, fidelity, fstrim, .timeout = 120)
+{
+	char path[1024], out[1200], policy[160], cmd[4096], err[512], *e = NULL;
+	const char *tmp = th_dir();
+	struct trace_reader *r;
+	const struct ts_record *recs;
+	uint64_t start, first = 0, issues = 0, bytes = 0, cmds, got;
+	ssize_t n;
+	json_t *j;
+
+	snprintf(path, sizeof(path), "%s/traces/corpus/%s.tsim", th_src(), c->trace);
+	cr_assert_not_null(r = trace_reader__open(path, err, sizeof(err)), "%s", err);
+	start = ts_header_start_ns(trace_reader__header(r));
+	while ((n = trace_reader__batch(r, &recs, 4096)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (!first && recs[i].kind == TS_INTENT && (recs[i].flags & TS_F_FITRIM))
+				first = recs[i].time_ns;
+			if (recs[i].kind == TS_ISSUE && recs[i].op == TS_OP_DISCARD) {
+				issues++;
+				bytes += recs[i].length;
+			}
+		}
+	trace_reader__close(r);
+	cr_assert(first > start && issues, "%s: no recorded FITRIM", c->trace);
+	snprintf(policy, sizeof(policy), "fstrim(mode=%s,first=%lluns,final=0)", c->mode,
+		 (unsigned long long)(first - start - 1));
+	snprintf(out, sizeof(out), "%s/r.json", tmp);
+	snprintf(cmd, sizeof(cmd), "%s replay %s -p '%s' -M nvme --timing asap --no-baseline -q -o %s",
+		 th_trimsim(), path, policy, out);
+	cr_assert_eq(th_run(cmd, NULL, &e), 0, "%s: %s", cmd, e);
+	free(e);
+	cr_assert_not_null(j = json_load_file(out, 0, NULL));
+	cmds = (uint64_t)json_integer_value(json_object_get(json_object_get(j, "discard"), "commands"));
+	got = (uint64_t)json_integer_value(json_object_get(json_object_get(j, "discard"), "bytes"));
+	json_decref(j);
+	cr_log_info("%s %s: commands %llu / %llu (%+.1f%%), bytes %llu / %llu (%+.2f%%)", c->trace, policy,
+		    (unsigned long long)cmds, (unsigned long long)issues, 100 * gap(cmds, issues),
+		    (unsigned long long)got, (unsigned long long)bytes, 100 * gap(got, bytes));
+	cr_expect_leq(fabs(gap(cmds, issues)), c->max_cmd_gap, "%s: commands %llu, recorded %llu", c->trace,
+		      (unsigned long long)cmds, (unsigned long long)issues);
+	cr_expect_leq(fabs(gap(got, bytes)), c->max_byte_gap, "%s: bytes %llu, recorded %llu", c->trace,
+		      (unsigned long long)got, (unsigned long long)bytes);
+}
+
+/*
+ * btrfs-async against the kernel (PRESETS.md, "btrfs-async against the kernel"): btrfs exposes no
+ * event where it frees an extent, so the FREE stream comes from the same workload recorded with
+ * discard=sync, whose discard BIOs are the extents each transaction freed
+ * (btrfs_finish_extent_commit() -> btrfs_discard_extent()); the reference is the discard=async
+ * recording's device commands. The documented gap (pinned, fails if it widens): the kernel trimmed
+ * the block groups the rm emptied, whole, 10 s later (BTRFS_DISCARD_UNUSED_DELAY, list 0, 64 MiB
+ * commands); the emulation cannot know a group became unused (no block-group layout or usage in a
+ * btrfs trace) and trims the freed extents after 120 s.
+ */
+Test(fidelity, btrfs_async, .timeout = 120)
+{
+	char in[1024], ref[1024], path[1024], out[1200], cmd[4096], err[512], *e = NULL;
+	const char *tmp = th_dir();
+	struct trace_reader *r;
+	struct trace_writer *w;
+	const struct ts_record *recs;
+	uint64_t want_cmds = 0, want_bytes = 0, cmds, bytes, frees = 0;
+	ssize_t n;
+	json_t *j;
+
+	snprintf(in, sizeof(in), "%s/traces/corpus/btrfs-sync-rmtree.tsim", th_src());
+	snprintf(ref, sizeof(ref), "%s/traces/corpus/btrfs-async-rmtree.tsim", th_src());
+	snprintf(path, sizeof(path), "%s/frees.tsim", tmp);
+	cr_assert_not_null(r = trace_reader__open(in, err, sizeof(err)), "%s", err);
+	cr_assert_not_null(w = trace_writer__open(path, trace_reader__header(r), TW_BINARY, TW_ATOMIC, err, sizeof(err)),
+			   "%s", err);
+	while ((n = trace_reader__batch(r, &recs, 4096)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			struct ts_record f = recs[i];
+
+			if (f.kind != TS_BIO || f.op != TS_OP_DISCARD)
+				continue;
+			f.kind = TS_FREE;
+			f.op = TS_OP_NONE;
+			f.flags = TS_FS_BTRFS;
+			f.ino = 0;
+			cr_assert_eq(trace_writer__write(w, &f), 0);
+			frees++;
+		}
+	cr_assert_eq(trace_writer__close(w, trace_reader__status(r)->end_ns, err, sizeof(err)), 0, "%s", err);
+	trace_reader__close(r);
+	cr_assert_gt(frees, 0);
+	cr_assert_not_null(r = trace_reader__open(ref, err, sizeof(err)), "%s", err);
+	while ((n = trace_reader__batch(r, &recs, 4096)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (recs[i].kind == TS_ISSUE && recs[i].op == TS_OP_DISCARD) {
+				want_cmds++;
+				want_bytes += recs[i].length;
+			}
+	trace_reader__close(r);
+	snprintf(out, sizeof(out), "%s/r.json", tmp);
+	snprintf(cmd, sizeof(cmd), "%s replay %s -p btrfs-async -M nvme --timing asap --no-baseline -q -o %s",
+		 th_trimsim(), path, out);
+	cr_assert_eq(th_run(cmd, NULL, &e), 0, "%s: %s", cmd, e);
+	free(e);
+	cr_assert_not_null(j = json_load_file(out, 0, NULL));
+	cmds = (uint64_t)json_integer_value(json_object_get(json_object_get(j, "discard"), "commands"));
+	bytes = (uint64_t)json_integer_value(json_object_get(json_object_get(j, "discard"), "bytes"));
+	json_decref(j);
+	cr_log_info("btrfs-async on %llu frees: commands %llu / %llu (%+.0f%%), bytes %llu / %llu (%+.1f%%)",
+		    (unsigned long long)frees, (unsigned long long)cmds, (unsigned long long)want_cmds,
+		    100 * gap(cmds, want_cmds), (unsigned long long)bytes, (unsigned long long)want_bytes,
+		    100 * gap(bytes, want_bytes));
+	cr_expect_leq(fabs(gap(cmds, want_cmds)), 4.1, "commands %llu, recorded %llu", (unsigned long long)cmds,
+		      (unsigned long long)want_cmds);
+	cr_expect_leq(fabs(gap(bytes, want_bytes)), 0.70, "bytes %llu, recorded %llu", (unsigned long long)bytes,
+		      (unsigned long long)want_bytes);
 }

@@ -95,7 +95,7 @@ static struct xlate_case xlate_cases[] = {
 	{ .ev = { .src = TR_EXT4_ALLOC, .dev = EXT4_DEV, .agno = 3, .a = 5, .b = 2 }, .kind = TS_ALLOC,
 	  .flags = TS_FS_EXT4, .offset = (3ull * 32768 + 5) * 4096, .length = 2 * 4096 },
 	{ .ev = { .src = TR_EXT4_PA_FREE, .dev = EXT4K_DEV, .agno = 1, .a = 0, .b = 4 }, .kind = TS_FREE,
-	  .flags = TS_FS_EXT4, .offset = (8192 + 1) * 1024, .length = 4 * 1024 },
+	  .flags = TS_FS_EXT4 | TS_F_PREALLOC, .offset = (8192 + 1) * 1024, .length = 4 * 1024 },
 	{ .ev = { .src = TR_EXT4_TRIM, .dev = EXT4_DEV, .agno = 1, .a = 100, .b = 50 }, .kind = TS_INTENT,
 	  .flags = TS_FS_EXT4, .offset = (32768 + 100) * 4096ull, .length = 50 * 4096 },
 	{ .ev = { .src = TR_EXT4_DISCARD, .dev = EXT4_DEV, .a = 9, .b = 1 }, .kind = TS_INTENT,

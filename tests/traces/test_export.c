@@ -361,3 +361,33 @@ Test(export, fio_iolog_v3_replayed_by_fio)
 	cr_assert_eq(iob, bytes);
 	free(json);
 }
+
+/* --records free: an unused preallocation given back (flag prealloc) is no discard (FORMAT.md). */
+Test(export, free_layer_leaves_out_unused_preallocations)
+{
+	static const struct ts_record frees[] = {
+		{ .time_ns = 1000000, .kind = TS_FREE, .dev = TU_DEV, .offset = 1 << 20, .length = 65536, .ino = 12,
+		  .flags = TS_FS_EXT4 },
+		{ .time_ns = 2000000, .kind = TS_FREE, .dev = TU_DEV, .offset = 4 << 20, .length = 1 << 20,
+		  .flags = TS_FS_EXT4 | TS_F_PREALLOC },
+		{ .time_ns = 3000000, .kind = TS_FREE, .dev = TU_DEV, .offset = 8 << 20, .length = 8192, .ino = 13,
+		  .flags = TS_FS_EXT4 },
+	};
+	char path[512], err[256] = "", opts[64] = { 0 };
+	char *files[1] = { path };
+	struct import_sink *sink = import_sink__new();
+	struct ts_record back[8];
+	ssize_t n;
+
+	cr_assert_not_null(sink);
+	snprintf(path, sizeof(path), "%s/free.blktrace", dir);
+	cr_assert_eq(tu_export(exporter__find("blktrace"), "records=free", frees, 3, path, err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert_eq(opts__defaults(importer_blktrace.opts, opts, err, sizeof(err)), 0);
+	cr_assert_eq(importer_blktrace.run(opts, files, 1, sink, err, sizeof(err)), 0, "%s", err);
+	n = import_sink__read(sink, 0, back, 8);
+	cr_assert_eq(n, 2, "two discards (the unused preallocation left out), got %zd", n);
+	cr_expect_eq(back[0].offset, 1 << 20);
+	cr_expect_eq(back[1].offset, 8 << 20);
+	import_sink__free(sink);
+}

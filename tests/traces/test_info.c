@@ -191,3 +191,47 @@ Test(info, truncated_json_still_reports)
 	cr_assert(strstr(json_string_value(json_object_get(o, "warning")), "9 whole records recovered"));
 	json_decref(o);
 }
+
+/* Issue 16: plain info shows the discard-to-free ratio per device and warns past 10x (recorded traces). */
+struct ratio_case {
+	char trace[48];
+	char line[160];		/* the device row's tail: freed and discard/free */
+	bool warn;
+	double ratio;
+};
+
+static const struct ratio_case ratio_cases[] = {
+	/* ext4 >= 6.6: each discard extends over the free run around the freed blocks */
+	{ "ext4-discard-rmtree", "91.4 GiB        202 MiB          464x\n", true, 463.9 },
+	{ "xfs-discard-rmtree", "206 MiB        206 MiB         1.00x\n", false, 1.0 },
+	/* the db workload frees 4 MiB WAL segments whole */
+	{ "ext4-discard-db", "180 MiB        192 MiB         0.94x\n", false, 0.9375 },
+};
+
+Test(info, discard_to_free_ratio)
+{
+	for (size_t i = 0; i < sizeof(ratio_cases) / sizeof(ratio_cases[0]); i++) {
+		const struct ratio_case *c = &ratio_cases[i];
+		char path[1024], cmd[2200], *out = NULL;
+		json_t *j, *d;
+
+		snprintf(path, sizeof(path), "%s/traces/corpus/%s.tsim", th_src(), c->trace);
+		snprintf(cmd, sizeof(cmd), "%s info %s", th_trimsim(), path);
+		cr_assert_eq(th_run(cmd, &out, NULL), 0);
+		cr_expect(strstr(out, c->line), "%s: %s", c->trace, out);
+		cr_expect_eq(strstr(out, "warning: 7:") != NULL, c->warn, "%s: %s", c->trace, out);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "%s info --json %s", th_trimsim(), path);
+		cr_assert_eq(th_run(cmd, &out, NULL), 0);
+		cr_assert_not_null(j = json_loads(out, 0, NULL));
+		d = json_array_get(json_object_get(j, "per_device"), 0);
+		cr_expect_float_eq(json_real_value(json_object_get(d, "discard_to_free")), c->ratio, 0.05 * c->ratio,
+				   "%s", c->trace);
+		cr_expect_eq(json_is_true(json_object_get(d, "discard_to_free_warning")), c->warn, "%s", c->trace);
+		cr_expect_float_eq((double)json_integer_value(json_object_get(d, "discard_bytes")),
+				   c->ratio * (double)json_integer_value(json_object_get(d, "freed_bytes")),
+				   0.001 * (double)json_integer_value(json_object_get(d, "discard_bytes")), "%s", c->trace);
+		json_decref(j);
+		free(out);
+	}
+}

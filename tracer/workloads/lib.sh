@@ -14,7 +14,8 @@
 #   -o OUT       the trace to write
 #
 # Environment: TRIMSIM (the binary; default trimsim from PATH or build/trimsim),
-# WORKDIR (where the backing file lives; default a fresh directory under /tmp).
+# WORKDIR (where the backing file lives; default a fresh directory under /tmp),
+# WS_SETTLE (seconds between the two syncfs at the end; default 2).
 # The recorder runs with --io (reads and writes too). If `trimsim record` is not built (or
 # TRIMSIM_RECORD_FALLBACK=1), the tracefs instance + `trace-cmd extract` + `trimsim import
 # --from trace-cmd` path is used.
@@ -104,8 +105,12 @@ ws_record() {
 	# checkpoint, fs/xfs/xfs_discard.c; ext4: after the jbd2 commit): syncfs forces the commit
 	# and two seconds (and another syncfs) let the discards complete inside the recording.
 	# shellcheck disable=SC2016 # expanded by that sh
-	cmd=(sh -c '"$@" && sync -f "$WS_MNT" && sleep 2 && sync -f "$WS_MNT"' sh "${cmd[@]}")
-	export WS_MNT
+	# WS_SETTLE (seconds, default 2) makes the pause longer: btrfs -o discard=async waits
+	# BTRFS_DISCARD_DELAY (120 s, fs/btrfs/discard.c) before its first discard.
+	cmd=(sh -c '"$@" && sync -f "$WS_MNT" && sleep "${WS_SETTLE:-2}" && sync -f "$WS_MNT"' sh "${cmd[@]}")
+	# The workload's functions run in a new bash (above): -n reaches them through the environment
+	# (before this export, functions reading WS_SCALE ran at their default scale).
+	export WS_MNT WS_SCALE WS_SETTLE
 	sync
 	if [ "${TRIMSIM_RECORD_FALLBACK:-0}" != 1 ] && "$ts" record --help >/dev/null 2>&1; then
 		(cd "$WS_MNT" && "$ts" record -o "$WS_OUT" -m "$WS_MNT" --io -- "${cmd[@]}")

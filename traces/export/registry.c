@@ -72,6 +72,8 @@ bool export_wants(unsigned kind, unsigned ops, const struct ts_record *r)
 
 	if (r->kind != kind && !(kind == TS_ISSUE && r->kind == TS_DONE))
 		return false;
+	if (r->kind == TS_FREE && (r->flags & TS_F_PREALLOC))
+		return false;	/* an unused preallocation: never written, no kernel discards it on free */
 	op = export_op(r);
 	if (op == TS_OP_NONE || op > TS_OP_MAX)
 		return false;

@@ -15,7 +15,7 @@
  *                                       ext4_trim_extent of a non-kworker task announced it
  *   ext4:ext4_trim_extent            -> (group, start, len in clusters) see struct trim_note
  *   ext4:ext4_mballoc_alloc          -> ALLOC  (result_group/start/len in clusters; ino)
- *   ext4:ext4_mballoc_discard        -> FREE   (an unused preallocation given back; same fields)
+ *   ext4:ext4_mballoc_discard        -> FREE, flag prealloc (an unused preallocation given back; same fields)
  *   xfs:xfs_alloc_vextent_finish     -> ALLOC  (agno, agbno, len; AGFL refills, wasfromfl, skipped)
  *   jbd2:jbd2_end_commit             -> META commit, ino = transaction id
  *   xfs:xlog_iclog_callbacks_start   -> META commit, ino = LSN (the log write is on disk: XFS
@@ -346,7 +346,8 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 		if (!trim)
 			fnum(e, rec, "ino", &ino);
 		r->kind = trim ? TS_INTENT : which == EV_EXT4_PA_FREE ? TS_FREE : TS_ALLOC;
-		r->flags = TS_FS_EXT4;
+		/* ext4_mb_release_inode_pa()/_group_pa(): mb_free_blocks(), never a discard */
+		r->flags = TS_FS_EXT4 | (which == EV_EXT4_PA_FREE ? TS_F_PREALLOC : 0);
 		r->ino = ino;
 		r->offset = (a * s->g.bpg + s->g.first + (uint64_t)(uint32_t)b * s->g.cratio) * s->g.bs;
 		r->length = (uint64_t)(uint32_t)c * s->g.cratio * s->g.bs;
@@ -631,7 +632,8 @@ const struct importer_ops importer_tracecmd = {
 	.name = "trace-cmd",
 	.help = "trace-cmd trace.dat (record or extract) with the recorder's tracepoints: block_bio_queue,\n"
 		"block_rq_issue/complete, xfs_free_extent, xfs_discard_extent, ext4_free_blocks,\n"
-		"ext4_discard_blocks, ext4_trim_extent, ext4_mballoc_alloc. XFS and ext4 block numbers\n"
+		"ext4_discard_blocks, ext4_trim_extent, ext4_mballoc_alloc, ext4_mballoc_discard (unused\n"
+		"preallocation: FREE flagged prealloc), jbd2_end_commit. XFS and ext4 block numbers\n"
 		"need the fs geometry: --device reads it from the superblock, or give the numbers.\n"
 		"Times are the trace clock's (set trace_clock=mono to match trimsim record).",
 	.opts = tc_opt_table,
