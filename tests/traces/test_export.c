@@ -380,7 +380,7 @@ Test(export, free_layer_leaves_out_unused_preallocations)
 	ssize_t n;
 
 	cr_assert_not_null(sink);
-	snprintf(path, sizeof(path), "%s/free.blktrace", dir);
+	snprintf(path, sizeof(path), "%s/free.blktrace", th_dir());
 	cr_assert_eq(tu_export(exporter__find("blktrace"), "records=free", frees, 3, path, err, sizeof(err)), 0,
 		     "%s", err);
 	cr_assert_eq(opts__defaults(importer_blktrace.opts, opts, err, sizeof(err)), 0);
