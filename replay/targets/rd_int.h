@@ -48,6 +48,7 @@ struct rd_io {
 	/* io_uring */
 	struct io_uring ring;
 	bool ring_up;
+	unsigned cqes_due;		/* SQEs the kernel took whose CQEs have not been harvested */
 };
 
 uint64_t rd_now(const struct rd_io *io);
@@ -62,6 +63,7 @@ int rd_uring__setup(struct rd_io *io, char *err, size_t errlen);
 int rd_uring__submit(struct rd_io *io, uint32_t idx);
 int rd_uring__wait(struct rd_io *io, uint64_t until_ns);
 void rd_uring__harvest(struct rd_io *io);
+/* Waits for every command still in the kernel, then closes the ring. */
 void rd_uring__teardown(struct rd_io *io);
 
 #endif
