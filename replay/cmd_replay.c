@@ -228,6 +228,25 @@ static int check_policy(const char *spec, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A real target's command that failed (ENOSPC, ETXTBSY, EIO ...) means the device
+ * did not do what the trace did: the result is kept (it counts them per errno,
+ * RESULT.md), and the run says so in one line and fails. A model's rejection of
+ * a discard (a profile without discard support) is the answer it models, not a
+ * failure of the replay.
+ */
+static bool failed_commands(const struct args *a, const struct engine *e)
+{
+	char why[256];
+	uint64_t n = metrics__failed(engine__metrics(e), why, sizeof(why));
+
+	if (!n || !a->cfg.target->realtime)
+		return false;
+	fprintf(stderr, "trimsim replay: %s: %" PRIu64 " of %" PRIu64 " commands failed on %s:%s (%s)\n", a->trace,
+		n, metrics__commands(engine__metrics(e)), a->target_name, a->target_arg, why);
+	return true;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -299,7 +318,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!a.quiet)
 		result__print(res, stdout);
-	rc = 0;
+	rc = failed_commands(&a, e) ? 1 : 0;
 out:
 	json_decref(res);
 	engine__free(e);

@@ -54,6 +54,14 @@ struct rd_io {
 uint64_t rd_now(const struct rd_io *io);
 void rd_fifo_push(struct rd_fifo *f, uint32_t v);
 uint32_t rd_fifo_pop(struct rd_fifo *f);
+/*
+ * fallocate mode of a write-zeroes command: on a block device ZERO_RANGE
+ * (blkdev_fallocate() -> blkdev_issue_zeroout(), which writes zero pages where
+ * the device has no WRITE ZEROES); on a file PUNCH_HOLE, what the loop driver
+ * does with a write-zeroes that may unmap (lo_fallocate() in drivers/block/loop.c;
+ * tmpfs has no ZERO_RANGE). Both read back as zeroes.
+ */
+int rd_zero_mode(const struct rd_io *io);
 /* Marks a slot complete (caller holds mu in thread mode). */
 void rd_slot_finish(struct rd_io *io, uint32_t idx);
 

@@ -68,7 +68,7 @@ static int probe_blk_discard(int fd)
 
 int rd_uring__probe(struct rd_io *io, char *err, size_t errlen)
 {
-	static const int ops[] = { IORING_OP_WRITE, IORING_OP_READ, IORING_OP_FSYNC };
+	static const int ops[] = { IORING_OP_WRITE, IORING_OP_READ, IORING_OP_FSYNC, IORING_OP_FALLOCATE };
 	struct io_uring_probe *p = io_uring_get_probe();
 	int need = io->c.is_bdev ? IORING_OP_URING_CMD : IORING_OP_FALLOCATE;
 	int rc = 0;
@@ -142,6 +142,9 @@ static void prep_part(struct rd_io *io, struct io_uring_sqe *sqe, struct rd_slot
 		else
 			io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 						(off_t)p->offset, (off_t)p->length);
+		break;
+	case TS_OP_WRITE_ZEROES:
+		io_uring_prep_fallocate(sqe, fd, rd_zero_mode(io), (off_t)p->offset, (off_t)p->length);
 		break;
 	case TS_OP_WRITE:
 		io_uring_prep_write(sqe, fd, io->wbuf + s->wofs, (unsigned)p->length, p->offset);
