@@ -33,7 +33,7 @@ struct cmp_args {
 	size_t nt, np, nm;
 	char *outs[MAX_OUTS];
 	size_t nout;
-	unsigned jobs, runs;
+	unsigned jobs, runs, qd;
 	uint64_t seed;
 	enum report_format fmt;
 	bool fmt_set, quiet, destructive;
@@ -67,7 +67,10 @@ static void usage(FILE *f)
 		"                       extension (.json .csv .html .txt), else --format; --format still\n"
 		"                       goes to stdout unless -q\n"
 		"  -s, --seed N         seed for the models (default 1); same inputs + seed = same JSON\n"
-		"      --destructive    allow real block-device targets to write and discard\n"
+		"      --destructive    allow real block-device targets to write and discard (and --file\n"
+		"                       targets that hold data)\n"
+		"      --qd N           every target's queue depth (default: a model's profile qd, a real\n"
+		"                       target's qd= or 32); compare warns when models and real targets differ\n"
 		"  -q, --quiet          nothing on stdout when writing files\n"
 		"\n"
 		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
@@ -161,6 +164,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
 		{ "destructive", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ "qd", required_argument, NULL, 'Q' },
 		{ 0 },
 	};
 	uint64_t v;
@@ -212,6 +216,11 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 			break;
 		case 'D':
 			a->destructive = true;
+			break;
+		case 'Q':
+			if ((e = parse_uint("--qd", optarg, 1, 65536, &v, err, errlen)))
+				return e;
+			a->qd = (unsigned)v;
 			break;
 		case ':':
 			return ts_errf(err, errlen, -EINVAL, "option '%s' needs a value", argv[optind - 1]);
@@ -291,6 +300,81 @@ static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Every real target (device:PATH, file:PATH) against every trace, before any cell
+ * runs: the same refusals its open() makes (the one safety routine, rd_safety.c),
+ * so a refusal is one line and nothing has been touched.
+ */
+static int check_targets(const struct cmp_args *a, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < a->nm; i++) {
+		if (!report_profile_realtime(a->profiles[i]))
+			continue;
+		for (size_t t = 0; t < a->nt; t++) {
+			int e = report_check_target(a->profiles[i], a->traces[t], a->destructive, err, errlen);
+
+			if (e)
+				return e;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A model and a real target that dispatch at different queue depths measure
+ * different things: the device's latencies include the queueing that a model
+ * at a lower depth keeps in the engine's queue (issue 16: 56-60 ms against
+ * 2.4-2.6 ms per discard at QD 32 vs 1). One line when the depths differ.
+ */
+static void warn_qd(const struct cmp_args *a)
+{
+	char line[1024];
+	size_t len = 0;
+	unsigned first = 0;
+	bool model = false, real = false, differ = false;
+
+	for (size_t i = 0; i < a->nm; i++) {
+		unsigned qd = report_target_qd(a->profiles[i], a->qd);
+
+		if (!qd)
+			continue;
+		model |= !report_profile_realtime(a->profiles[i]);
+		real |= report_profile_realtime(a->profiles[i]);
+		differ |= first && qd != first;
+		first = first ? first : qd;
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s QD %u", len ? ", " : "",
+						a->profiles[i], qd);
+	}
+	if (model && real && differ)
+		fprintf(stderr, "trimsim compare: warning: models and real targets dispatch at different queue depths "
+			"(%s): their latencies are not comparable; give --qd N\n", line);
+}
+
+/*
+ * The exit status says a cell failed, and so does one line per failed cell on
+ * stderr (the report, or nothing with -q, is not the only place): an error, or a
+ * real target's commands that failed.
+ */
+static int report_failures(const struct report *r)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < report__ncells(r); i++) {
+		const struct report_cell *c = report__cell_c(r, i);
+
+		if (c->status)
+			fprintf(stderr, "trimsim compare: %s x %s on %s: %s\n", c->trace, c->policy, c->profile,
+				c->error[0] ? c->error : strerror(-c->status));
+		else if (c->realtime && c->failed)
+			fprintf(stderr, "trimsim compare: %s x %s on %s: %llu commands failed (%s)\n", c->trace,
+				c->policy, c->profile, (unsigned long long)c->failed, c->failed_why);
+		if (c->status || (c->realtime && c->failed))
+			rc = 1;
+	}
+	return rc;
+}
+
 /* ---- the worker pool ---- */
 
 struct worker {
@@ -303,8 +387,15 @@ struct worker {
 
 static void run_worker(struct report_cell *c, const struct cmp_args *a, int fd)
 {
+	/*
+	 * check_targets() passed for every real target before any cell ran: a block device
+	 * had --destructive, a --file target had it or held no data. What earlier cells
+	 * wrote there is this command's own, so later cells may overwrite it; every other
+	 * check (in use, extent) is made again when the cell opens its target.
+	 */
+	bool rt = report_profile_realtime(c->profile);
 	struct cell_job j = { .trace = c->trace, .policy = c->policy, .profile = c->profile, .seed = a->seed,
-			      .runs = a->runs, .destructive = a->destructive };
+			      .runs = a->runs, .qd = a->qd, .destructive = a->destructive || rt };
 	char err[256];
 	const char *p = (const char *)c;
 	size_t left = sizeof(*c);
@@ -506,6 +597,11 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
+	if ((e = check_targets(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		goto out;
+	}
+	warn_qd(&a);
 	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
 	if (!r) {
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
@@ -528,12 +624,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: stdout: %s\n", strerror(-e));
 		goto out;
 	}
-	rc = 0;
-	for (size_t i = 0; i < report__ncells(r); i++)
-		if (report__cell_c(r, i)->status) {
-			rc = 1;	/* the report names the failed cells; the exit status says so too */
-			break;
-		}
+	rc = report_failures(r);
 out:
 	if (r)
 		report__destroy(r);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "result.h"
+#include "targets/rd_safety.h"
 #include "../traces/util.h"
 
 #define BATCH 4096
@@ -170,30 +171,6 @@ static const struct ts_device *pick_device(struct trace_reader *r, struct args *
 	return d;
 }
 
-/*
- * Real targets size their file or check the device against the highest byte
- * the trace touches: one extra streaming pass over the trace.
- */
-static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, char *err, size_t errlen)
-{
-	struct trace_reader *r = trace_reader__open(path, err, errlen);
-	const struct ts_record *recs;
-	ssize_t n;
-
-	if (!r)
-		return -errno;
-	*ext = 0;
-	while ((n = trace_reader__batch(r, &recs, BATCH)) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			if ((!devno || recs[i].dev == devno) && recs[i].kind != TS_META &&
-			    recs[i].offset + recs[i].length > *ext)
-				*ext = recs[i].offset + recs[i].length;
-	if (n < 0)
-		snprintf(err, errlen, "%s", trace_reader__error(r));
-	trace_reader__close(r);
-	return n < 0 ? (int)n : 0;
-}
-
 /* Errors name the trace once: the reader's messages already start with its path. */
 static int feed_all(struct engine *e, struct trace_reader *r, const char *path, char *err, size_t errlen)
 {
@@ -295,7 +272,8 @@ int cmd_replay(int argc, char **argv)
 	if (!a.cfg.devno && !a.quiet)
 		fprintf(stderr, "trimsim replay: %s: no single device in the header; replaying every device "
 			"(choose one with --dev)\n", a.trace);
-	if (a.cfg.target->realtime && trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, err, sizeof(err))) {
+	/* real targets size their file or check the device against the highest byte the trace touches */
+	if (a.cfg.target->realtime && rd_trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, err, sizeof(err))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}
