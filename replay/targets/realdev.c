@@ -308,7 +308,7 @@ const struct target_ops device_target_ops = {
 const struct target_ops file_target_ops = {
 	.name = "file",
 	.help = "a regular file (created and extended as needed): discards punch holes "
-		"(fallocate PUNCH_HOLE|KEEP_SIZE), writes write; safe for anyone",
+		"(fallocate PUNCH_HOLE|KEEP_SIZE), writes write; a file that holds data needs --destructive",
 	.opts = rd_opt_table,
 	.realtime = true,
 	.open = file_open,

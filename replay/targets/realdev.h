@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Real-time targets: a block device (destroys its data, needs --destructive)
- * and a regular file (hole punching, safe for anyone). Both run on a wall
+ * and a regular file (hole punching; one that holds data needs --destructive). Both run on a wall
  * clock (target_ops.clock: ns since open) and dispatch asynchronously at a
  * queue depth, through io_uring where the kernel can, a thread pool otherwise.
  *
