@@ -300,81 +300,6 @@ static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 	return 0;
 }
 
-/*
- * Every real target (device:PATH, file:PATH) against every trace, before any cell
- * runs: the same refusals its open() makes (the one safety routine, rd_safety.c),
- * so a refusal is one line and nothing has been touched.
- */
-static int check_targets(const struct cmp_args *a, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < a->nm; i++) {
-		if (!report_profile_realtime(a->profiles[i]))
-			continue;
-		for (size_t t = 0; t < a->nt; t++) {
-			int e = report_check_target(a->profiles[i], a->traces[t], a->destructive, err, errlen);
-
-			if (e)
-				return e;
-		}
-	}
-	return 0;
-}
-
-/*
- * A model and a real target that dispatch at different queue depths measure
- * different things: the device's latencies include the queueing that a model
- * at a lower depth keeps in the engine's queue (issue 16: 56-60 ms against
- * 2.4-2.6 ms per discard at QD 32 vs 1). One line when the depths differ.
- */
-static void warn_qd(const struct cmp_args *a)
-{
-	char line[1024];
-	size_t len = 0;
-	unsigned first = 0;
-	bool model = false, real = false, differ = false;
-
-	for (size_t i = 0; i < a->nm; i++) {
-		unsigned qd = report_target_qd(a->profiles[i], a->qd);
-
-		if (!qd)
-			continue;
-		model |= !report_profile_realtime(a->profiles[i]);
-		real |= report_profile_realtime(a->profiles[i]);
-		differ |= first && qd != first;
-		first = first ? first : qd;
-		if (len < sizeof(line))
-			len += (size_t)snprintf(line + len, sizeof(line) - len, "%s%s QD %u", len ? ", " : "",
-						a->profiles[i], qd);
-	}
-	if (model && real && differ)
-		fprintf(stderr, "trimsim compare: warning: models and real targets dispatch at different queue depths "
-			"(%s): their latencies are not comparable; give --qd N\n", line);
-}
-
-/*
- * The exit status says a cell failed, and so does one line per failed cell on
- * stderr (the report, or nothing with -q, is not the only place): an error, or a
- * real target's commands that failed.
- */
-static int report_failures(const struct report *r)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < report__ncells(r); i++) {
-		const struct report_cell *c = report__cell_c(r, i);
-
-		if (c->status)
-			fprintf(stderr, "trimsim compare: %s x %s on %s: %s\n", c->trace, c->policy, c->profile,
-				c->error[0] ? c->error : strerror(-c->status));
-		else if (c->realtime && c->failed)
-			fprintf(stderr, "trimsim compare: %s x %s on %s: %llu commands failed (%s)\n", c->trace,
-				c->policy, c->profile, (unsigned long long)c->failed, c->failed_why);
-		if (c->status || (c->realtime && c->failed))
-			rc = 1;
-	}
-	return rc;
-}
-
 /* ---- the worker pool ---- */
 
 struct worker {
@@ -597,11 +522,13 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
-	if ((e = check_targets(&a, err, sizeof(err)))) {
+	/* the refusals every real target's open() would make, before any cell runs */
+	if ((e = report_check_targets((const char *const *)a.profiles, a.nm, (const char *const *)a.traces, a.nt,
+				      a.destructive, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
-	warn_qd(&a);
+	report_warn_qd((const char *const *)a.profiles, a.nm, a.qd, stderr);
 	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
 	if (!r) {
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
@@ -624,7 +551,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: stdout: %s\n", strerror(-e));
 		goto out;
 	}
-	rc = report_failures(r);
+	rc = report_failures(r, stderr) ? 1 : 0;
 out:
 	if (r)
 		report__destroy(r);

@@ -11,7 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "cell.h"
+
+struct report;
 
 struct cell_job {
 	const char *trace;
@@ -46,5 +50,17 @@ int report_check_target(const char *profile, const char *trace, bool destructive
 unsigned report_target_qd(const char *profile, unsigned qd);
 /* 0, or -errno with a one-line message in err (also copied into c->error). */
 int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen);
+
+/* ---- around the cells of a compare (cellcheck.c) ---- */
+/* report_check_target() for every real target x every trace: the first refusal, or 0. */
+int report_check_targets(const char *const *profiles, size_t np, const char *const *traces, size_t nt,
+			 bool destructive, char *err, size_t errlen);
+/* One warning line into f when models and real targets would dispatch at different depths; true if so. */
+bool report_warn_qd(const char *const *profiles, size_t np, unsigned qd, FILE *f);
+/*
+ * One line into f per cell that failed, or whose real target's commands failed
+ * (the report, or nothing with -q, is not the only place that says so); how many.
+ */
+size_t report_failures(const struct report *r, FILE *f);
 
 #endif
