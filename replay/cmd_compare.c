@@ -33,7 +33,7 @@ struct cmp_args {
 	size_t nt, np, nm;
 	char *outs[MAX_OUTS];
 	size_t nout;
-	unsigned jobs, runs;
+	unsigned jobs, runs, qd;
 	uint64_t seed;
 	enum report_format fmt;
 	bool fmt_set, quiet, destructive;
@@ -70,7 +70,10 @@ static void usage(FILE *f)
 		"                       extension (.json .csv .html .txt), else --format; --format still\n"
 		"                       goes to stdout unless -q\n"
 		"  -s, --seed N         seed for the models (default 1); same inputs + seed = same JSON\n"
-		"      --destructive    allow real block-device targets to write and discard\n"
+		"      --destructive    allow real block-device targets to write and discard (and --file\n"
+		"                       targets that hold data)\n"
+		"      --qd N           every target's queue depth (default: a model's profile qd, a real\n"
+		"                       target's qd= or 32); compare warns when models and real targets differ\n"
 		"  -q, --quiet          nothing on stdout when writing files\n"
 		"\n"
 		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
@@ -164,6 +167,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
 		{ "destructive", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ "qd", required_argument, NULL, 'Q' },
 		{ 0 },
 	};
 	uint64_t v;
@@ -215,6 +219,11 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 			break;
 		case 'D':
 			a->destructive = true;
+			break;
+		case 'Q':
+			if ((e = parse_uint("--qd", optarg, 1, 65536, &v, err, errlen)))
+				return e;
+			a->qd = (unsigned)v;
 			break;
 		case ':':
 			return ts_errf(err, errlen, -EINVAL, "option '%s' needs a value", argv[optind - 1]);
@@ -306,8 +315,15 @@ struct worker {
 
 static void run_worker(struct report_cell *c, const struct cmp_args *a, int fd)
 {
+	/*
+	 * check_targets() passed for every real target before any cell ran: a block device
+	 * had --destructive, a --file target had it or held no data. What earlier cells
+	 * wrote there is this command's own, so later cells may overwrite it; every other
+	 * check (in use, extent) is made again when the cell opens its target.
+	 */
+	bool rt = report_profile_realtime(c->profile);
 	struct cell_job j = { .trace = c->trace, .policy = c->policy, .profile = c->profile, .seed = a->seed,
-			      .runs = a->runs, .destructive = a->destructive };
+			      .runs = a->runs, .qd = a->qd, .destructive = a->destructive || rt };
 	char err[256];
 	const char *p = (const char *)c;
 	size_t left = sizeof(*c);
@@ -509,6 +525,13 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
+	/* the refusals every real target's open() would make, before any cell runs */
+	if ((e = report_check_targets((const char *const *)a.profiles, a.nm, (const char *const *)a.traces, a.nt,
+				      a.destructive, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		goto out;
+	}
+	report_warn_qd((const char *const *)a.profiles, a.nm, a.qd, stderr);
 	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
 	if (!r) {
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
@@ -535,12 +558,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: stdout: %s\n", strerror(-e));
 		goto out;
 	}
-	rc = 0;
-	for (size_t i = 0; i < report__ncells(r); i++)
-		if (report__cell_c(r, i)->status) {
-			rc = 1;	/* the report names the failed cells; the exit status says so too */
-			break;
-		}
+	rc = report_failures(r, stderr) ? 1 : 0;
 out:
 	if (r)
 		report__destroy(r);

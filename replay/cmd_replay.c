@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "result.h"
+#include "targets/rd_safety.h"
 #include "../traces/util.h"
 
 #define BATCH 4096
@@ -31,9 +32,11 @@ static void usage(FILE *f)
 		"  -M, --model PROFILE   device model profile with overrides (default nvme); see trimsim models\n"
 		"  -t, --target NAME[:ARG]  any registered target, e.g. fixed:discard=9ms,qd=1\n"
 		"      --device PATH     a real block device (needs --destructive: its data is destroyed)\n"
-		"      --file PATH       a regular file: discards punch holes\n"
-		"      --qd N            target queue depth (default: the target's own)\n"
-		"      --destructive     allow writes and discards on a real device\n"
+		"      --file PATH       a regular file: discards punch holes (one that holds data needs\n"
+		"                        --destructive)\n"
+		"      --qd N            target queue depth (default: a model's profile qd, a device's 32;\n"
+		"                        a calibrated profile records the depth its device was measured at)\n"
+		"      --destructive     allow writes and discards on a real device (and a --file with data)\n"
 		"      --timing MODE     trace (keep the trace's timing, default) or asap\n"
 		"      --speed X         with --timing trace: replay X times faster (default 1)\n"
 		"      --seed N          model seed (default 1); same inputs and seed, same JSON\n"
@@ -42,6 +45,9 @@ static void usage(FILE *f)
 		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
 		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md)\n"
 		"  -q, --quiet           no summary table\n"
+		"\n"
+		"On a real target (--device, --file), commands that fail (ENOSPC, EIO ...) are counted per\n"
+		"errno in the result, named in one line on stderr, and make the exit status 1.\n"
 		"\n"
 		"examples:\n"
 		"  trimsim replay rm-xfs.tsim -p xfs -M sata-sf2281\n"
@@ -170,36 +176,6 @@ static const struct ts_device *pick_device(struct trace_reader *r, struct args *
 	return d;
 }
 
-/*
- * Real targets size their file or check the device against the highest byte
- * the trace touches: one extra streaming pass over the trace, which also
- * counts the records of each kind (the applicability check, before the device
- * is touched).
- */
-static int trace_extent(const char *path, uint32_t devno, uint64_t *ext, uint64_t kinds[TS_KIND_MAX + 1],
-			char *err, size_t errlen)
-{
-	struct trace_reader *r = trace_reader__open(path, err, errlen);
-	const struct ts_record *recs;
-	ssize_t n;
-
-	if (!r)
-		return -errno;
-	*ext = 0;
-	while ((n = trace_reader__batch(r, &recs, BATCH)) > 0)
-		for (ssize_t i = 0; i < n; i++) {
-			if (devno && recs[i].dev != devno)
-				continue;
-			kinds[recs[i].kind <= TS_KIND_MAX ? recs[i].kind : 0]++;
-			if (recs[i].kind != TS_META && recs[i].offset + recs[i].length > *ext)
-				*ext = recs[i].offset + recs[i].length;
-		}
-	if (n < 0)
-		snprintf(err, errlen, "%s", trace_reader__error(r));
-	trace_reader__close(r);
-	return n < 0 ? (int)n : 0;
-}
-
 /* Errors name the trace once: the reader's messages already start with its path. */
 static int feed_all(struct engine *e, struct trace_reader *r, const char *path, char *err, size_t errlen)
 {
@@ -245,6 +221,25 @@ static bool not_applicable(const struct args *a, const char *why)
 	if (!why[0])
 		return false;
 	fprintf(stderr, "trimsim replay: %s: policy '%s' does not apply: %s\n", a->trace, a->policy, why);
+	return true;
+}
+
+/*
+ * A real target's command that failed (ENOSPC, ETXTBSY, EIO ...) means the device
+ * did not do what the trace did: the result is kept (it counts them per errno,
+ * RESULT.md), and the run says so in one line and fails. A model's rejection of
+ * a discard (a profile without discard support) is the answer it models, not a
+ * failure of the replay.
+ */
+static bool failed_commands(const struct args *a, const struct engine *e)
+{
+	char why[256];
+	uint64_t n = metrics__failed(engine__metrics(e), why, sizeof(why));
+
+	if (!n || !a->cfg.target->realtime)
+		return false;
+	fprintf(stderr, "trimsim replay: %s: %" PRIu64 " of %" PRIu64 " commands failed on %s:%s (%s)\n", a->trace,
+		n, metrics__commands(engine__metrics(e)), a->target_name, a->target_arg, why);
 	return true;
 }
 
@@ -300,8 +295,10 @@ int cmd_replay(int argc, char **argv)
 	if (!a.cfg.devno && !a.quiet)
 		fprintf(stderr, "trimsim replay: %s: no single device in the header; replaying every device "
 			"(choose one with --dev)\n", a.trace);
+	/* real targets size their file or check the device against the highest byte the trace
+	   touches; the same pass counts the records of each kind (applicability, before the device is touched) */
 	if (a.cfg.target->realtime) {
-		if (trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, kinds, err, sizeof(err))) {
+		if (rd_trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, kinds, err, sizeof(err))) {
 			fprintf(stderr, "trimsim replay: %s\n", err);
 			goto out;
 		}
@@ -334,7 +331,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (!a.quiet)
 		result__print(res, stdout);
-	rc = 0;
+	rc = failed_commands(&a, e) ? 1 : 0;
 out:
 	json_decref(res);
 	engine__free(e);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The metrics core (metrics.h, RESULT.md). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "covmap.h"
 #include "metrics.h"
@@ -9,6 +11,7 @@
 
 #define NS_PER_S 1000000000ull
 #define UNIQUE_BATCH 256	/* discarded ranges buffered before they go into the coverage map */
+#define ERRNO_SLOTS 160		/* errno values counted one by one (Linux's end at EHWPOISON, 133); the rest share the last */
 
 struct busy {
 	unsigned inflight;
@@ -72,6 +75,7 @@ struct metrics {
 	struct rate_win rate;
 	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
 	uint64_t fg_cmds, fg_bytes, fg_errors;
+	uint64_t by_errno[2][ERRNO_SLOTS];	/* failed commands per class (enum target_class) and -error */
 	uint64_t stall_ns, stalled_cmds, base_pairs;
 	long double lat_sum_pairs, base_sum_pairs;
 	uint64_t end_ns, last_done;
@@ -187,6 +191,9 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 	int ret;
 
 
+	if (d->error)
+		m->by_errno[c->klass == TC_DISCARD][-d->error > 0 && -d->error < ERRNO_SLOTS ? -d->error
+										       : ERRNO_SLOTS - 1]++;
 	busy_down(&m->all, d->done_ns);
 	m->last_done = d->done_ns > m->last_done ? d->done_ns : m->last_done;
 	if (c->klass == TC_DISCARD) {
@@ -230,6 +237,52 @@ static double ratio(long double a, long double b)
 	return b > 0 ? (double)(a / b) : 0;
 }
 
+static const char *errno_name(unsigned e, char *buf, size_t len)
+{
+	const char *n = e < ERRNO_SLOTS - 1 ? strerrorname_np((int)e) : NULL;
+
+	if (n)
+		return n;
+	snprintf(buf, len, e < ERRNO_SLOTS - 1 ? "errno %u" : "other", e);
+	return buf;
+}
+
+/* {"ENOSPC": 3280, ...}: failed commands of one class per errno; NULL when none failed. */
+static json_t *errno_json(const uint64_t *by)
+{
+	json_t *o = NULL;
+	char buf[32];
+
+	for (unsigned e = 0; e < ERRNO_SLOTS; e++)
+		if (by[e] && (o || (o = json_object())))
+			json_object_set_new(o, errno_name(e, buf, sizeof(buf)), json_integer((json_int_t)by[e]));
+	return o;
+}
+
+uint64_t metrics__failed(const struct metrics *m, char *summary, size_t len)
+{
+	uint64_t all[ERRNO_SLOTS], total = 0;
+	size_t used = 0;
+	char buf[32];
+
+	if (len)
+		summary[0] = '\0';
+	for (unsigned e = 0; e < ERRNO_SLOTS; e++) {
+		all[e] = m->by_errno[0][e] + m->by_errno[1][e];
+		total += all[e];
+	}
+	for (unsigned e = 0; e < ERRNO_SLOTS && used < len; e++)
+		if (all[e])
+			used += (size_t)snprintf(summary + used, len - used, "%s%s %llu", used ? ", " : "",
+						 errno_name(e, buf, sizeof(buf)), (unsigned long long)all[e]);
+	return total;
+}
+
+uint64_t metrics__commands(const struct metrics *m)
+{
+	return m->d_cmds + m->fg_cmds;
+}
+
 static json_t *discard_json(const struct metrics *m)
 {
 	json_t *o = json_object();
@@ -245,6 +298,8 @@ static json_t *discard_json(const struct metrics *m)
 	json_object_set_new(o, "device_freed_bytes", json_integer((json_int_t)m->d_freed));
 	json_object_set_new(o, "device_commands", json_integer((json_int_t)m->d_dev_cmds));
 	json_object_set_new(o, "errors", json_integer((json_int_t)m->d_errors));
+	if (m->d_errors)	/* only then: results without failures keep their bytes */
+		json_object_set_new(o, "errors_by_errno", errno_json(m->by_errno[1]));
 	json_object_set_new(o, "busy_ns", json_integer((json_int_t)m->discard.total));
 	json_object_set_new(o, "held_ns", json_integer((json_int_t)tunion_ns(&m->d_held)));
 	json_object_set_new(o, "waited_ns", json_integer((json_int_t)tunion_ns(&m->d_waited)));
@@ -263,6 +318,8 @@ static json_t *foreground_json(const struct metrics *m)
 	json_object_set_new(o, "commands", json_integer((json_int_t)m->fg_cmds));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)m->fg_bytes));
 	json_object_set_new(o, "errors", json_integer((json_int_t)m->fg_errors));
+	if (m->fg_errors)
+		json_object_set_new(o, "errors_by_errno", errno_json(m->by_errno[0]));
 	json_object_set_new(o, "baseline_pairs", json_integer((json_int_t)m->base_pairs));
 	json_object_set_new(o, "stall_ns", json_integer((json_int_t)m->stall_ns));
 	json_object_set_new(o, "stalled_commands", json_integer((json_int_t)m->stalled_cmds));

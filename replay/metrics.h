@@ -46,6 +46,10 @@ uint64_t metrics__discard_cmds(const struct metrics *m);
 uint64_t metrics__discard_bytes(const struct metrics *m);
 uint64_t metrics__unique_bytes(const struct metrics *m);
 uint64_t metrics__makespan(const struct metrics *m);
+/* Commands submitted (discard and foreground). */
+uint64_t metrics__commands(const struct metrics *m);
+/* Commands that completed with an error; summary gets "ENOSPC 3280, EIO 2" (errno order). */
+uint64_t metrics__failed(const struct metrics *m, char *summary, size_t len);
 const struct hist *metrics__latency(const struct metrics *m, unsigned op);
 
 #endif

@@ -24,6 +24,21 @@
  *  submits it to the target at the pipeline's queue depth (props.qd).
  *  4. At the end of the trace: flush() on each stage, first to last, so what
  *  an earlier stage flushes still passes the later ones.
+ *
+ * Time. The pipeline has one clock, now, that never goes back: the latest of
+ * the record times, timer deadlines and completion times it has seen. Every
+ * hook is called at now and is told it: observe() and push() as rec->time_ns
+ * and ev->time_ns of a source event, tick() and flush() as their argument,
+ * complete() as d->done_ns. A stage emits at that time or later, never before
+ * (policy_out__emit refuses it). On a model target now is each record's or
+ * completion's own time (but for --speed rounding and completions reaped
+ * after the final flush). On a real-time target (block device,
+ * file) completions arrive when the device says, later than the trace
+ * planned: a completion can move now past the next record's trace time (or a
+ * completion is reaped after a later record). The pipeline then delivers that
+ * record or completion at now, not at its own time, so a stage reacting to
+ * it can emit "now"; timers due by now fire first. A late source record keeps
+ * its trace time in the event's freed_ns.
  */
 #ifndef TRIMSIM_POLICY_H
 #define TRIMSIM_POLICY_H
@@ -99,7 +114,7 @@ struct policy_env {
 
 /* Where a stage sends its output (opaque; owned by the pipeline). */
 struct policy_out;
-/* 0 or -errno (propagate it). ev->time_ns must be >= the current call's time. */
+/* 0 or -errno (propagate it). ev->time_ns must be >= the current call's time (now, see "Time"). */
 int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
 
 /* A completed discard command, for stages that pace on completions. */

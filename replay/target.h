@@ -58,6 +58,8 @@ struct target_env {
 	unsigned qd;		/* requested queue depth, 0 = target default */
 	bool destructive;	/* real targets: allowed to write/discard */
 	bool quiet;
+	const char *action;	/* real targets: what --destructive would allow, for the refusal
+				   ("calibration writes and discards the whole device"); NULL: replaying */
 };
 
 struct target_ops {
@@ -87,6 +89,11 @@ struct target_ops {
 	/* Target-specific figures (write amplification, GC time, profile name...) into obj. */
 	int (*report)(void *priv, json_t *obj);
 	void (*close)(void *priv);
+	/*
+	 * Optional (real targets): every refusal open() would make, without opening
+	 * anything; 0 or -errno with the one-line message. open() makes the same checks.
+	 */
+	int (*check)(const char *arg, const struct target_env *env, char *err, size_t errlen);
 };
 
 /* The explicit registry (replay/targets.c). */

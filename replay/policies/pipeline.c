@@ -339,14 +339,25 @@ bool policy__wants(const struct policy *p, const struct ts_record *rec)
 int policy__record(struct policy *p, const struct ts_record *rec)
 {
 	struct policy_event ev;
+	struct ts_record late;
+	uint64_t traced = rec->time_ns;
 	int ret;
 
 	if (p->env.devno && rec->dev != p->env.devno)
 		return 0;
-	if ((ret = policy__advance(p, rec->time_ns)))
+	if ((ret = policy__advance(p, rec->time_ns > p->now ? rec->time_ns : p->now)))
 		return ret;
-	if (rec->time_ns > p->now)
-		p->now = rec->time_ns;
+	if (rec->time_ns < p->now) {
+		/*
+		 * A real-time target's completion moved now past this record's trace
+		 * time: the engine reached the record late, and the stages get it now
+		 * (policy.h, "Time"). The trace time stays in the source event's freed_ns.
+		 */
+		late = *rec;
+		late.time_ns = p->now;
+		rec = &late;
+	}
+	p->now = rec->time_ns;
 	if (!policy__wants(p, rec))
 		return 0;
 	p->dl_ok = false;
@@ -362,7 +373,7 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 		return 0;
 	ev = (struct policy_event){
 		.time_ns = p->now, .offset = rec->offset, .length = rec->length, .ino = rec->ino,
-		.freed_ns = rec->time_ns, .bytes = rec->length, .count = 1, .dev = rec->dev,
+		.freed_ns = traced, .bytes = rec->length, .count = 1, .dev = rec->dev,
 		.flags = (uint16_t)(rec->flags | (ts_free_is_prealloc(rec, p->env.legacy_prealloc) ? TS_F_PREALLOC : 0)),
 		.src_kind = rec->kind,
 	};
@@ -377,10 +388,11 @@ int policy__flush(struct policy *p, uint64_t now)
 {
 	int ret;
 
+	if (now < p->now)	/* the end of the trace came while a real-time target ran late */
+		now = p->now;
 	if ((ret = policy__advance(p, now)))
 		return ret;
-	if (now > p->now)
-		p->now = now;
+	p->now = now;
 	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
@@ -393,17 +405,20 @@ int policy__flush(struct policy *p, uint64_t now)
 
 int policy__complete(struct policy *p, const struct policy_done *d)
 {
+	struct policy_done at = *d;
 	int ret;
 
-	if (d->done_ns > p->now)
-		p->now = d->done_ns;
+	/* Reaped after something later (a real-time target's clock): it reaches the stages now. */
+	if (at.done_ns < p->now)
+		at.done_ns = p->now;
+	p->now = at.done_ns;
 	if (!p->completes)
 		return 0;
 	p->dl_ok = false;
 	for (size_t i = 0; i < p->n; i++) {
 		struct stage *s = &p->st[i];
 
-		if (s->ops->complete && (ret = s->ops->complete(s->priv, d, &s->out)) < 0)
+		if (s->ops->complete && (ret = s->ops->complete(s->priv, &at, &s->out)) < 0)
 			return fail(p, s, ret, "complete");
 	}
 	return 0;

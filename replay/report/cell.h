@@ -144,6 +144,10 @@ struct report_cell {
 	uint8_t wait_basis;		/* enum cell_wait */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
+
+	/* real targets: commands (discard and foreground) that completed with an error, over every run */
+	uint64_t failed;
+	char failed_why[96];		/* per errno: "ENOSPC 3280, EIO 2" */
 };
 
 /* A cell whose figures mean something: it ran and its policy had input. */

@@ -34,6 +34,8 @@
 #if __has_include("../engine.h")
 #include "../../models/model.h"
 #include "../engine.h"
+#include "../targets/rd_safety.h"
+#include "../targets/realdev.h"
 #include "probe.h"
 
 struct tap_ctx {
@@ -271,7 +273,7 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 {
 	struct tap_ctx ctx = { 0 };
 	struct engine_cfg cfg = { .policy = j->policy, .timing = TIMING_TRACE, .speed = 1.0, .seed = j->seed,
-				  .destructive = j->destructive, .baseline = true };
+				  .destructive = j->destructive, .baseline = true, .qd = j->qd };
 	struct trace_reader *r = NULL;
 	struct engine *e = NULL;
 	json_t *res = NULL;
@@ -291,6 +293,9 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	cfg.dev = pick_device(r, &cfg.devno);
 	cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
 	cfg.start_ns = ts_header_start_ns(trace_reader__header(r));
+	/* the device's size against the trace's extent (replay does the same): one pass over the trace */
+	if (inner->realtime && (ret = rd_trace_extent(j->trace, cfg.devno, &cfg.trace_extent, NULL, err, errlen)))
+		goto out;
 	tap_init(&ctx, inner, arg);
 	snprintf(tap_arg, sizeof(tap_arg), "%p", (void *)&ctx);
 	cfg.target = &ctx.ops;
@@ -348,6 +353,7 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	}
 	report_probe__finish(ctx.probe, metrics__makespan(engine__metrics(e)));
 	from_result(c, res);
+	c->failed = metrics__failed(engine__metrics(e), c->failed_why, sizeof(c->failed_why));
 	/* not applicable: the layer that fed the pipeline has no record, its zeros say nothing */
 	engine__source_missing(e, c->na, sizeof(c->na));
 	c->realtime = inner->realtime;
@@ -374,6 +380,49 @@ int report_check_profile(const char *profile, char *err, size_t errlen)
 	return 0;
 }
 
+int report_check_target(const char *profile, const char *trace, bool destructive, char *err, size_t errlen)
+{
+	char name[64];
+	const char *arg;
+	const struct target_ops *t = target_of(profile, name, sizeof(name), &arg);
+	struct target_env env = { .destructive = destructive, .quiet = true };
+	struct trace_reader *r;
+	uint32_t devno = 0;
+	int ret;
+
+	if (!t || !t->check)
+		return 0;
+	if (!(r = trace_reader__open(trace, err, errlen)))
+		return errno ? -errno : -EIO;
+	pick_device(r, &devno);
+	trace_reader__close(r);
+	if ((ret = rd_trace_extent(trace, devno, &env.trace_extent, NULL, err, errlen)))
+		return ret;
+	return t->check(arg, &env, err, errlen);
+}
+
+unsigned report_target_qd(const char *profile, unsigned qd)
+{
+	char name[64], err[256];
+	const char *arg;
+	const struct target_ops *t = target_of(profile, name, sizeof(name), &arg);
+	struct model_profile *m;
+	json_t *d;
+	unsigned v;
+
+	if (qd || !t)
+		return qd;
+	if (t->realtime)
+		return realdev__qd(arg, 0);
+	if (strcmp(t->name, "model") || !(m = model_profile__load(arg, err, sizeof(err))))
+		return 0;
+	d = model_profile__describe(m);
+	v = (unsigned)json_integer_value(json_object_get(json_object_get(d, "params"), "qd"));
+	json_decref(d);
+	model_profile__free(m);
+	return v;
+}
+
 bool report_profile_realtime(const char *profile)
 {
 	char name[64];
@@ -387,6 +436,8 @@ int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, 
 {
 	struct report_cell keep = *c;	/* identity */
 	unsigned runs = j->runs ? j->runs : 1;
+	uint64_t failed = 0;
+	char why[sizeof(c->failed_why)] = "";
 	int ret = 0;
 
 	err[0] = 0;
@@ -397,7 +448,14 @@ int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, 
 		memcpy(c, &keep, sizeof(*c));
 		c->runs = saved;
 		c->write_amp = NAN;
-		if ((ret = run_once(j, c, err, errlen)))
+		ret = run_once(j, c, err, errlen);
+		if (c->failed) {	/* a failed command in any run counts */
+			failed += c->failed;
+			snprintf(why, sizeof(why), "%s", c->failed_why);
+		}
+		c->failed = failed;
+		snprintf(c->failed_why, sizeof(c->failed_why), "%s", why);
+		if (ret)
 			break;
 		if (!c->realtime)
 			break;	/* a model is a pure function of its inputs: more runs would be identical */
@@ -416,6 +474,18 @@ int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, 
 }
 
 #else	/* no replay engine in this tree */
+
+int report_check_target(const char *profile, const char *trace, bool destructive, char *err, size_t errlen)
+{
+	(void)profile, (void)trace, (void)destructive, (void)err, (void)errlen;
+	return 0;
+}
+
+unsigned report_target_qd(const char *profile, unsigned qd)
+{
+	(void)profile;
+	return qd;
+}
 
 int report_check_profile(const char *profile, char *err, size_t errlen)
 {

@@ -217,6 +217,21 @@ static int set(json_t *o, const char *k, json_t *v)
 	return json_object_set_new(o, k, v);
 }
 
+/*
+ * The profile's qd is the depth the device target dispatches at (the depth the
+ * device was measured at), not the depth of best throughput: the model's qd is
+ * how many commands the host keeps in flight, channels how many the device
+ * serves at once. A loop device takes 32 and serves 1: at qd 1 the model kept
+ * the queueing out of every latency that the device showed (issue 16).
+ */
+static unsigned profile_qd(const struct calib_result *r)
+{
+	unsigned qd = r->dispatch_qd ? r->dispatch_qd : r->best_qd;
+
+	qd = qd ? qd : 1;
+	return qd < r->channels ? r->channels : qd;
+}
+
 static void describe(const struct calib_result *r, char *src, size_t len)
 {
 	char a[32], b[32], c[32], d[32], e[32], g[32];
@@ -230,7 +245,9 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 "residuals): mapped base %s, bw %s/s (rms rel. error %.0f%%); unmapped base %s, bw %s/s "
 		 "(%.0f%%); jitter = rms relative spread of all mapped points around the fit. "
 		 "4 KiB write during a discard took %s vs %s idle (discard %s): %s. QD sweep "
-		 "(64 KiB discards): %.0f/s at QD1, best %.0f/s at QD%u, so channels = %u. Writes, "
+		 "(64 KiB discards): %.0f/s at QD1, best %.0f/s at QD%u, so channels = %u. qd = %u: "
+		 "the depth the device target dispatches at by default, so this model and a replay "
+		 "on the device queue alike (their latencies include the same queueing). Writes, "
 		 "reads: QD1, 4 KiB to 4 MiB, same fit; flush: median of fsyncs.",
 		 r->device, r->name, r->model, r->when, r->kernel, r->dispatch, r->sizes, r->npoints,
 		 fmt_duration((uint64_t)(r->trim.base * 1e9), a, sizeof(a)),
@@ -245,7 +262,7 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 !r->queued_known ? "discards too fast to tell queued from non-queued (assumed non-queued)" :
 		 r->queued_trim ? "writes pass discards (queued TRIM)" :
 				  "writes wait for discards (non-queued TRIM)",
-		 r->qd1_iops, r->best_iops, r->best_qd, r->channels);
+		 r->qd1_iops, r->best_iops, r->best_qd, r->channels, profile_qd(r));
 }
 
 json_t *calib__profile(const struct calib_result *r)
@@ -262,7 +279,7 @@ json_t *calib__profile(const struct calib_result *r)
 	rc |= set(o, "description", json_string(desc));
 	rc |= set(o, "source", json_string(src));
 	rc |= set(o, "capacity", json_integer((json_int_t)fmax((double)r->size, 1048576)));
-	rc |= set(o, "qd", json_integer(r->best_qd ? r->best_qd : 1));
+	rc |= set(o, "qd", json_integer(profile_qd(r)));
 	rc |= set(o, "channels", json_integer(r->channels ? r->channels : 1));
 	rc |= set(o, "queued_trim", json_boolean(r->queued_trim));
 	rc |= set(o, "discard_supported", json_boolean(r->granularity > 0 && r->discard_max > 0));

@@ -53,7 +53,8 @@ struct calib_result {
 	struct calib_fit trim, trim_unmapped, write, read;
 	double flush;			/* seconds, median */
 	double jitter;			/* rms relative spread of the mapped points around the fit */
-	unsigned best_qd, channels;	/* QD sweep */
+	unsigned best_qd, channels;	/* QD sweep: the depth of best throughput, best / QD1 throughput */
+	unsigned dispatch_qd;		/* the depth the device target dispatched at (the profile's qd) */
 	double qd1_iops, best_iops;
 	double idle_write, busy_write, busy_discard;	/* seconds, medians */
 	bool queued_trim, queued_known;

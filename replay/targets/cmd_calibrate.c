@@ -457,7 +457,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct calib_result r = { 0 };
 	struct realdev_stats st;
 	struct rd_bdev_info bi;
-	struct target_env env = { .qd = 32, .destructive = true };
+	struct target_env env = { .qd = REALDEV_DEFAULT_QD, .action = "calibration writes and discards the whole device" };
 	struct cal c = { .ops = &device_target_ops };
 	char err[1024] = "", arg[PATH_MAX + 64], a[32], b[32];
 	json_t *prof = NULL;
@@ -472,19 +472,19 @@ int cmd_calibrate(int argc, char **argv)
 		fprintf(stderr, "trimsim calibrate: %s\n", err);
 		return 2;
 	}
-	rc = rd_bdev_inspect(o.device, &bi, err, sizeof(err));
-	if (!rc && !o.destructive)
-		rc = ts_errf(err, sizeof(err), -EPERM, "%s: calibration writes and discards the whole "
-			     "device; add --destructive to allow it", o.device);
 	env.seed = o.seed;
+	env.destructive = o.destructive;
 	snprintf(arg, sizeof(arg), "%s,dispatch=%s", o.device, dispatch_names[o.dispatch]);
+	/* the device target's open makes every safety check (rd_check_device(), as replay and compare) */
+	rc = c.ops->open(arg, &env, &c.priv, err, sizeof(err));
 	if (!rc)
-		rc = c.ops->open(arg, &env, &c.priv, err, sizeof(err));
+		rc = rd_bdev_inspect(o.device, &bi, err, sizeof(err));	/* what it is, for the profile */
 	if (rc)
 		goto out;
 	realdev__stats(c.priv, &st);
 	c.size = bi.size;
 	c.quick = o.quick;
+	r.dispatch_qd = c.ops->max_inflight(c.priv);
 	identify(&r, &bi, realdev__dispatch_name(st.dispatch));
 	rc = calibrate(&c, &o, &r, err, sizeof(err));
 	if (rc)

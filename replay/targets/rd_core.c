@@ -142,6 +142,28 @@ static int add_rw(struct rd_io *io, struct rd_slot *s, uint64_t off, uint64_t le
 	return 0;
 }
 
+/*
+ * Write zeroes: one fallocate over the range grown to whole logical blocks
+ * (blkdev_fallocate() in block/fops.c takes nothing else). See rd_zero_mode().
+ */
+static int add_zeroes(struct rd_io *io, struct rd_slot *s, uint64_t off, uint64_t len)
+{
+	uint64_t a = io->c.is_bdev ? io->c.align : 1;
+	uint64_t pos = round_down(off, a), end = round_up(off + len, a);
+
+	s->d.bytes += len;
+	if (end <= pos)
+		return 0;
+	s->d.dev_cmds++;
+	io->st.write_bytes += end - pos;
+	return slot_add_part(s, pos, end - pos);
+}
+
+int rd_zero_mode(const struct rd_io *io)
+{
+	return (io->c.is_bdev ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE) | FALLOC_FL_KEEP_SIZE;
+}
+
 static int slot_build(struct rd_io *io, struct rd_slot *s, const struct target_cmd *cmd)
 {
 	struct target_seg one = { cmd->offset, cmd->length };
@@ -158,10 +180,13 @@ static int slot_build(struct rd_io *io, struct rd_slot *s, const struct target_c
 		case TS_OP_READ:
 			rc = add_rw(io, s, r[i].offset, r[i].length, cmd->op == TS_OP_WRITE);
 			break;
+		case TS_OP_WRITE_ZEROES:
+			rc = add_zeroes(io, s, r[i].offset, r[i].length);
+			break;
 		case TS_OP_FLUSH:
 			s->d.dev_cmds = 1;
 			return slot_add_part(s, 0, 0);
-		default:	/* secure erase, write zeroes: not replayed on real devices */
+		default:	/* secure erase: not replayed on real devices (fails with EOPNOTSUPP) */
 			return -EOPNOTSUPP;
 		}
 	}
@@ -182,6 +207,8 @@ static int exec_part(struct rd_io *io, struct rd_slot *s, const struct target_se
 			return ioctl(io->c.fd, BLKDISCARD, range) ? -errno : 0;
 		return fallocate(io->c.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				 (off_t)p->offset, (off_t)p->length) ? -errno : 0;
+	case TS_OP_WRITE_ZEROES:
+		return fallocate(io->c.fd, rd_zero_mode(io), (off_t)p->offset, (off_t)p->length) ? -errno : 0;
 	case TS_OP_FLUSH:
 		return fsync(io->c.fd) ? -errno : 0;
 	default:

@@ -48,11 +48,20 @@ struct rd_io {
 	/* io_uring */
 	struct io_uring ring;
 	bool ring_up;
+	unsigned cqes_due;		/* SQEs the kernel took whose CQEs have not been harvested */
 };
 
 uint64_t rd_now(const struct rd_io *io);
 void rd_fifo_push(struct rd_fifo *f, uint32_t v);
 uint32_t rd_fifo_pop(struct rd_fifo *f);
+/*
+ * fallocate mode of a write-zeroes command: on a block device ZERO_RANGE
+ * (blkdev_fallocate() -> blkdev_issue_zeroout(), which writes zero pages where
+ * the device has no WRITE ZEROES); on a file PUNCH_HOLE, what the loop driver
+ * does with a write-zeroes that may unmap (lo_fallocate() in drivers/block/loop.c;
+ * tmpfs has no ZERO_RANGE). Both read back as zeroes.
+ */
+int rd_zero_mode(const struct rd_io *io);
 /* Marks a slot complete (caller holds mu in thread mode). */
 void rd_slot_finish(struct rd_io *io, uint32_t idx);
 
@@ -62,6 +71,7 @@ int rd_uring__setup(struct rd_io *io, char *err, size_t errlen);
 int rd_uring__submit(struct rd_io *io, uint32_t idx);
 int rd_uring__wait(struct rd_io *io, uint64_t until_ns);
 void rd_uring__harvest(struct rd_io *io);
+/* Waits for every command still in the kernel, then closes the ring. */
 void rd_uring__teardown(struct rd_io *io);
 
 #endif

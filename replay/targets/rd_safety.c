@@ -1,15 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Is this block device safe to destroy? The same questions the kernel's own
- * exclusive open answers (bd_prepare_to_claim() in block/bdev.c), asked first
- * from user space so the refusal can say why:
+ * Is this block device or file safe to destroy? The one safety routine of
+ * every command that writes to a real target (replay, compare's cells and its
+ * up-front check, calibrate: through the device and file targets' check()).
+ * For a block device, the questions the kernel's own exclusive open answers
+ * (bd_prepare_to_claim() in block/bdev.c), asked first so the refusal can say
+ * why, and one it does not:
  *   - mounted: /proc/self/mountinfo, matched by dev_t (field 3) or by the
  *     mount source naming the device (btrfs reports an anonymous dev_t);
  *   - held: /sys/class/block/X/holders (device-mapper, md, bcache: the links
  *     bd_link_disk_holder() in block/holder.c creates);
  *   - swap: /proc/swaps;
+ *   - the backing of a loop device: loop_configure() (drivers/block/loop.c)
+ *     opens its backing file without claiming it and creates no holders/
+ *     link, so a loop device stacked on this one (and mounted) is invisible to
+ *     the checks above and to O_EXCL. Every bound loop device's
+ *     loop/backing_file and LOOP_GET_STATUS64 (lo_device, lo_inode) are
+ *     matched against the target, and what uses that loop device is named,
+ *     recursively;
  * for the device itself, each partition of it, and its whole disk when it is
- * a partition. The O_EXCL open that follows is the final word.
+ * a partition. Then the trace's extent against the size, and --destructive.
+ * The O_EXCL open that follows is the final word.
+ * For a file (--file): not a directory or device, not a loop device's backing
+ * file, not an active swap file, and --destructive when it holds data.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,7 +33,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
+#include <linux/loop.h>
+#include "../../traces/opts.h"
+#include "../../traces/trace.h"
 #include "../../traces/util.h"
 #include "rd_safety.h"
 
@@ -156,18 +173,41 @@ static int first_holder(const char *name, char *who, size_t len)
 	return found;
 }
 
-static int is_swap(const char *name)
+/* /proc/swaps escapes blanks and backslashes in names as \ooo (seq_file's mangle_path()). */
+static void unescape_octal(char *s)
 {
-	char line[1024], dev[512], real[PATH_MAX], devpath[96];
+	char *w = s;
+
+	for (; *s; s++, w++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+		    s[3] <= '7') {
+			*w = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*w = *s;
+		}
+	}
+	*w = '\0';
+}
+
+/* An active swap area on this block device (rdev) or in this file (dev, ino). */
+static int is_swap(dev_t rdev, dev_t dev, ino_t ino)
+{
+	char line[PATH_MAX + 128], name[PATH_MAX];
 	FILE *f = fopen("/proc/swaps", "re");
+	struct stat st;
 	int found = 0;
 
 	if (!f)
 		return 0;
-	snprintf(devpath, sizeof(devpath), "/dev/%s", name);
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%511s", dev) == 1 && dev[0] == '/' && realpath(dev, real))
-			found = !strcmp(real, devpath);
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
+			continue;
+		unescape_octal(name);
+		if (stat(name, &st))
+			continue;
+		found = S_ISBLK(st.st_mode) ? rdev && st.st_rdev == rdev : st.st_dev == dev && st.st_ino == ino;
+	}
 	fclose(f);
 	return found;
 }
@@ -183,24 +223,97 @@ static dev_t sysfs_dev(const char *name)
 	return makedev(maj, min);
 }
 
+#define STACK_MAX 8	/* loop devices stacked deeper than this are not followed */
+
+static int bdev_use(const char *name, dev_t dev, unsigned depth, char *why, size_t len);
+
+/*
+ * A bound loop device whose backing is this block device (rdev) or this file
+ * (fdev, ino): its name into who, 1 if found. Matched by the backing file's
+ * path (loop/backing_file, a device node: its rdev) and by LOOP_GET_STATUS64,
+ * which holds the backing inode even when the path was renamed or deleted.
+ */
+static int backing_of(dev_t rdev, dev_t fdev, ino_t ino, char *who, size_t len)
+{
+	char path[PATH_MAX], file[PATH_MAX];
+	struct loop_info64 li;
+	struct dirent *de;
+	struct stat st;
+	int found = 0, fd;
+	DIR *d = opendir("/sys/block");
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", de->d_name);
+		if (read_line(path, file, sizeof(file)))
+			continue;	/* not bound */
+		if (!stat(file, &st))
+			found = S_ISBLK(st.st_mode) ? rdev && st.st_rdev == rdev
+						    : !rdev && st.st_dev == fdev && st.st_ino == ino;
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		if (!found && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0) {
+			if (ino && !ioctl(fd, LOOP_GET_STATUS64, &li))
+				found = li.lo_device == (uint64_t)fdev && li.lo_inode == (uint64_t)ino;
+			close(fd);
+		}
+		if (found)
+			snprintf(who, len, "%s", de->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+/* What uses a loop device that backs the target: ", which is mounted on /mnt" (or nothing). */
+static void stacked_use(const char *loop, unsigned depth, char *why, size_t len)
+{
+	char use[1024];
+
+	why[0] = '\0';
+	if (depth < STACK_MAX && bdev_use(loop, sysfs_dev(loop), depth + 1, use, sizeof(use)))
+		snprintf(why, len, ", which %s%s", strncmp(use, "backs ", 6) ? "is " : "", use);
+}
+
+/*
+ * Whether block device name (dev) is in use, the reason into why ("mounted on
+ * /mnt", "held by dm-0 (holders)", "in use as swap", "backs loop7
+ * (loop/backing_file), which is mounted on /mnt"); 1 if so.
+ */
+static int bdev_use(const char *name, dev_t dev, unsigned depth, char *why, size_t len)
+{
+	char what[2048], who[256], more[1100];
+	char node[96];
+	struct stat st;
+
+	if (mounted_at(name, dev, what, sizeof(what)))
+		return snprintf(why, len, "mounted on %s", what), 1;
+	if (first_holder(name, who, sizeof(who)))
+		return snprintf(why, len, "held by %s (holders)", who), 1;
+	if (is_swap(dev, 0, 0))
+		return snprintf(why, len, "in use as swap"), 1;
+	snprintf(node, sizeof(node), "/dev/%s", name);
+	if (stat(node, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev)
+		st.st_dev = 0, st.st_ino = 0;
+	if (backing_of(dev, st.st_dev, st.st_ino, who, sizeof(who))) {
+		stacked_use(who, depth, more, sizeof(more));
+		return snprintf(why, len, "backs %s (loop/backing_file)%s", who, more), 1;
+	}
+	return 0;
+}
+
 /* One device; rel says how it relates to the one asked for ("", "its partition ", ...). */
 static int check_one(const char *path, const char *name, const char *rel, char *err, size_t errlen)
 {
-	char what[2048], who[256], subj[160] = "";
-	dev_t dev = sysfs_dev(name);
+	char why[3400];
 
-	if (*rel)
-		snprintf(subj, sizeof(subj), "%s%s is ", rel, name);
-	if (mounted_at(name, dev, what, sizeof(what)))
-		return ts_errf(err, errlen, -EBUSY, "%s: %smounted on %s; refusing to touch it",
-			       path, subj, what);
-	if (first_holder(name, who, sizeof(who)))
-		return ts_errf(err, errlen, -EBUSY, "%s: %sheld by %s (holders); refusing to touch it",
-			       path, subj, who);
-	if (is_swap(name))
-		return ts_errf(err, errlen, -EBUSY, "%s: %sin use as swap; refusing to touch it",
-			       path, subj);
-	return 0;
+	if (!bdev_use(name, sysfs_dev(name), 0, why, sizeof(why)))
+		return 0;
+	if (!*rel)
+		return ts_errf(err, errlen, -EBUSY, "%s: %s; refusing to touch it", path, why);
+	return ts_errf(err, errlen, -EBUSY, "%s: %s%s %s%s; refusing to touch it", path, rel, name,
+		       strncmp(why, "backs ", 6) ? "is " : "", why);
 }
 
 int rd_bdev_check_unused(const struct rd_bdev_info *bi, char *err, size_t errlen)
@@ -228,4 +341,100 @@ int rd_bdev_check_unused(const struct rd_bdev_info *bi, char *err, size_t errlen
 	}
 	closedir(d);
 	return rc;
+}
+
+static const char *size_str(uint64_t v, uint64_t other, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	fmt_bytes(v, a, sizeof(a));
+	if (strcmp(a, fmt_bytes(other, b, sizeof(b))))
+		return snprintf(buf, len, "%s", a), buf;
+	return snprintf(buf, len, "%llu bytes", (unsigned long long)v), buf;	/* the same when rounded */
+}
+
+int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_info *bi, char *err, size_t errlen)
+{
+	char sz[40], ext[40];
+	int rc = rd_bdev_inspect(path, bi, err, errlen);
+
+	if (!rc)
+		rc = rd_bdev_check_unused(bi, err, errlen);
+	if (rc)
+		return rc;
+	if (w->extent > bi->size)
+		return ts_errf(err, errlen, -ENOSPC, "%s: %s is smaller than the trace's extent (%s); refusing", path,
+			       size_str(bi->size, w->extent, sz, sizeof(sz)),
+			       size_str(w->extent, bi->size, ext, sizeof(ext)));
+	if (!w->destructive)
+		return ts_errf(err, errlen, -EPERM, "%s: %s; add --destructive to allow it", path,
+			       w->action ? w->action : "replaying to a block device destroys its data");
+	return 0;
+}
+
+/* Data somewhere in the file: SEEK_DATA finds some (a filesystem without it reports all of it as data). */
+static int holds_data(const char *path, const struct stat *st)
+{
+	int fd, found;
+
+	if (!st->st_size)
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return -errno;
+	found = lseek(fd, 0, SEEK_DATA) >= 0 ? 1 : errno == ENXIO ? 0 : -errno;
+	close(fd);
+	return found;
+}
+
+int rd_check_file(const char *path, const struct rd_want *w, char *err, size_t errlen)
+{
+	char who[256], more[1100];
+	struct stat st;
+	int data;
+
+	if (stat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;	/* a new file: nothing to lose */
+		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode))
+		return ts_errf(err, errlen, -EINVAL, "%s: not a regular file%s", path,
+			       S_ISBLK(st.st_mode) ? " (use --device for a block device)" : "");
+	if (backing_of(0, st.st_dev, st.st_ino, who, sizeof(who))) {
+		stacked_use(who, 0, more, sizeof(more));
+		return ts_errf(err, errlen, -EBUSY, "%s: the backing file of %s (loop/backing_file)%s; "
+			       "refusing to touch it", path, who, more);
+	}
+	if (is_swap(0, st.st_dev, st.st_ino))
+		return ts_errf(err, errlen, -EBUSY, "%s: in use as swap; refusing to touch it", path);
+	if ((data = holds_data(path, &st)) < 0)
+		return ts_errf(err, errlen, data, "%s: %s", path, strerror(-data));
+	if (data && !w->destructive)
+		return ts_errf(err, errlen, -EPERM, "%s: holds data (%lld bytes, not all holes), which the replay "
+			       "overwrites; add --destructive to allow it", path, (long long)st.st_size);
+	return 0;
+}
+
+int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, uint64_t *kinds, char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_reader__open(trace, err, errlen);
+	const struct ts_record *recs;
+	ssize_t n;
+
+	*ext = 0;
+	if (!r)
+		return errno ? -errno : -EIO;
+	while ((n = trace_reader__batch(r, &recs, 4096)) > 0)
+		for (ssize_t i = 0; i < n; i++) {
+			if (devno && recs[i].dev != devno)
+				continue;
+			if (kinds)
+				kinds[recs[i].kind <= TS_KIND_MAX ? recs[i].kind : 0]++;
+			if (recs[i].kind != TS_META && recs[i].offset + recs[i].length > *ext)
+				*ext = recs[i].offset + recs[i].length;
+		}
+	if (n < 0)
+		snprintf(err, errlen, "%s", trace_reader__error(r));
+	trace_reader__close(r);
+	return n < 0 ? (int)n : 0;
 }

@@ -27,9 +27,37 @@ struct rd_bdev_info {
 	char model[160];
 };
 
+/* What a run is about to do to a real target. */
+struct rd_want {
+	uint64_t extent;	/* highest byte offset+length it touches (0: nothing to compare) */
+	bool destructive;	/* --destructive was given */
+	const char *action;	/* block device refusal without --destructive ("PATH: ACTION; add
+				   --destructive to allow it"); NULL: "replaying to a block device destroys its data" */
+};
+
+/*
+ * The one safety routine for a block device (replay, compare, calibrate):
+ * inspect, in use (mounted, held, swap, a loop device's backing; itself, its
+ * partitions, its whole disk), the trace's extent against its size, then
+ * --destructive. 0, or -errno with a one-line refusal that starts with PATH.
+ */
+int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_info *bi, char *err, size_t errlen);
+/*
+ * The same for --file: a new file passes; an existing one must be a regular
+ * file, not a loop device's backing file, not an active swap file, and needs
+ * --destructive if it holds data (lseek(SEEK_DATA) finds any: a file of size
+ * 0 or all holes does not).
+ */
+int rd_check_file(const char *path, const struct rd_want *w, char *err, size_t errlen);
+/*
+ * Highest offset+length of the records of devno (0: every device) in trace: one pass.
+ * kinds (may be NULL): counts of the records of each enum ts_kind, TS_KIND_MAX + 1 entries.
+ */
+int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, uint64_t *kinds, char *err, size_t errlen);
+
 /* stat + sysfs. -ENOTBLK "PATH: not a block device", -errno otherwise. */
 int rd_bdev_inspect(const char *path, struct rd_bdev_info *bi, char *err, size_t errlen);
-/* Mounted (itself, a partition, or its whole disk), holders, swap: -EBUSY with the reason. */
+/* Mounted, holders, swap, a loop device's backing (itself, a partition, its whole disk): -EBUSY with the reason. */
 int rd_bdev_check_unused(const struct rd_bdev_info *bi, char *err, size_t errlen);
 
 #endif

@@ -68,7 +68,7 @@ static int probe_blk_discard(int fd)
 
 int rd_uring__probe(struct rd_io *io, char *err, size_t errlen)
 {
-	static const int ops[] = { IORING_OP_WRITE, IORING_OP_READ, IORING_OP_FSYNC };
+	static const int ops[] = { IORING_OP_WRITE, IORING_OP_READ, IORING_OP_FSYNC, IORING_OP_FALLOCATE };
 	struct io_uring_probe *p = io_uring_get_probe();
 	int need = io->c.is_bdev ? IORING_OP_URING_CMD : IORING_OP_FALLOCATE;
 	int rc = 0;
@@ -102,10 +102,31 @@ int rd_uring__setup(struct rd_io *io, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Every command the kernel holds keeps a reference to the device's file, and
+ * with it the O_EXCL claim (bd_prepare_to_claim(), block/bdev.c): closing the
+ * ring with commands in flight lets io_uring cancel and reap them later, in
+ * its exit work (io_ring_exit_work(), io_uring/io_uring.c), so the device stays
+ * claimed after trimsim has exited and the next run is refused as busy. An
+ * early return (an error, a refusal mid-run) waits for them here instead.
+ */
 void rd_uring__teardown(struct rd_io *io)
 {
-	if (io->ring_up)
-		io_uring_queue_exit(&io->ring);
+	struct io_uring_cqe *cqe;
+	int rc;
+
+	if (!io->ring_up)
+		return;
+	rc = io_uring_submit(&io->ring);	/* SQEs prepared but not yet handed over */
+	if (rc > 0)
+		io->cqes_due += (unsigned)rc;
+	while (io->cqes_due) {
+		rc = io_uring_wait_cqe(&io->ring, &cqe);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+			break;	/* the ring itself failed: nothing more will arrive */
+		rd_uring__harvest(io);
+	}
+	io_uring_queue_exit(&io->ring);
 	io->ring_up = false;
 }
 
@@ -121,6 +142,9 @@ static void prep_part(struct rd_io *io, struct io_uring_sqe *sqe, struct rd_slot
 		else
 			io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 						(off_t)p->offset, (off_t)p->length);
+		break;
+	case TS_OP_WRITE_ZEROES:
+		io_uring_prep_fallocate(sqe, fd, rd_zero_mode(io), (off_t)p->offset, (off_t)p->length);
 		break;
 	case TS_OP_WRITE:
 		io_uring_prep_write(sqe, fd, io->wbuf + s->wofs, (unsigned)p->length, p->offset);
@@ -149,6 +173,8 @@ int rd_uring__submit(struct rd_io *io, uint32_t idx)
 		sqe = io_uring_get_sqe(&io->ring);
 		if (!sqe) {
 			rc = io_uring_submit(&io->ring);
+			if (rc > 0)
+				io->cqes_due += (unsigned)rc;
 			sqe = rc < 0 ? NULL : io_uring_get_sqe(&io->ring);
 			if (!sqe)
 				return rc < 0 ? rc : -EBUSY;
@@ -162,6 +188,8 @@ int rd_uring__submit(struct rd_io *io, uint32_t idx)
 	pthread_mutex_unlock(&io->mu);
 	s->d.start_ns = rd_now(io);
 	rc = io_uring_submit(&io->ring);
+	if (rc > 0)
+		io->cqes_due += (unsigned)rc;
 	return rc < 0 ? rc : 0;
 }
 
@@ -176,6 +204,8 @@ void rd_uring__harvest(struct rd_io *io)
 	while (!io_uring_peek_cqe(&io->ring, &cqe)) {
 		idx = (uint32_t)io_uring_cqe_get_data64(cqe);
 		s = &io->slots[idx];
+		if (io->cqes_due)
+			io->cqes_due--;
 		if (cqe->res < 0 && !s->d.error)
 			s->d.error = cqe->res;
 		else if (cqe->res > 0)

@@ -25,8 +25,6 @@ struct rd_opts {
 	uint64_t seed;
 };
 
-/* A SATA NCQ queue; the policy's dispatch(qd=N) decides how much of it is used. */
-#define RD_DEFAULT_QD 32
 
 static const char *const dispatch_names[] = { "auto", "uring", "threads", NULL };
 
@@ -75,10 +73,19 @@ static int parse_arg(const char *arg, const struct target_env *env, char *path, 
 	if (rc)
 		return rc;
 	if (!o->qd)
-		o->qd = env && env->qd ? env->qd : RD_DEFAULT_QD;
+		o->qd = env && env->qd ? env->qd : REALDEV_DEFAULT_QD;
 	if (env && !o->seed)
 		o->seed = env->seed;
 	return 0;
+}
+
+unsigned realdev__qd(const char *arg, unsigned env_qd)
+{
+	struct target_env env = { .qd = env_qd };
+	char path[PATH_MAX], err[256];
+	struct rd_opts o;
+
+	return parse_arg(arg, &env, path, sizeof(path), &o, err, sizeof(err)) ? 0 : o.qd;
 }
 
 static void rt_close(void *priv)
@@ -119,12 +126,30 @@ static int start_io(struct rd_target *t, const struct rd_opts *o, uint32_t align
 	return 0;
 }
 
+static struct rd_want want_of(const struct target_env *env)
+{
+	return (struct rd_want){ .extent = env ? env->trace_extent : 0, .destructive = env && env->destructive,
+				 .action = env ? env->action : NULL };
+}
+
+static int device_check(const char *arg, const struct target_env *env, char *err, size_t errlen)
+{
+	struct rd_want w = want_of(env);
+	struct rd_bdev_info bi;
+	char path[PATH_MAX];
+	struct rd_opts o;
+	int rc = parse_arg(arg, env, path, sizeof(path), &o, err, errlen);
+
+	return rc ? rc : rd_check_device(path, &w, &bi, err, errlen);
+}
+
 static int device_open(const char *arg, const struct target_env *env, void **priv,
 		       char *err, size_t errlen)
 {
 	struct rd_target *t = rt_new();
+	struct rd_want w = want_of(env);
 	struct rd_opts o;
-	char sz[32], ext[32];
+	char sz[32];
 	uint64_t bytes = 0;
 	int rc;
 
@@ -132,22 +157,9 @@ static int device_open(const char *arg, const struct target_env *env, void **pri
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
 	rc = parse_arg(arg, env, t->path, sizeof(t->path), &o, err, errlen);
 	if (!rc)
-		rc = rd_bdev_inspect(t->path, &t->bi, err, errlen);
-	if (!rc)
-		rc = rd_bdev_check_unused(&t->bi, err, errlen);
+		rc = rd_check_device(t->path, &w, &t->bi, err, errlen);
 	if (rc)
 		goto out;
-	if (env && env->trace_extent > t->bi.size) {
-		rc = ts_errf(err, errlen, -ENOSPC, "%s: %s is smaller than the trace's extent (%s); refusing",
-			     t->path, fmt_bytes(t->bi.size, sz, sizeof(sz)),
-			     fmt_bytes(env->trace_extent, ext, sizeof(ext)));
-		goto out;
-	}
-	if (!env || !env->destructive) {
-		rc = ts_errf(err, errlen, -EPERM, "%s: replaying to a block device destroys its data; "
-			     "add --destructive to allow it", t->path);
-		goto out;
-	}
 	t->is_bdev = true;
 	t->fd = open(t->path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
 	if (t->fd < 0) {
@@ -183,10 +195,21 @@ static int open_file(const char *path, bool *direct)
 	return fd;
 }
 
+static int file_check(const char *arg, const struct target_env *env, char *err, size_t errlen)
+{
+	struct rd_want w = want_of(env);
+	char path[PATH_MAX];
+	struct rd_opts o;
+	int rc = parse_arg(arg, env, path, sizeof(path), &o, err, errlen);
+
+	return rc ? rc : rd_check_file(path, &w, err, errlen);
+}
+
 static int file_open(const char *arg, const struct target_env *env, void **priv,
 		     char *err, size_t errlen)
 {
 	struct rd_target *t = rt_new();
+	struct rd_want w = want_of(env);
 	struct rd_opts o;
 	struct stat st;
 	bool direct = false;
@@ -195,13 +218,10 @@ static int file_open(const char *arg, const struct target_env *env, void **priv,
 	if (!t)
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
 	rc = parse_arg(arg, env, t->path, sizeof(t->path), &o, err, errlen);
+	if (!rc)
+		rc = rd_check_file(t->path, &w, err, errlen);
 	if (rc)
 		goto out;
-	if (!stat(t->path, &st) && !S_ISREG(st.st_mode)) {
-		rc = ts_errf(err, errlen, -EINVAL, "%s: not a regular file%s", t->path,
-			     S_ISBLK(st.st_mode) ? " (use --device for a block device)" : "");
-		goto out;
-	}
 	t->fd = open_file(t->path, &direct);
 	if (t->fd < 0 || fstat(t->fd, &st)) {
 		rc = ts_errf(err, errlen, -errno, "%s: %s", t->path, strerror(errno));
@@ -282,12 +302,13 @@ const struct target_ops device_target_ops = {
 	.clock = rt_clock,
 	.report = rt_report,
 	.close = rt_close,
+	.check = device_check,
 };
 
 const struct target_ops file_target_ops = {
 	.name = "file",
 	.help = "a regular file (created and extended as needed): discards punch holes "
-		"(fallocate PUNCH_HOLE|KEEP_SIZE), writes write; safe for anyone",
+		"(fallocate PUNCH_HOLE|KEEP_SIZE), writes write; a file that holds data needs --destructive",
 	.opts = rd_opt_table,
 	.realtime = true,
 	.open = file_open,
@@ -299,4 +320,5 @@ const struct target_ops file_target_ops = {
 	.clock = rt_clock,
 	.report = rt_report,
 	.close = rt_close,
+	.check = file_check,
 };

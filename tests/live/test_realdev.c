@@ -125,7 +125,8 @@ ParameterizedTestParameters(realdev, file_punches_holes)
 ParameterizedTest(struct disp_case *p, realdev, file_punches_holes)
 {
 	const char *img = lv_path("file.img");
-	struct target_env env = { .seed = 1, .qd = p->qd, .quiet = true, .trace_extent = 32 * MIB };
+	/* the file holds data (lv_mkfile): --destructive */
+	struct target_env env = { .seed = 1, .qd = p->qd, .quiet = true, .trace_extent = 32 * MIB, .destructive = true };
 	struct run_result r;
 	char arg[600], err[256] = "";
 	long long before, after;

@@ -102,7 +102,8 @@ Test(calib, profile_has_the_parametric_keys)
 	struct calib_result r = { .size = 1 << 30, .discard_max = 1 << 30, .granularity = 4096,
 				  .max_segments = 1, .trim = { 5e-3, 1e-9, 0.01, 8 },
 				  .trim_unmapped = { 1e-3, 0, 0.01, 8 }, .write = { 2e-5, 1e-9, 0, 8 },
-				  .read = { 1e-5, 1e-9, 0, 8 }, .flush = 1e-4, .best_qd = 4, .channels = 1 };
+				  .read = { 1e-5, 1e-9, 0, 8 }, .flush = 1e-4, .best_qd = 4, .channels = 1,
+				  .dispatch_qd = 32 };
 	json_t *p = calib__profile(&r);
 	size_t i;
 
@@ -113,6 +114,10 @@ Test(calib, profile_has_the_parametric_keys)
 	cr_assert_float_eq(json_real_value(json_object_get(p, "trim_base")), 5e-3, 1e-12);
 	cr_assert_eq(json_integer_value(json_object_get(p, "trim_bw")), 1000000000);
 	cr_assert_eq(json_integer_value(json_object_get(p, "trim_unmapped_bw")), 0, "no per-byte cost");
+	/* qd: the depth the device was dispatched at (the device target's), not the best-throughput depth */
+	cr_assert_eq(json_integer_value(json_object_get(p, "qd")), 32);
+	cr_assert_eq(json_integer_value(json_object_get(p, "channels")), 1);
+	cr_assert_not_null(strstr(json_string_value(json_object_get(p, "source")), "qd = 32: the depth the device target"));
 	json_decref(p);
 }
 

@@ -82,7 +82,8 @@ ParameterizedTestParameters(filetarget, punch_write_read_flush)
 
 ParameterizedTest(struct ft_case *p, filetarget, punch_write_read_flush)
 {
-	struct target_env env = { .seed = 3, .qd = p->qd, .quiet = true, .trace_extent = 16 * MIB };
+	/* the file holds data (fill): --destructive */
+	struct target_env env = { .seed = 3, .qd = p->qd, .quiet = true, .trace_extent = 16 * MIB, .destructive = true };
 	struct target_cmd c[24];
 	struct realdev_stats st;
 	char path[512], arg[600], err[256] = "";
@@ -147,4 +148,94 @@ Test(filetarget, device_target_refuses_a_regular_file_without_root)
 	snprintf(want, sizeof(want), "%s: not a block device (use --file for a regular file)", path);
 	cr_assert_str_eq(err, want);
 	cr_assert_null(priv);
+}
+
+/*
+ * --file needs --destructive for a file that holds data: lseek(SEEK_DATA)
+ * finds some. A new file, an empty one and one of holes only go without, and
+ * nothing is created or changed by a refusal.
+ */
+enum fkind { FK_NEW, FK_EMPTY, FK_SPARSE, FK_DATA, FK_DATA_DESTRUCTIVE, FK_DATA_IN_A_HOLE };
+
+struct data_case {
+	char name[24];
+	enum fkind kind;
+	bool refused;
+};
+
+ParameterizedTestParameters(filetarget, destructive_only_for_a_file_with_data)
+{
+	static struct data_case c[] = {
+		{ "new", FK_NEW, false }, { "empty", FK_EMPTY, false }, { "sparse", FK_SPARSE, false },
+		{ "data", FK_DATA, true }, { "data --destructive", FK_DATA_DESTRUCTIVE, false },
+		{ "4 KiB in 64 MiB of holes", FK_DATA_IN_A_HOLE, true },
+	};
+
+	return cr_make_param_array(struct data_case, c, sizeof(c) / sizeof(c[0]));
+}
+
+ParameterizedTest(struct data_case *p, filetarget, destructive_only_for_a_file_with_data)
+{
+	struct target_env env = { .quiet = true, .trace_extent = 1 * MIB, .destructive = p->kind == FK_DATA_DESTRUCTIVE };
+	char path[512], want[700], err[700] = "";
+	struct stat before, after;
+	void *priv = NULL;
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/f.img", th_dir());
+	if (p->kind != FK_NEW) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		cr_assert_geq(fd, 0);
+		if (p->kind == FK_SPARSE || p->kind == FK_DATA_IN_A_HOLE)
+			cr_assert_eq(ftruncate(fd, 64 * MIB), 0);
+		if (p->kind == FK_DATA_IN_A_HOLE)
+			cr_assert_eq(pwrite(fd, "x", 1, 32 * MIB), 1);
+		close(fd);
+		if (p->kind == FK_DATA || p->kind == FK_DATA_DESTRUCTIVE)
+			fill(path, 1 * MIB);
+		cr_assert_eq(stat(path, &before), 0);
+	}
+	cr_assert_eq(file_target_ops.check(path, &env, err, sizeof(err)), p->refused ? -EPERM : 0, "%s: %s",
+		     p->name, err);
+	rc = file_target_ops.open(path, &env, &priv, err, sizeof(err));
+	if (!p->refused) {
+		cr_assert_eq(rc, 0, "%s: %s", p->name, err);
+		file_target_ops.close(priv);
+		return;
+	}
+	snprintf(want, sizeof(want), "%s: holds data (%lld bytes, not all holes), which the replay overwrites; "
+		 "add --destructive to allow it", path, (long long)before.st_size);
+	cr_assert_eq(rc, -EPERM);
+	cr_assert_null(priv);
+	cr_assert_str_eq(err, want, "%s", p->name);
+	cr_assert_eq(stat(path, &after), 0);
+	cr_assert_eq(after.st_size, before.st_size, "%s: the refused file changed size", p->name);
+	cr_assert(after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec,
+		  "%s: the refused file was written", p->name);
+}
+
+/*
+ * Write zeroes are replayed (they failed with EOPNOTSUPP before): on a file a
+ * hole punch, as the loop driver does (lo_fallocate()); the range reads back zero.
+ */
+Test(filetarget, write_zeroes_read_back_zero)
+{
+	struct target_env env = { .quiet = true, .trace_extent = 4 * MIB, .destructive = true };
+	struct target_cmd c = { .tag = 0, .offset = 1 * MIB + 512, .length = 256 * 1024, .op = TS_OP_WRITE_ZEROES };
+	static uint8_t buf[256 * 1024];
+	char path[512], err[256] = "";
+	void *priv = NULL;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/z.img", th_dir());
+	fill(path, 4 * MIB);
+	cr_assert_eq(file_target_ops.open(path, &env, &priv, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(drive(priv, &c, 1), 0, "a write-zeroes command failed");
+	file_target_ops.close(priv);
+	fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pread(fd, buf, sizeof(buf), (off_t)c.offset), (ssize_t)sizeof(buf));
+	close(fd);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		cr_assert_eq(buf[i], 0, "byte %zu of the zeroed range is %u", i, buf[i]);
 }
