@@ -14,8 +14,9 @@
  *    it by output__commit(). A symlink to a file keeps its link semantics:
  *    the temporary goes beside the link's target and replaces the target,
  *    the link stays. A new file gets 0666 less the umask, a replaced one
- *    keeps its permission bits. Nothing half-written is ever left: an error,
- *    output__abort() or a pending SIGINT/SIGTERM at commit unlinks it;
+ *    keeps its permission bits (not its owner or other hard links: those keep
+ *    the old contents, as with sed -i). Nothing half-written is ever left: an
+ *    error, output__abort() or a pending SIGINT/SIGTERM at commit unlinks it;
  *  - a regular file or a new path, OUTPUT_STREAM (the recorder): written in
  *    place so every whole record written survives a crash; a new file is
  *    created O_EXCL|O_NOFOLLOW, an existing one (or a symlink's target) opened
