@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -321,7 +322,7 @@ int output__check_ext(const char *opt, const char *path, const char *ext, const 
 {
 	const char *has = output__ext(path);
 
-	if (has && strcmp(has, ext))
+	if (has && strcasecmp(has, ext))
 		return ts_errf(err, errlen, -EINVAL, "%s %s: unknown extension '%s' (%s: %s)", opt, path, has, what,
 			       ext);
 	return 0;

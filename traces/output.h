@@ -66,7 +66,7 @@ int output__commit(struct output *o, char *err, size_t errlen);
 void output__abort(struct output *o);
 /*
  * For an output of one format: a file name with an extension other than ext
- * (".json") is refused, "-o r.xlsx: unknown extension '.xlsx' (WHAT: .json)".
+ * (".json"; case does not matter) is refused, "-o r.xlsx: unknown extension '.xlsx' (WHAT: .json)".
  * Names without one pass. 0 or -EINVAL with err.
  */
 int output__check_ext(const char *opt, const char *path, const char *ext, const char *what, char *err,

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "report_int.h"
 
@@ -370,7 +371,7 @@ int report_format_by_ext(const char *ext, enum report_format *fmt)
 {
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		for (size_t j = 0; j < REPORT_FORMAT_EXTS && formats[i].exts[j]; j++)
-			if (!strcmp(ext, formats[i].exts[j])) {
+			if (!strcasecmp(ext, formats[i].exts[j])) {
 				*fmt = (enum report_format)i;
 				return 0;
 			}

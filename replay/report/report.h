@@ -97,7 +97,7 @@ struct report_format_ops {
 const struct report_format_ops *report_formats(size_t *n);
 /* 0 and *fmt set, or -EINVAL. */
 int report_format_by_name(const char *name, enum report_format *fmt);
-int report_format_by_ext(const char *ext, enum report_format *fmt);
+int report_format_by_ext(const char *ext, enum report_format *fmt);	/* ".HTML" is ".html" */
 
 /* Renderers: 0 or -errno (write errors). */
 int report__write(const struct report *r, enum report_format fmt, FILE *f);

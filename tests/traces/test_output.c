@@ -165,6 +165,9 @@ Test(output, ext)
 		else
 			cr_expect_null(e, "%s: %s", t[i].path, e);
 	}
+	cr_expect_eq(output__check_ext("-o", "R.JSON", ".json", "JSON", NULL, 0), 0);
+	cr_expect_eq(output__check_ext("-o", "r.xlsx", ".json", "JSON", NULL, 0), -EINVAL);
+	cr_expect_eq(output__check_ext("-o", "/dev/null", ".json", "JSON", NULL, 0), 0);
 	cr_expect(output__names_stdout("-") && output__names_stdout("/dev/stdout") &&
 		  output__names_stdout("/dev/fd/1") && output__names_stdout("/proc/self/fd/1"));
 	cr_expect(!output__names_stdout("/dev/fd/2") && !output__names_stdout("stdout") &&
