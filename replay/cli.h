@@ -9,11 +9,19 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);	/* argv[0] is the subcommand name */
 	const char *help;
+	unsigned flags;
 };
+
+/*
+ * SIGINT/SIGTERM set trimsim_stop (traces/util.h) for every command, and main
+ * exits 130/143 after the command returns; a command with this flag treats the
+ * signal as "stop and finish" (record writes its footer) and keeps its own status.
+ */
+#define CMD_FINISHES_ON_SIGNAL 1u
 
 const struct command *cli_commands(size_t *n);
 
-/* Exit codes: 0 ok, 1 failure (bad input, I/O), 2 usage or not built. */
+/* Exit codes: 0 ok, 1 failure (bad input, I/O), 2 usage or not built, 128 + signal when interrupted. */
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../traces/opts.h"
+#include "../traces/output.h"
 #include "../traces/trace.h"
 #include "../traces/util.h"
 #include "cli.h"
@@ -35,7 +36,7 @@ struct cmp_args {
 	size_t nout;
 	unsigned jobs, runs, qd;
 	uint64_t seed;
-	enum report_format fmt;
+	enum report_format fmt, out_fmt[MAX_OUTS];
 	bool fmt_set, quiet, destructive;
 };
 
@@ -67,8 +68,9 @@ static void usage(FILE *f)
 		"                       summary (one line per trace and profile: cheapest and costliest\n"
 		"                       policy, whether discard matters)\n"
 		"  -o, --output FILE    write the report to FILE (repeatable); the format follows the\n"
-		"                       extension (.json .csv .html .txt), else --format; --format still\n"
-		"                       goes to stdout unless -q\n"
+		"                       extension (.json .csv .html .htm .txt; any other is refused),\n"
+		"                       --format when it has none (- is stdout); --format still goes to\n"
+		"                       stdout unless -q\n"
 		"  -s, --seed N         seed for the models (default 1); same inputs + seed = same JSON\n"
 		"      --destructive    allow real block-device targets to write and discard (and --file\n"
 		"                       targets that hold data)\n"
@@ -124,30 +126,32 @@ static int split_top(const char *opt, const char *list, char **v, size_t *n, cha
 	return 0;
 }
 
-static const char *const format_names[] = { "table", "json", "csv", "html", "summary", NULL };
-
-static int parse_format(const char *s, enum report_format *f)
+/* "table, json, csv, html or summary" or ".txt .json .csv .html .htm": from the format table. */
+static const char *format_list(bool exts, char *buf, size_t len)
 {
-	for (int i = 0; format_names[i]; i++)
-		if (!strcmp(s, format_names[i])) {
-			*f = (enum report_format)i;
-			return 0;
-		}
-	return -EINVAL;
+	size_t n, at = 0;
+	const struct report_format_ops *f = report_formats(&n);
+
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; exts ? j < REPORT_FORMAT_EXTS && f[i].exts[j] : !j; j++)
+			at += (size_t)snprintf(buf + at, at < len ? len - at : 0, "%s%s",
+					       !at ? "" : exts ? " " : i + 1 < n ? ", " : " or ",
+					       exts ? f[i].exts[j] : f[i].name);
+	return buf;
 }
 
-static enum report_format format_of(const char *path, enum report_format def)
+/* -o PATH: the format its extension names, --format's when it has none; an unknown extension is an error. */
+static int format_of(const char *path, enum report_format def, enum report_format *fmt, char *err, size_t errlen)
 {
-	static const struct { const char *ext; enum report_format f; } ext[] = {
-		{ ".json", RF_JSON }, { ".csv", RF_CSV }, { ".html", RF_HTML }, { ".htm", RF_HTML },
-		{ ".txt", RF_TABLE },
-	};
-	const char *dot = strrchr(path, '.');
+	const char *ext = output__ext(path);
+	char known[128];
 
-	for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
-		if (!strcmp(dot, ext[i].ext))
-			return ext[i].f;
-	return def;
+	*fmt = def;
+	if (ext && report_format_by_ext(ext, fmt))
+		return ts_errf(err, errlen, -EINVAL, "-o %s: unknown extension '%s' (known: %s; none: --format)",
+			       path, ext, format_list(true, known, sizeof(known)));
+	return 0;
 }
 
 static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
@@ -172,6 +176,7 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 	};
 	uint64_t v;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char known[128];
 	int c, e;
 
 	a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
@@ -204,9 +209,9 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 				return e;
 			break;
 		case 'f':
-			if (parse_format(optarg, &a->fmt))
-				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected table, json, csv, html or summary",
-					       optarg);
+			if (report_format_by_name(optarg, &a->fmt))
+				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", optarg,
+					       format_list(false, known, sizeof(known)));
 			a->fmt_set = true;
 			break;
 		case 'o':
@@ -243,6 +248,9 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
 	if (!a->nm)
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
+	for (size_t i = 0; i < a->nout; i++)	/* after every --format: it is the default */
+		if ((e = format_of(a->outs[i], a->fmt, &a->out_fmt[i], err, errlen)))
+			return e;
 	return 0;
 }
 
@@ -400,6 +408,29 @@ static int drain(struct report *r, struct worker *w)
 	return 1;
 }
 
+#define POLL_MS 100
+#define STOP_GRACE_NS 2000000000ull
+
+/*
+ * SIGINT/SIGTERM: the workers stop too. A worker that got the signal itself
+ * (a terminal's ^C reaches the whole process group) dies of this second one,
+ * which is fine: its cell is reported as killed. One that ignores both for
+ * STOP_GRACE_NS is killed.
+ */
+static void stop_workers(const struct worker *w, size_t active, uint64_t *stop_ns)
+{
+	uint64_t now = ts_now_ns();
+
+	if (!*stop_ns) {
+		*stop_ns = now;
+		for (size_t i = 0; i < active; i++)
+			kill(w[i].pid, SIGTERM);
+	} else if (now - *stop_ns > STOP_GRACE_NS) {
+		for (size_t i = 0; i < active; i++)
+			kill(w[i].pid, SIGKILL);
+	}
+}
+
 /*
  * One pass over the cells whose target is (or is not) real-time. Model cells run
  * --jobs at a time; cells on real devices or files run one at a time, alone, so
@@ -412,6 +443,7 @@ static int run_pass(struct report *r, const struct cmp_args *a, bool realtime)
 	struct worker *w = calloc(jobs ? jobs : 1, sizeof(*w));
 	struct pollfd *pfd = calloc(jobs ? jobs : 1, sizeof(*pfd));
 	struct report_cell *bufs = calloc(jobs ? jobs : 1, sizeof(*bufs));
+	uint64_t stop_ns = 0;
 	int err = 0;
 
 	if (!w || !pfd || !bufs) {
@@ -434,9 +466,12 @@ static int run_pass(struct report *r, const struct cmp_args *a, bool realtime)
 		}
 		if (!active)
 			break;
+		if (trimsim_stop)
+			stop_workers(w, active, &stop_ns);
 		for (size_t i = 0; i < active; i++)
 			pfd[i] = (struct pollfd){ .fd = w[i].fd, .events = POLLIN };
-		if (poll(pfd, active, -1) < 0 && errno != EINTR) {
+		/* bounded: a signal that lands between the flag check and poll() is seen within POLL_MS */
+		if (poll(pfd, active, POLL_MS) < 0 && errno != EINTR) {
 			err = -errno;
 			break;
 		}
@@ -469,27 +504,19 @@ static int run_matrix(struct report *r, const struct cmp_args *a)
 	return err ? err : run_pass(r, a, true);
 }
 
-/* Writes path atomically: a temporary beside it, renamed when complete. */
-static int write_file(const struct report *r, const char *path, enum report_format fmt, char *err,
+/* One -o, opened before the sweep (a bad path fails at once); commits (or aborts) o. */
+static int write_file(const struct report *r, struct output *o, enum report_format fmt, char *err,
 		      size_t errlen)
 {
-	char tmp[4200];
-	FILE *f;
-	int e;
+	FILE *f = output__file(o);
+	int e = f ? report__write(r, fmt, f) : -ENOMEM;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (!(f = fopen(tmp, "w")))
-		return ts_errf(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
-	e = report__write(r, fmt, f);
-	if (fclose(f) && !e)
-		e = -errno;
-	if (!e && rename(tmp, path))
-		e = -errno;
-	if (e) {
-		unlink(tmp);
-		return ts_errf(err, errlen, e, "%s: %s", path, strerror(-e));
+	if (e && (!f || !output__error(o))) {	/* not a write error (commit names those): ENOMEM */
+		ts_errf(err, errlen, e, "%s: %s", output__path(o), strerror(-e));
+		output__abort(o);
+		return e;
 	}
-	return 0;
+	return output__commit(o, err, errlen);
 }
 
 static void free_args(struct cmp_args *a)
@@ -503,6 +530,7 @@ static void free_args(struct cmp_args *a)
 int cmd_compare(int argc, char **argv)
 {
 	struct cmp_args a = { 0 };
+	struct output *outs[MAX_OUTS] = { NULL };
 	struct report *r = NULL;
 	char err[512] = "";
 	int rc = 1, e;
@@ -532,6 +560,11 @@ int cmd_compare(int argc, char **argv)
 		goto out;
 	}
 	report_warn_qd((const char *const *)a.profiles, a.nm, a.qd, stderr);
+	for (size_t i = 0; i < a.nout; i++)
+		if (!(outs[i] = output__open(a.outs[i], OUTPUT_ATOMIC, err, sizeof(err)))) {
+			fprintf(stderr, "trimsim compare: %s\n", err);
+			goto out;
+		}
 	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
 	if (!r) {
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
@@ -549,20 +582,22 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", strerror(-e));
 		goto out;
 	}
-	for (size_t i = 0; i < a.nout; i++)
-		if ((e = write_file(r, a.outs[i], format_of(a.outs[i], a.fmt), err, sizeof(err)))) {
+	for (size_t i = 0; i < a.nout; i++) {
+		e = write_file(r, outs[i], a.out_fmt[i], err, sizeof(err));
+		outs[i] = NULL;
+		if (e) {
 			fprintf(stderr, "trimsim compare: %s\n", err);
 			goto out;
 		}
-	if (!a.quiet && (e = report__write(r, a.fmt, stdout))) {
-		fprintf(stderr, "trimsim compare: stdout: %s\n", strerror(-e));
-		goto out;
 	}
+	if (!a.quiet)	/* a write error on stdout is main's to report, with its errno */
+		report__write(r, a.fmt, stdout);
 	rc = report_failures(r, stderr) ? 1 : 0;
 out:
+	for (size_t i = 0; i < a.nout; i++)
+		output__abort(outs[i]);
 	if (r)
 		report__destroy(r);
 	free_args(&a);
-	fflush(stdout);
 	return rc;
 }

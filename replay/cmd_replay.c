@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "result.h"
+#include "../traces/output.h"
 #include "targets/rd_safety.h"
 #include "../traces/util.h"
 
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 		"      --dev MAJ:MIN     the traced device to replay (default: the header's only or\n"
 		"                        first filesystem device)\n"
 		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
-		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md)\n"
+		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md); FILE ends in\n"
+		"                        .json or has no extension; - is stdout\n"
 		"  -q, --quiet           no summary table\n"
 		"\n"
 		"On a real target (--device, --file), commands that fail (ENOSPC, EIO ...) are counted per\n"
@@ -77,6 +79,7 @@ static int set_target(struct args *a, const char *name, const char *arg)
 	return 0;
 }
 
+/* 0, 1 after --help, or -EINVAL after a message. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
@@ -143,7 +146,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 				       -EINVAL;
 			a->dev_set = true;
 			break;
-		case 'h': usage(stdout); exit(0);
+		case 'h': usage(stdout); return 1;
 		default: usage(stderr); return -EINVAL;
 		}
 		if (ret)
@@ -248,14 +251,15 @@ int cmd_replay(int argc, char **argv)
 	struct args a = { 0 };
 	struct trace_reader *r = NULL;
 	struct engine *e = NULL;
+	struct output *out = NULL;
 	json_t *res = NULL;
 	enum policy_source src;
 	uint64_t kinds[TS_KIND_MAX + 1] = { 0 };
 	char err[1024] = "", why[160];
 	int ret, rc = 1;
 
-	if (parse_args(argc, argv, &a))
-		return 2;
+	if ((ret = parse_args(argc, argv, &a)))
+		return ret > 0 ? 0 : 2;
 	a.cfg.policy = a.policy;
 	a.cfg.target_arg = a.target_arg;
 	if ((ret = check_policy(a.policy, &src, err, sizeof(err)))) {
@@ -273,9 +277,14 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, ")\n");
 		return 2;
 	}
+	if (a.out && !(out = result__open(a.out, err, sizeof(err)))) {	/* a bad -o fails before the replay */
+		rc = errno == EINVAL ? 2 : 1;
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		return rc;
+	}
 	if (!(r = trace_reader__open(a.trace, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
-		return 1;
+		goto out;
 	}
 	a.cfg.dev = pick_device(r, &a);
 	a.cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
@@ -325,7 +334,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "trimsim replay: out of memory\n");
 		goto out;
 	}
-	if (a.out && result__write(res, a.out, err, sizeof(err))) {
+	ret = out ? result__write(res, out, err, sizeof(err)) : 0;
+	out = NULL;
+	if (ret) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}
@@ -333,6 +344,7 @@ int cmd_replay(int argc, char **argv)
 		result__print(res, stdout);
 	rc = failed_commands(&a, e) ? 1 : 0;
 out:
+	output__abort(out);
 	json_decref(res);
 	engine__free(e);
 	trace_reader__close(r);

@@ -394,6 +394,8 @@ static int asap_drain(struct engine *e)
 		}
 		if ((ret = reap_one(e, UINT64_MAX)) < 0)	/* real-time, no room: wait for a completion */
 			return ret;
+		if (!ret && trimsim_stop)	/* the wait ended on SIGINT/SIGTERM */
+			return efail(e, -EINTR, "%s", "interrupted");
 		if (!ret)
 			return efail(e, -EPROTO, "%s", "engine: queued commands cannot be dispatched");
 	}

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Result JSON and summary table (result.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "result.h"
+#include "../traces/output.h"
 #include "../traces/util.h"
 
 json_t *result__build(const struct engine *e, const struct trace_reader *r, const char *trace_path,
@@ -36,40 +34,26 @@ json_t *result__build(const struct engine *e, const struct trace_reader *r, cons
 	return res;
 }
 
-int result__write(const json_t *res, const char *path, char *err, size_t errlen)
+struct output *result__open(const char *path, char *err, size_t errlen)
 {
-	size_t len = strlen(path) + 16;
-	char *tmp = malloc(len);
-	int fd = -1, ret = 0;
-	FILE *f = NULL;
+	if (output__check_ext("-o", path, RESULT_EXT, "the result is JSON", err, errlen)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return output__open(path, OUTPUT_ATOMIC, err, errlen);
+}
 
-	if (!tmp)
-		return ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
-	snprintf(tmp, len, "%s.tmpXXXXXX", path);
-	if ((fd = mkstemp(tmp)) < 0) {
-		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-		goto out;
+int result__write(const json_t *res, struct output *o, char *err, size_t errlen)
+{
+	FILE *f = output__file(o);
+
+	if (!f || ((json_dumpf(res, f, JSON_SORT_KEYS | JSON_INDENT(2)) || fputc('\n', f) == EOF) &&
+		   !output__error(o))) {	/* not a write error (commit names those, with their errno) */
+		ts_errf(err, errlen, -ENOMEM, "%s: cannot serialise the result", output__path(o));
+		output__abort(o);
+		return -ENOMEM;
 	}
-	/* mkstemp() made it 0600: give it the umask's mode before it is renamed into place */
-	if (fchmod(fd, ts_create_mode(0666)) || !(f = fdopen(fd, "w"))) {
-		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	if (json_dumpf(res, f, JSON_SORT_KEYS | JSON_INDENT(2)) || fputc('\n', f) == EOF) {
-		ret = ts_errf(err, errlen, -EIO, "%s: write failed", path);
-		fclose(f);
-		unlink(tmp);
-		goto out;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		ret = ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
-	return ret;
+	return output__commit(o, err, errlen);
 }
 
 static uint64_t u(const json_t *o, const char *path)

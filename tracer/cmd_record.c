@@ -14,6 +14,7 @@
 #include "replay/cli.h"
 #include "tracer/recorder.h"
 #include "traces/opts.h"
+#include "traces/output.h"
 #include "traces/util.h"
 
 enum backend_choice { BACKEND_AUTO, BACKEND_BPF, BACKEND_TRACEFS };
@@ -42,7 +43,8 @@ static void usage(FILE *f)
 		"every mounted block-device filesystem is traced. With -- CMD, records while CMD runs\n"
 		"and exits with its status; otherwise until --duration or SIGINT/SIGTERM.\n"
 		"\n"
-		"  -o, --output FILE       trace file (binary, streamed: readable after a crash)\n"
+		"  -o, --output FILE       trace file (binary, streamed: readable after a crash; an existing\n"
+		"                          file is truncated, a new one created exclusively); - is stdout\n"
 		"  -d, --device DEV        trace a block device (repeatable)\n"
 		"  -m, --mount DIR         trace the device of a mounted filesystem (repeatable)\n"
 		"      --io                also record reads and writes\n"
@@ -136,13 +138,12 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		fprintf(stderr, "trimsim record: -o FILE is required (see --help)\n");
 		return -EINVAL;
 	}
+	if (a->cmd && output__names_stdout(a->out)) {
+		fprintf(stderr, "trimsim record: -o %s: the trace would share stdout with the command; "
+			"use a file or a pipe\n", a->out);
+		return -EINVAL;
+	}
 	return 0;
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	trimsim_stop = 1;
 }
 
 /* The chosen backend, or auto's fallback with a one-line reason. */
@@ -223,7 +224,7 @@ static pid_t spawn(char **cmd)
 #define WRITEBACK_STEP (1u << 20)
 
 struct writeback {
-	int fd;			/* the trace file, read-only; -1: not kicked */
+	int fd;			/* the trace's descriptor (a pipe or device never grows: not kicked) */
 	off_t done;		/* bytes already handed to writeback */
 };
 
@@ -239,11 +240,11 @@ static void writeback_kick(struct writeback *wb)
 
 /* Records until the command exits, the duration passes or a signal arrives. */
 static int record_loop(struct record_args *a, const struct rec_backend_ops *ops, void *st,
-		       struct recorder *r, int *cmd_status)
+		       struct recorder *r, int out_fd, int *cmd_status)
 {
 	uint64_t t0 = ts_now_ns(), last = t0;
 	bool tty = isatty(STDERR_FILENO);
-	struct writeback wb = { open(a->out, O_RDONLY | O_CLOEXEC), 0 };
+	struct writeback wb = { out_fd, 0 };
 	pid_t pid = -1;
 	int rc = 0;
 
@@ -311,8 +312,6 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	}
 	if (tty)
 		fprintf(stderr, "\n");
-	if (wb.fd >= 0)
-		close(wb.fd);
 	return rc;
 }
 
@@ -323,7 +322,6 @@ int cmd_record(int argc, char **argv)
 	const struct rec_backend_ops *ops = NULL;
 	struct trace_writer *w = NULL;
 	struct recorder *r = NULL;
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct rec_config cfg = { .devs = devs };
 	json_t *h = NULL;
 	char err[512];
@@ -358,8 +356,6 @@ int cmd_record(int argc, char **argv)
 	}
 	cfg.io = a.io;
 	cfg.ringbuf_size = a.ringbuf_size;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	st = open_backend(&a, &cfg, &ops);
 	if (!st)
 		goto out;
@@ -377,7 +373,7 @@ int cmd_record(int argc, char **argv)
 	t0 = ts_now_ns();
 	rc = recorder__snapshot(r, false, err, sizeof(err));
 	if (!rc) {
-		rc = record_loop(&a, ops, st, r, &cmd_status);
+		rc = record_loop(&a, ops, st, r, trace_writer__fd(w), &cmd_status);
 		if (rc)
 			snprintf(err, sizeof(err), "%s: %s", a.out, strerror(-rc));
 	}

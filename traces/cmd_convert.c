@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* trimsim convert: binary <-> JSON Lines, written atomically (traces/FORMAT.md). */
+/* trimsim convert: binary <-> JSON Lines, written as an output (traces/output.h, traces/FORMAT.md). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -18,8 +18,9 @@ static void usage(FILE *f)
 		"Converts a trace between the binary form and JSON Lines. The input form is\n"
 		"detected from its first bytes; the output form follows OUT's extension\n"
 		"(.jsonl or .json: JSON Lines, anything else: binary) unless --to says.\n"
-		"OUT is written beside itself and renamed into place, so an error leaves\n"
-		"nothing half-written. binary -> JSON Lines -> binary is byte-identical.\n"
+		"A file OUT is written beside itself and renamed into place, so an error or an\n"
+		"interrupt leaves nothing half-written; - is stdout, pipes and devices are written\n"
+		"directly. binary -> JSON Lines -> binary is byte-identical.\n"
 		"\n"
 		"  --to FORMAT   binary or jsonl, whatever OUT is called\n"
 		"  --salvage     convert a trace cut short (recorder killed): keep every whole\n"

@@ -412,9 +412,11 @@ int cmd_info(int argc, char **argv)
 		if (o && red)
 			json_object_set_new(o, "redundancy", redund__json(red));
 
-		if (!o || json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) || fputc('\n', stdout) == EOF) {
+		/* a write error is main's to report (stdout's errno); anything else is ours */
+		if (!o || ((json_dumpf(o, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) || fputc('\n', stdout) == EOF) &&
+			   !ferror(stdout))) {
 			json_decref(o);
-			fprintf(stderr, "trimsim info: cannot write JSON\n");
+			fprintf(stderr, "trimsim info: cannot write JSON: out of memory\n");
 			goto out;
 		}
 		json_decref(o);
@@ -425,7 +427,6 @@ int cmd_info(int argc, char **argv)
 			redund__print(red, stdout);
 		}
 	}
-	fflush(stdout);
 	ret = 0;
 	if (trace_reader__status(r)->truncated) {
 		fprintf(stderr, "trimsim info: %s\n", trace_reader__error(r));

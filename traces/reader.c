@@ -81,7 +81,7 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	while (got < len) {
 		ssize_t n = read(fd, (char *)buf + got, len - got);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !trimsim_stop)	/* a pipe that waits: SIGINT ends the wait */
 			continue;
 		if (n < 0)
 			return -errno;
@@ -569,6 +569,8 @@ ssize_t trace_reader__batch(struct trace_reader *r, const struct ts_record **rec
 {
 	if (!max)
 		return 0;
+	if (trimsim_stop)	/* SIGINT/SIGTERM: every loop over a trace ends within one batch */
+		return fail(r, -EINTR, "interrupted");
 	return r->st.jsonl ? batch_jsonl(r, recs, max) : batch_binary(r, recs, max);
 }
 

@@ -205,9 +205,10 @@ void trace_reader__close(struct trace_reader *r);
 /* ---- Writer ---- */
 struct trace_writer;
 
+/* How path is written: traces/output.h (pipes, character devices and "-" are written directly in both). */
 enum trace_writer_mode {
-	TW_ATOMIC = 0,	/* write a temporary file beside path; rename on close, unlink on abort */
-	TW_STREAM = 1,	/* write path directly, every whole record readable after a crash (recorder) */
+	TW_ATOMIC = 0,	/* a file: a temporary beside it, renamed on close, unlinked on abort */
+	TW_STREAM = 1,	/* a file: written in place, every whole record readable after a crash (recorder) */
 };
 enum trace_writer_format { TW_BINARY = 0, TW_JSONL = 1 };
 
@@ -223,6 +224,8 @@ int trace_writer__close(struct trace_writer *w, uint64_t end_ns, char *err, size
 /* Removes what was written (TW_ATOMIC) and frees w. Accepts NULL. */
 void trace_writer__abort(struct trace_writer *w);
 const char *trace_writer__error(const struct trace_writer *w);
+/* The descriptor records are written to (the recorder hands a growing file to writeback). */
+int trace_writer__fd(const struct trace_writer *w);
 
 /* A header object with the fields every trace carries (format, version, recorder, host, kernel, start time). */
 json_t *trace_header__new(int argc, char **argv);

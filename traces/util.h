@@ -9,7 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Set by SIGINT/SIGTERM handlers; long loops check it. The only mutable global. */
+/*
+ * 0, or the signal (SIGINT, SIGTERM) main's handler caught: long loops and
+ * blocking waits check it and return -EINTR. The only mutable global.
+ */
 extern volatile sig_atomic_t trimsim_stop;
 
 /* snprintf into an error buffer; returns -EINVAL-like code passed in, for `return ts_errf(...)`. */

@@ -4,13 +4,14 @@
  * and leave it with write(2), so a killed writer leaves a file that ends on
  * a record boundary (or, if the kernel cut a write short, inside the last
  * record, which the reader reports as truncated). JSON Lines goes through
- * stdio. TW_ATOMIC writes ".NAME.XXXXXX" beside the target and renames it
- * on close. Layout: traces/FORMAT.md.
+ * stdio. The file itself is an output (traces/output.h): TW_ATOMIC writes a
+ * temporary beside a regular file and renames it on close, TW_STREAM writes
+ * in place; both write pipes, character devices and "-" directly.
+ * Layout: traces/FORMAT.md.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +20,14 @@
 
 #include "trace.h"
 #include "trace_int.h"
+#include "output.h"
 #include "util.h"
 
 struct trace_writer {
 	char *path;
-	char *tmp;		/* TW_ATOMIC: the temporary file, renamed on close */
-	int fd;
-	FILE *f;		/* JSON Lines */
+	struct output *out;
+	int fd;			/* binary: output__fd(out) */
+	FILE *f;		/* JSON Lines: output__file(out) */
 	enum trace_writer_format fmt;
 	enum trace_writer_mode mode;
 	unsigned char *buf;
@@ -57,8 +59,10 @@ static int write_all(struct trace_writer *w, const void *buf, size_t len)
 	while (len) {
 		ssize_t n = write(w->fd, p, len);
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR && !trimsim_stop)
 			continue;
+		if (n < 0 && errno == EINTR)
+			return wfail(w, -EINTR, "interrupted");
 		if (n < 0)
 			return wfail(w, -errno, "byte %" PRIu64 ": write: %s", w->off, strerror(errno));
 		p += n;
@@ -82,35 +86,21 @@ static uint64_t le64(uint64_t v)
 
 static int open_file(struct trace_writer *w)
 {
-	char *dup, *base;
-
-	if (w->mode == TW_STREAM) {
-		w->fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		return w->fd < 0 ? wfail(w, -errno, "%s", strerror(errno)) : 0;
-	}
-	dup = strdup(w->path);
-	if (!dup)
-		return wfail(w, -ENOMEM, "out of memory");
-	base = strrchr(dup, '/');
-	if (base)
-		*base++ = 0;
-	if (asprintf(&w->tmp, "%s%s.%s.XXXXXX", base ? dup : "", base ? "/" : "", base ? base : dup) < 0) {
-		w->tmp = NULL;
-		free(dup);
-		return wfail(w, -ENOMEM, "out of memory");
-	}
-	free(dup);
-	w->fd = mkostemp(w->tmp, O_CLOEXEC);
-	if (w->fd < 0) {
-		int e = errno;
-
-		free(w->tmp);
-		w->tmp = NULL;
-		return wfail(w, -e, "cannot create a temporary file beside it: %s", strerror(e));
-	}
-	if (fchmod(w->fd, ts_create_mode(0666)))	/* mkostemp() made it 0600 */
-		return wfail(w, -errno, "chmod: %s", strerror(errno));
+	w->out = output__open(w->path, w->mode == TW_STREAM ? OUTPUT_STREAM : OUTPUT_ATOMIC, w->err, sizeof(w->err));
+	if (!w->out)
+		return -errno;
+	w->fd = output__fd(w->out);
 	return 0;
+}
+
+/* A JSON Lines write failed: the errno the stream saw. */
+static int jsonl_fail(struct trace_writer *w, const char *where)
+{
+	int e = output__error(w->out) ? output__error(w->out) : EIO;
+
+	if (e == EINTR && trimsim_stop)
+		return wfail(w, -EINTR, "interrupted");
+	return wfail(w, -e, "%swrite: %s", where, strerror(e));
 }
 
 static int write_header(struct trace_writer *w, const char *json)
@@ -121,13 +111,11 @@ static int write_header(struct trace_writer *w, const char *json)
 	int ret;
 
 	if (w->fmt == TW_JSONL) {
-		w->f = fdopen(w->fd, "w");
+		w->f = output__file(w->out);
 		if (!w->f)
 			return wfail(w, -errno, "%s", strerror(errno));
-		w->fd = -1;
-		setvbuf(w->f, NULL, _IOFBF, 256 << 10);
 		if (fprintf(w->f, "{\"trimsim\":%d,\"header\":%s}\n", TS_JSONL_VERSION, json) < 0)
-			return wfail(w, -EIO, "write: %s", strerror(errno));
+			return jsonl_fail(w, "");
 		return 0;
 	}
 	if (hlen > TS_MAX_HEADER)
@@ -215,9 +203,12 @@ int trace_writer__write(struct trace_writer *w, const struct ts_record *rec)
 		return wfail(w, -EINVAL, "record %" PRIu64 ": %s", w->records, why);
 	w->records++;
 	if (w->fmt == TW_JSONL) {
-		if (ts_jsonl_write_record(w->f, rec) < 0 || fputc('\n', w->f) == EOF)
-			return wfail(w, -EIO, "line %" PRIu64 ": write: %s", w->records + 1, strerror(errno));
-		return 0;
+		char where[40];
+
+		if (ts_jsonl_write_record(w->f, rec) >= 0 && fputc('\n', w->f) != EOF)
+			return 0;
+		snprintf(where, sizeof(where), "line %" PRIu64 ": ", w->records + 1);
+		return jsonl_fail(w, where);
 	}
 	memcpy(w->buf + w->fill, rec, TS_RECORD_SIZE);
 	ts_record_to_le((struct ts_record *)(w->buf + w->fill));
@@ -234,7 +225,7 @@ int trace_writer__add_lost(struct trace_writer *w, uint64_t n)
 int trace_writer__flush(struct trace_writer *w)
 {
 	if (w->fmt == TW_JSONL)
-		return fflush(w->f) ? wfail(w, -errno, "write: %s", strerror(errno)) : 0;
+		return fflush(w->f) ? jsonl_fail(w, "") : 0;
 	return flush_buf(w);
 }
 
@@ -246,9 +237,7 @@ static int finish(struct trace_writer *w, uint64_t end_ns)
 	if (w->fmt == TW_JSONL) {
 		if (fprintf(w->f, "{\"footer\":{\"records\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"end_ns\":%" PRIu64 "}}\n",
 			    w->records, w->lost, end_ns) < 0 || fflush(w->f))
-			return wfail(w, -EIO, "write: %s", strerror(errno));
-		if (w->mode == TW_ATOMIC && fsync(fileno(w->f)))
-			return wfail(w, -errno, "fsync: %s", strerror(errno));
+			return jsonl_fail(w, "");
 		return 0;
 	}
 	ret = flush_buf(w);
@@ -260,31 +249,17 @@ static int finish(struct trace_writer *w, uint64_t end_ns)
 	ft.end_ns = le64(end_ns);
 	ft.magic = le64(TS_FOOTER_MAGIC);
 	ft.kind = TS_KIND_FOOTER;
-	ret = write_all(w, &ft, sizeof(ft));
-	if (!ret && w->mode == TW_ATOMIC && fsync(w->fd))
-		ret = wfail(w, -errno, "fsync: %s", strerror(errno));
-	return ret;
+	return write_all(w, &ft, sizeof(ft));
 }
 
+/* The footer, then the output's commit: flush, fsync and rename (TW_ATOMIC), close. */
 int trace_writer__close(struct trace_writer *w, uint64_t end_ns, char *err, size_t errlen)
 {
 	int ret = finish(w, end_ns);
 
-	if (!ret && w->f) {
-		ret = fclose(w->f) ? wfail(w, -errno, "close: %s", strerror(errno)) : 0;
-		w->f = NULL;
-	}
-	if (!ret && w->fd >= 0) {
-		ret = close(w->fd) ? wfail(w, -errno, "close: %s", strerror(errno)) : 0;
-		w->fd = -1;
-	}
-	if (!ret && w->tmp) {
-		if (rename(w->tmp, w->path))
-			ret = wfail(w, -errno, "rename from %s: %s", w->tmp, strerror(errno));
-		else {
-			free(w->tmp);
-			w->tmp = NULL;
-		}
+	if (!ret) {
+		ret = output__commit(w->out, w->err, sizeof(w->err));
+		w->out = NULL;
 	}
 	if (ret)
 		ts_errf(err, errlen, 0, "%s", w->err);
@@ -296,17 +271,15 @@ void trace_writer__abort(struct trace_writer *w)
 {
 	if (!w)
 		return;
-	if (w->f)
-		fclose(w->f);
-	if (w->fd >= 0)
-		close(w->fd);
-	if (w->tmp) {
-		unlink(w->tmp);
-		free(w->tmp);
-	}
+	output__abort(w->out);
 	free(w->buf);
 	free(w->path);
 	free(w);
+}
+
+int trace_writer__fd(const struct trace_writer *w)
+{
+	return w->fd;
 }
 
 const char *trace_writer__error(const struct trace_writer *w)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "report_int.h"
 
@@ -396,15 +397,47 @@ void report__destroy(struct report *r)
 	free(r);
 }
 
+/* The one list of formats: --format names, -o extensions and renderers. */
+static const struct report_format_ops formats[] = {
+	[RF_TABLE] = { "table", { ".txt" }, report__write_table },
+	[RF_JSON] = { "json", { ".json" }, report__write_json },
+	[RF_CSV] = { "csv", { ".csv" }, report__write_csv },
+	[RF_HTML] = { "html", { ".html", ".htm" }, report__write_html },
+	[RF_SUMMARY] = { "summary", { NULL }, report__write_summary },
+};
+
+const struct report_format_ops *report_formats(size_t *n)
+{
+	*n = sizeof(formats) / sizeof(formats[0]);
+	return formats;
+}
+
+int report_format_by_name(const char *name, enum report_format *fmt)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(name, formats[i].name)) {
+			*fmt = (enum report_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int report_format_by_ext(const char *ext, enum report_format *fmt)
+{
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		for (size_t j = 0; j < REPORT_FORMAT_EXTS && formats[i].exts[j]; j++)
+			if (!strcasecmp(ext, formats[i].exts[j])) {
+				*fmt = (enum report_format)i;
+				return 0;
+			}
+	return -EINVAL;
+}
+
 int report__write(const struct report *r, enum report_format fmt, FILE *f)
 {
-	switch (fmt) {
-	case RF_JSON: return report__write_json(r, f);
-	case RF_CSV: return report__write_csv(r, f);
-	case RF_HTML: return report__write_html(r, f);
-	case RF_SUMMARY: return report__write_summary(r, f);
-	default: return report__write_table(r, f);
-	}
+	if ((size_t)fmt >= sizeof(formats) / sizeof(formats[0]))
+		return -EINVAL;
+	return formats[fmt].write(r, f);
 }
 
 const char *report_basename(const char *path)

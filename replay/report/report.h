@@ -85,6 +85,22 @@ uint64_t report__seed(const struct report *r);
 size_t report__at(const struct report *r, size_t t, size_t p, size_t m);
 void report__destroy(struct report *r);
 
+/*
+ * The formats, in one table indexed by enum report_format: the name --format
+ * takes, the extensions -o FILE picks it by, and the renderer. Adding a format
+ * is one row here and its renderer.
+ */
+#define REPORT_FORMAT_EXTS 2
+struct report_format_ops {
+	const char *name;
+	const char *exts[REPORT_FORMAT_EXTS];	/* with the dot; NULL-padded; none: stdout only */
+	int (*write)(const struct report *r, FILE *f);
+};
+const struct report_format_ops *report_formats(size_t *n);
+/* 0 and *fmt set, or -EINVAL. */
+int report_format_by_name(const char *name, enum report_format *fmt);
+int report_format_by_ext(const char *ext, enum report_format *fmt);	/* ".HTML" is ".html" */
+
 /* Renderers: 0 or -errno (write errors). */
 int report__write(const struct report *r, enum report_format fmt, FILE *f);
 int report__write_table(const struct report *r, FILE *f);

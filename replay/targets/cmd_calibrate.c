@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "../../traces/opts.h"
+#include "../../traces/output.h"
 #include "../../traces/trace.h"
 #include "../../traces/util.h"
 #include "../cli.h"
@@ -54,11 +55,11 @@ static const struct opt_spec cal_table[] = {
 	{ "destructive", OPT_BOOL, offsetof(struct cal_opts, destructive), 0, 0, "false",
 	  "required: allow writing and discarding the device" },
 	{ "output", OPT_STR, offsetof(struct cal_opts, output), 0, 0, NULL,
-	  "profile file (-o; default: standard output)", NULL, PATH_MAX },
+	  "profile file (-o; .json or no extension; default and -: standard output)", NULL, PATH_MAX },
 	{ "quick", OPT_BOOL, offsetof(struct cal_opts, quick), 0, 0, "false",
 	  "fewer sizes, depths and repetitions (about a tenth of the time)" },
 	{ "svg", OPT_STR, offsetof(struct cal_opts, svg), 0, 0, NULL,
-	  "draw measured points and fitted lines into this SVG file", NULL, PATH_MAX },
+	  "draw measured points and fitted lines into this SVG file (.svg or no extension)", NULL, PATH_MAX },
 	{ "dispatch", OPT_ENUM, offsetof(struct cal_opts, dispatch), 0, 0, "auto",
 	  "uring, threads or auto (see the device target)", dispatch_names },
 	{ "max-size", OPT_BYTES, offsetof(struct cal_opts, max_size), 4096, 1ull << 40, "1G",
@@ -135,7 +136,7 @@ static int run(struct cal *c, uint8_t op, const uint64_t *off, const uint64_t *l
 	int rc;
 
 	while (done < n) {
-		while (sent < n && c->ops->inflight(c->priv) < depth) {
+		while (sent < n && !trimsim_stop && c->ops->inflight(c->priv) < depth) {
 			struct target_cmd cmd = { .tag = sent, .offset = off[sent], .length = len[sent],
 						  .op = op, .klass = op == TS_OP_DISCARD ? TC_DISCARD : TC_FOREGROUND };
 
@@ -144,6 +145,8 @@ static int run(struct cal *c, uint8_t op, const uint64_t *off, const uint64_t *l
 				return rc;
 			sent++;
 		}
+		if (trimsim_stop && done == sent)	/* SIGINT/SIGTERM: what was sent is back */
+			return -EINTR;
 		rc = c->ops->reap(c->priv, UINT64_MAX, &d);
 		if (rc < 0)
 			return rc;
@@ -360,38 +363,21 @@ static void identify(struct calib_result *r, const struct rd_bdev_info *bi, cons
 	strftime(r->when, sizeof(r->when), "%Y-%m-%dT%H:%MZ", &tm);
 }
 
-/* Writes text to path through a temporary file and rename: never half a file. */
-static int write_atomic(const char *path, const char *text, char *err, size_t errlen)
+/* Writes text into an output (traces/output.h) and commits it: a file is never left half-written. */
+static int write_text(struct output *o, const char *text, char *err, size_t errlen)
 {
-	char tmp[PATH_MAX + 16];
-	FILE *f;
-	int rc = 0, fd;
+	FILE *f = output__file(o);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	/* mkstemp() made it 0600: give it the umask's mode before it is renamed into place */
-	if (fchmod(fd, ts_create_mode(0666)) || !(f = fdopen(fd, "w"))) {
-		rc = -errno;
-		close(fd);
-		unlink(tmp);
-		return ts_errf(err, errlen, rc, "%s: %s", path, strerror(-rc));
+	if (!f) {
+		ts_errf(err, errlen, -ENOMEM, "%s: out of memory", output__path(o));
+		output__abort(o);
+		return -ENOMEM;
 	}
-	if (fputs(text, f) < 0 || fflush(f) || fsync(fileno(f)))
-		rc = -errno;
-	if (fclose(f) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
-	if (rc) {
-		unlink(tmp);
-		return ts_errf(err, errlen, rc, "%s: %s", path, strerror(-rc));
-	}
-	return 0;
+	fputs(text, f);		/* a failed write is named, with its errno, by the commit */
+	return output__commit(o, err, errlen);
 }
 
-static int write_svg(const char *path, const struct calib_point *mp, const struct calib_point *up,
+static int write_svg(struct output *o, const struct calib_point *mp, const struct calib_point *up,
 		     size_t n, const struct calib_result *r, char *err, size_t errlen)
 {
 	const struct calib_series s[] = {
@@ -403,18 +389,23 @@ static int write_svg(const char *path, const struct calib_point *mp, const struc
 	FILE *f = open_memstream(&buf, &len);
 	int rc;
 
-	if (!f)
+	if (!f) {
+		output__abort(o);
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	}
 	snprintf(title, sizeof(title), "discard latency: %s (%s)", r->name, r->model);
 	rc = calib__svg(f, title, s, 2);
 	fclose(f);
 	if (!rc)
-		rc = write_atomic(path, buf, err, errlen);
+		rc = write_text(o, buf, err, errlen);
+	else
+		output__abort(o);
 	free(buf);
 	return rc;
 }
 
-static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_result *r,
+/* Measures; writes the chart into *svg (consumed) if there is one. */
+static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_result *r, struct output **svg,
 		     char *err, size_t errlen)
 {
 	static struct size_points sp;
@@ -446,8 +437,11 @@ static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_resul
 	big = c->size / 4 < (c->quick ? 4 : 16) * MIB ? c->size / 4 : (c->quick ? 4 : 16) * MIB;
 	if ((rc = sweep_nonqueued(c, r, big & ~4095ull)))
 		return ts_errf(err, errlen, rc, "%s: queued-TRIM test: %s", o->device, strerror(-rc));
-	if (*o->svg)
-		return write_svg(o->svg, sp.map, sp.unmap, sp.n, r, err, errlen);
+	if (*svg) {
+		rc = write_svg(*svg, sp.map, sp.unmap, sp.n, r, err, errlen);
+		*svg = NULL;
+		return rc;
+	}
 	return 0;
 }
 
@@ -461,6 +455,7 @@ int cmd_calibrate(int argc, char **argv)
 	struct cal c = { .ops = &device_target_ops };
 	char err[1024] = "", arg[PATH_MAX + 64], a[32], b[32];
 	json_t *prof = NULL;
+	struct output *out = NULL, *svg = NULL;
 	char *text = NULL;
 	int rc;
 
@@ -468,15 +463,23 @@ int cmd_calibrate(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if ((rc = parse_cli(argc, argv, &o, err, sizeof(err)))) {
+	if ((rc = parse_cli(argc, argv, &o, err, sizeof(err))) ||
+	    (rc = output__check_ext("-o", o.output, ".json", "a profile is JSON", err, sizeof(err))) ||
+	    (rc = output__check_ext("--svg", o.svg, ".svg", "the chart is SVG", err, sizeof(err)))) {
 		fprintf(stderr, "trimsim calibrate: %s\n", err);
 		return 2;
 	}
 	env.seed = o.seed;
 	env.destructive = o.destructive;
 	snprintf(arg, sizeof(arg), "%s,dispatch=%s", o.device, dispatch_names[o.dispatch]);
+	/* the outputs before the device: a bad path fails before anything is destroyed */
+	if (*o.output && !(out = output__open(o.output, OUTPUT_ATOMIC, err, sizeof(err))))
+		rc = -errno;
+	if (!rc && *o.svg && !(svg = output__open(o.svg, OUTPUT_ATOMIC, err, sizeof(err))))
+		rc = -errno;
 	/* the device target's open makes every safety check (rd_check_device(), as replay and compare) */
-	rc = c.ops->open(arg, &env, &c.priv, err, sizeof(err));
+	if (!rc)
+		rc = c.ops->open(arg, &env, &c.priv, err, sizeof(err));
 	if (!rc)
 		rc = rd_bdev_inspect(o.device, &bi, err, sizeof(err));	/* what it is, for the profile */
 	if (rc)
@@ -486,7 +489,7 @@ int cmd_calibrate(int argc, char **argv)
 	c.quick = o.quick;
 	r.dispatch_qd = c.ops->max_inflight(c.priv);
 	identify(&r, &bi, realdev__dispatch_name(st.dispatch));
-	rc = calibrate(&c, &o, &r, err, sizeof(err));
+	rc = calibrate(&c, &o, &r, &svg, err, sizeof(err));
 	if (rc)
 		goto out;
 	prof = calib__profile(&r);
@@ -495,10 +498,11 @@ int cmd_calibrate(int argc, char **argv)
 		rc = ts_errf(err, sizeof(err), -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (*o.output)
-		rc = write_atomic(o.output, text, err, sizeof(err));
+	if (out)
+		rc = write_text(out, text, err, sizeof(err));
 	else
 		puts(text);
+	out = NULL;
 	if (!rc)
 		fprintf(stderr, "calibrate: trim_base %s (unmapped %s), trim_bw %s/s, queued_trim %s -> %s\n",
 			fmt_duration((uint64_t)(r.trim.base * 1e9), a, sizeof(a)),
@@ -506,6 +510,8 @@ int cmd_calibrate(int argc, char **argv)
 			r.trim.per_byte > 0 ? fmt_bytes((uint64_t)(1 / r.trim.per_byte), arg, sizeof(arg)) : "unlimited",
 			r.queued_trim ? "true" : "false", *o.output ? o.output : "stdout");
 out:
+	output__abort(out);
+	output__abort(svg);
 	if (c.priv)
 		c.ops->close(c.priv);
 	json_decref(prof);

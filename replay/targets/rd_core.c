@@ -265,6 +265,7 @@ static void *worker(void *arg)
 static int threads_start(struct rd_io *io, char *err, size_t errlen)
 {
 	pthread_condattr_t ca;
+	sigset_t stop, old;
 	int rc;
 
 	pthread_condattr_init(&ca);
@@ -274,12 +275,16 @@ static int threads_start(struct rd_io *io, char *err, size_t errlen)
 	io->thr = calloc(io->c.qd, sizeof(*io->thr));
 	if (!io->thr)
 		return ts_errf(err, errlen, -ENOMEM, "thread pool: out of memory");
-	for (; io->nthr < io->c.qd; io->nthr++) {
-		rc = pthread_create(&io->thr[io->nthr], NULL, worker, io);
-		if (rc)
-			return ts_errf(err, errlen, -rc, "thread pool: %s", strerror(rc));
-	}
-	return 0;
+	/* the workers block SIGINT/SIGTERM: the signal ends the engine's sleep in the main thread */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	for (rc = 0; !rc && io->nthr < io->c.qd; io->nthr++)
+		if ((rc = pthread_create(&io->thr[io->nthr], NULL, worker, io)))
+			break;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc ? ts_errf(err, errlen, -rc, "thread pool: %s", strerror(rc)) : 0;
 }
 
 static int fifo_init(struct rd_fifo *f, uint32_t cap)
@@ -472,7 +477,7 @@ static int reap_uring(struct rd_io *io, uint64_t until_ns, struct target_done *o
 			return 0;
 		}
 		rc = rd_uring__wait(io, until_ns);
-		if (rc == -ETIME)
+		if (rc == -ETIME || (rc == -EINTR && trimsim_stop))	/* nothing yet; the engine sees the flag */
 			return 0;
 		if (rc < 0 && rc != -EINTR)
 			return rc;

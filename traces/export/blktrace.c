@@ -82,7 +82,7 @@ static int bt_put(struct bt_state *s, const struct ts_record *r, unsigned act, u
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	blkio_swap(&t);
 #endif
-	return fwrite(&t, sizeof(t), 1, s->out) == 1 ? 0 : -EIO;
+	return fwrite(&t, sizeof(t), 1, s->out) == 1 ? 0 : -1;
 }
 
 static int bt_begin(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen)
@@ -135,11 +135,13 @@ static int bt_record(void *state, const struct ts_record *r, uint64_t rec_no, ch
 		} else {
 			ret = bt_put(s, r, BLKIO_TA_QUEUE, cat, off, piece);
 		}
+		if (ret)
+			return export_write_fail(s->out_path, err, errlen);
 		off += piece;
 		left -= piece;
-	} while (!ret && left);
-	if (ret)
-		return ts_errf(err, errlen, ret, "%s: write error", s->out_path);
+		if ((ret = export_check_stop(err, errlen)))
+			return ret;
+	} while (left);
 	return 0;
 }
 

@@ -5,11 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "replay/cli.h"
 #include "traces/import/cliopt.h"
+#include "traces/output.h"
 #include "traces/util.h"
 #include "exporter.h"
 
@@ -22,8 +21,9 @@ static void export_usage(FILE *f)
 		"usage: trimsim export --to KIND TRACE -o OUT [--salvage] [OPTIONS]\n"
 		"\n"
 		"Writes a trace in a format other tools read. OUT is written atomically:\n"
-		"on any error nothing is left behind. A trace cut short (no footer) is refused\n"
-		"unless --salvage: then its whole records are exported.\n"
+		"on any error nothing is left behind. OUT may be - (stdout), a pipe or a device.\n"
+		"A trace cut short (no footer) is refused unless --salvage: then its whole\n"
+		"records are exported.\n"
 		"\n"
 		"kinds and their options:\n");
 	for (size_t i = 0; i < n; i++)
@@ -68,11 +68,11 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 {
 	struct export_ctx c = { .in_path = in, .out_path = out };
 	struct trace_reader *r = NULL;
+	struct output *o = NULL;
 	struct ts_record rec;
-	char *tmp = NULL;
 	void *state = NULL;
 	uint64_t no = 0;
-	int fd = -1, ret;
+	int ret;
 
 	if ((ret = survey(in, salvage, &c, err, errlen)))
 		return ret;
@@ -81,17 +81,14 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 		return errno ? -errno : -EINVAL;
 	c.header = trace_reader__header(r);
 	c.devs = trace_reader__devices(r, &c.ndev);
-	if (asprintf(&tmp, "%s.XXXXXX", out) < 0) {
-		tmp = NULL;
-		ret = ts_errf(err, errlen, -ENOMEM, "out of memory");
+	if (!(o = output__open(out, OUTPUT_ATOMIC, err, errlen))) {
+		ret = -errno;
 		goto out;
 	}
-	fd = mkstemp(tmp);	/* 0600: give it the umask's mode before it is renamed into place */
-	if (fd < 0 || fchmod(fd, ts_create_mode(0666)) || !(c.out = fdopen(fd, "w"))) {
-		ret = ts_errf(err, errlen, -errno, "%s: cannot create: %s", out, strerror(errno));
+	if (!(c.out = output__file(o))) {
+		ret = ts_errf(err, errlen, -ENOMEM, "%s: out of memory", out);
 		goto out;
 	}
-	fd = -1;
 	if ((ret = ex->begin(&state, opts, &c, err, errlen)))
 		goto out;
 	while ((ret = trace_reader__next(r, &rec)) == 1) {
@@ -108,27 +105,10 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 	}
 	if ((ret = ex->end(state, err, errlen)))
 		goto out;
-	if (fflush(c.out) || fsync(fileno(c.out))) {
-		ret = ts_errf(err, errlen, -errno, "%s: %s", out, strerror(errno));
-		goto out;
-	}
-	ret = fclose(c.out) ? -errno : 0;
-	c.out = NULL;
-	if (ret || rename(tmp, out)) {
-		ret = ts_errf(err, errlen, -errno, "%s: %s", out, strerror(errno));
-		goto out;
-	}
-	free(tmp);
-	tmp = NULL;
+	ret = output__commit(o, err, errlen);
+	o = NULL;
 out:
-	if (c.out)
-		fclose(c.out);
-	if (fd >= 0)
-		close(fd);
-	if (tmp) {
-		unlink(tmp);
-		free(tmp);
-	}
+	output__abort(o);
 	if (state)
 		ex->destroy(state);
 	trace_reader__close(r);

@@ -5,7 +5,9 @@
  * per kind in one explicit array (registry.c); per-instance state behind a
  * void *. The command makes a first pass over the trace (counts per kind, first
  * time) and then streams records to the hooks; the hooks write to ctx->out,
- * a temporary file renamed over OUT only when everything succeeded.
+ * the stream of OUT's output (traces/output.h: a file is a temporary renamed
+ * over it only when everything succeeded). A record can be long (one ISSUE of
+ * many GiB is thousands of pieces): hooks check export_check_stop() per piece.
  */
 #ifndef TRIMSIM_EXPORTER_H
 #define TRIMSIM_EXPORTER_H
@@ -67,6 +69,13 @@ extern const char *const export_ops_choices[];
 unsigned export_layer_kind(unsigned records, const struct export_ctx *c);
 /* Whether r is exported under (kind, ops): ISSUE layer also passes DONE. */
 bool export_wants(unsigned kind, unsigned ops, const struct ts_record *r);
+/*
+ * A write to ctx->out just failed: -errno with "OUT: write: <the errno stdio saw>",
+ * or -EINTR "interrupted" when SIGINT/SIGTERM stopped it. Call right after the write.
+ */
+int export_write_fail(const char *out_path, char *err, size_t errlen);
+/* Between the pieces of one long record: -EINTR "interrupted" once SIGINT/SIGTERM arrived, else 0. */
+int export_check_stop(char *err, size_t errlen);
 /* FREE/INTENT/BIO records carry no op: they are discards. */
 unsigned export_op(const struct ts_record *r);
 

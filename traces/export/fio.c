@@ -97,7 +97,7 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 			snprintf(f->name, sizeof(f->name), "/dev/block/%s", ts_dev_str(dev, buf, sizeof(buf)));
 	}
 	if (fprintf(s->out, "%" PRIu64 " %s add\n%" PRIu64 " %s open\n", us, f->name, us, f->name) < 0)
-		*ret = -EIO;
+		*ret = -1;
 	return f->name;
 }
 
@@ -124,7 +124,7 @@ static int fio_begin(void **state, const void *opts, const struct export_ctx *c,
 	snprintf(s->file, sizeof(s->file), "%s", o->file);
 	*state = s;
 	if (fprintf(s->out, "fio version 3 iolog\n") < 0)
-		return ts_errf(err, errlen, -EIO, "%s: write error", s->out_path);
+		return export_write_fail(s->out_path, err, errlen);
 	return 0;
 }
 
@@ -146,6 +146,8 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 	name = fio_file(s, r->dev, us, &ret);
 	if (!name)
 		return ts_errf(err, errlen, ret, "record %" PRIu64 ": more than %d devices", rec_no, FIO_MAX_FILES);
+	if (ret)	/* its "add" and "open" lines */
+		return export_write_fail(s->out_path, err, errlen);
 	act = fio_action(export_op(r));
 	off = r->offset;
 	left = r->length;
@@ -153,12 +155,12 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 		uint64_t piece = left > FIO_MAX_PIECE ? FIO_MAX_PIECE : left;
 
 		if (fprintf(s->out, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, name, act, off, piece) < 0)
-			ret = -EIO;
+			return export_write_fail(s->out_path, err, errlen);
 		off += piece;
 		left -= piece;
-	} while (left && !ret);
-	if (ret)
-		return ts_errf(err, errlen, ret, "%s: write error", s->out_path);
+		if ((ret = export_check_stop(err, errlen)))
+			return ret;
+	} while (left);
 	return 0;
 }
 
@@ -168,7 +170,7 @@ static int fio_end(void *state, char *err, size_t errlen)
 
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (fprintf(s->out, "%" PRIu64 " %s close\n", s->last_us, s->files[i].name) < 0)
-			return ts_errf(err, errlen, -EIO, "%s: write error", s->out_path);
+			return export_write_fail(s->out_path, err, errlen);
 	return 0;
 }
 

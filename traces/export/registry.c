@@ -79,3 +79,17 @@ bool export_wants(unsigned kind, unsigned ops, const struct ts_record *r)
 		return false;
 	return ops == 0 || op == TS_OP_DISCARD || op == TS_OP_SECURE_ERASE;
 }
+
+int export_write_fail(const char *out_path, char *err, size_t errlen)
+{
+	int e = errno ? errno : EIO;
+
+	if (e == EINTR && trimsim_stop)
+		return export_check_stop(err, errlen);
+	return ts_errf(err, errlen, -e, "%s: write: %s", out_path, strerror(e));
+}
+
+int export_check_stop(char *err, size_t errlen)
+{
+	return trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") : 0;
+}

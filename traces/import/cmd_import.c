@@ -19,8 +19,9 @@ static void import_usage(FILE *f)
 	fprintf(f,
 		"usage: trimsim import --from KIND [OPTIONS] FILE... -o OUT [--jsonl]\n"
 		"\n"
-		"Converts another tool's trace into a trimsim trace. OUT is written atomically:\n"
-		"on any error nothing is left behind. --jsonl writes JSON Lines instead of binary.\n"
+		"Converts another tool's trace into a trimsim trace. A file OUT is written beside\n"
+		"itself and renamed into place: on any error or interrupt nothing is left behind.\n"
+		"- is stdout. --jsonl writes JSON Lines instead of binary.\n"
 		"\n"
 		"kinds and their options:\n");
 	for (size_t i = 0; i < n; i++)
@@ -48,6 +49,10 @@ static int write_trace(struct import_sink *sink, const char *out, json_t *header
 	if (!w)
 		return errno ? -errno : -EIO;
 	while ((n = import_sink__read(sink, pos, buf, 1024)) > 0) {
+		if (trimsim_stop) {
+			trace_writer__abort(w);
+			return ts_errf(err, errlen, -EINTR, "interrupted");
+		}
 		for (ssize_t i = 0; i < n; i++) {
 			if ((ret = trace_writer__write(w, &buf[i]))) {
 				ts_errf(err, errlen, ret, "%s: %s", out, trace_writer__error(w));

@@ -232,6 +232,10 @@ static int dt_file(struct dt_state *s, const char *path, char *err, size_t errle
 	s->path = path;
 	s->line = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (trimsim_stop) {
+			ret = ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
+			goto out;
+		}
 		s->line++;
 		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
@@ -252,7 +256,9 @@ static int dt_file(struct dt_state *s, const char *path, char *err, size_t errle
 		if ((ret = dt_line(s, line, err, errlen)))
 			goto out;
 	}
-	if (ferror(f))
+	if (ferror(f) && trimsim_stop)	/* a read from a pipe that SIGINT/SIGTERM ended */
+		ret = ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
+	else if (ferror(f))
 		ret = ts_errf(err, errlen, -EIO, "%s:%" PRIu64 ": read error", path, s->line);
 	else if (!version)
 		ret = ts_errf(err, errlen, -EINVAL, "%s:%" PRIu64 ": no 'trimsim-dtrace 1' line", path, s->line);

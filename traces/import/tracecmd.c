@@ -559,9 +559,14 @@ static int tc_probe(const char *path, char *err, size_t errlen)
 		tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
 		_exit(0);
 	}
-	while (waitpid(pid, &st, 0) < 0)
+	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR)
 			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
+		if (trimsim_stop)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
+			kill(pid, SIGKILL);
+	}
+	if (trimsim_stop)
+		return ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
 	/* tc_probe_fault() exits with 128 + the signal; a signal it did not catch ends the child itself */
 	sig = WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
 	if (sig)
