@@ -202,14 +202,14 @@ static int null_sink(void *arg, const struct policy_event *ev)
 	return 0;
 }
 
-/* Policy string errors first, before any file is opened; *src: the layer it reads. */
-static int check_policy(const char *spec, enum policy_source *src, char *err, size_t errlen)
+/* Policy string errors first, before any file is opened; *props: what it reads. */
+static int check_policy(const char *spec, struct policy_props *props, char *err, size_t errlen)
 {
 	struct policy *p = policy__new(spec, NULL, null_sink, NULL, err, errlen);
 
 	if (!p)
 		return -EINVAL;
-	*src = policy__props(p)->source;
+	*props = *policy__props(p);
 	policy__destroy(p);
 	return 0;
 }
@@ -253,8 +253,8 @@ int cmd_replay(int argc, char **argv)
 	struct engine *e = NULL;
 	struct output *out = NULL;
 	json_t *res = NULL;
-	enum policy_source src;
-	uint64_t kinds[TS_KIND_MAX + 1] = { 0 };
+	struct policy_props props;
+	struct policy_input_counts input = { 0 };
 	char err[1024] = "", why[160];
 	int ret, rc = 1;
 
@@ -262,7 +262,7 @@ int cmd_replay(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	a.cfg.policy = a.policy;
 	a.cfg.target_arg = a.target_arg;
-	if ((ret = check_policy(a.policy, &src, err, sizeof(err)))) {
+	if ((ret = check_policy(a.policy, &props, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		return 2;
 	}
@@ -307,11 +307,11 @@ int cmd_replay(int argc, char **argv)
 	/* real targets size their file or check the device against the highest byte the trace
 	   touches; the same pass counts the records of each kind (applicability, before the device is touched) */
 	if (a.cfg.target->realtime) {
-		if (rd_trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, kinds, err, sizeof(err))) {
+		if (rd_trace_extent(a.trace, a.cfg.devno, &a.cfg.trace_extent, &input, err, sizeof(err))) {
 			fprintf(stderr, "trimsim replay: %s\n", err);
 			goto out;
 		}
-		policy_source_missing(src, kinds, a.cfg.dev, why, sizeof(why));
+		policy_source_missing(&props, &input, a.cfg.dev, why, sizeof(why));
 		if (not_applicable(&a, why))
 			goto out;
 	}

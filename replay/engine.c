@@ -499,7 +499,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		if ((ret = check_record(e, &r)))
 			return ret;
 		e->used++;
-		e->kinds[r.kind <= TS_KIND_MAX ? r.kind : 0]++;
+		policy_input_count(&e->input, &r);
 		if (!e->started) {
 			e->started = true;
 			e->t0 = r.time_ns;
@@ -538,7 +538,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 
 bool engine__source_missing(const struct engine *e, char *why, size_t len)
 {
-	return policy_source_missing(policy__props(e->pol)->source, e->kinds, e->cfg.dev, why, len);
+	return policy_source_missing(policy__props(e->pol), &e->input, e->cfg.dev, why, len);
 }
 
 int engine__finish(struct engine *e)

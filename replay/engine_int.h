@@ -40,7 +40,7 @@ struct engine {
 	struct slot *slots;
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
-	uint64_t kinds[TS_KIND_MAX + 1];	/* used records per enum ts_kind (engine__source_missing) */
+	struct policy_input_counts input;	/* used records (engine__source_missing) */
 	bool started, flushed, realtime;
 	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
 	size_t peak_q;

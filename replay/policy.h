@@ -100,6 +100,8 @@ struct policy_props {
 				   completes), N = async up to N in flight, 0 = the target's max */
 	bool qd_set;		/* some stage set qd explicitly */
 	enum policy_waiter waiter;	/* set by kernel stages (worker) or by the preset */
+	bool snapshot;		/* the free-space snapshot (META_FREESPACE) feeds the pipeline too:
+				   fstrim trims what is free at its pass, freed during the trace or not */
 };
 
 /* What every stage may know about the traced device and the run. */
@@ -228,17 +230,30 @@ void policy__destroy(struct policy *p);
 
 const char *policy_source_name(enum policy_source s);
 const char *policy_waiter_name(enum policy_waiter w);	/* "unknown", "workload", "worker" */
+/* The replayed records a pipeline could read from, counted by policy_input_count(). */
+struct policy_input_counts {
+	uint64_t kind[TS_KIND_MAX + 1];	/* per enum ts_kind (0: unknown kinds) */
+	uint64_t freespace;		/* META_FREESPACE records: a free-space snapshot */
+};
+
+static inline void policy_input_count(struct policy_input_counts *c, const struct ts_record *rec)
+{
+	c->kind[rec->kind <= TS_KIND_MAX ? rec->kind : 0]++;
+	c->freespace += rec->kind == TS_META && rec->op == TS_META_FREESPACE;
+}
+
 /*
  * Whether the source layer is missing from the replayed records, the rule by
- * which compare marks a cell n/a and replay refuses: kinds[k] counts the
- * records of enum ts_kind k. A layer is present when any record of its kind is
+ * which compare marks a cell n/a and replay refuses (c: the records of the
+ * replayed device). A layer is present when any record of its kind is
  * (a block-layer trace with ISSUE records but no discard among them really
- * issued none: an answer, not a missing layer); `none` reads nothing and never
- * misses. When missing, why gets the reason ("trace has no FREE records", and
+ * issued none: an answer, not a missing layer), and for a pipeline that reads
+ * the free-space snapshot (props->snapshot: fstrim) when the trace has one;
+ * `none` reads nothing and never misses. When missing, why gets the reason ("trace has no FREE records", and
  * ": btrfs has no fs-level events" when dev's filesystem recorded neither FREE
  * nor INTENT records); else why = "".
  */
-bool policy_source_missing(enum policy_source src, const uint64_t kinds[TS_KIND_MAX + 1],
+bool policy_source_missing(const struct policy_props *props, const struct policy_input_counts *c,
 			   const struct ts_device *dev, char *why, size_t len);
 
 #endif

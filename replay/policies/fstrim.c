@@ -121,6 +121,7 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 	s->next_pass = env->start_ns + (s->cfg.first ? s->cfg.first : s->cfg.interval);
 	s->commit_at = UINT64_MAX;
 	props->source = PS_FREE;
+	props->snapshot = true;		/* a pass trims the start snapshot's free space too */
 	props->waiter = PW_WORKER;	/* the fstrim process (fstrim.timer), not the workload */
 	*priv = s;
 	return 0;

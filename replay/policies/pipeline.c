@@ -309,17 +309,17 @@ static uint8_t source_kind(enum policy_source src)
 	}
 }
 
-bool policy_source_missing(enum policy_source src, const uint64_t kinds[TS_KIND_MAX + 1],
+bool policy_source_missing(const struct policy_props *props, const struct policy_input_counts *c,
 			   const struct ts_device *dev, char *why, size_t len)
 {
-	uint8_t k = source_kind(src);
+	uint8_t k = source_kind(props->source);
 	bool fs_level = k == TS_FREE || k == TS_INTENT;
 
 	if (len)
 		why[0] = 0;
-	if (!k || kinds[k])
+	if (!k || c->kind[k] || (props->snapshot && c->freespace))
 		return false;
-	if (fs_level && !kinds[TS_FREE] && !kinds[TS_INTENT] && dev && dev->fs[0])
+	if (fs_level && !c->kind[TS_FREE] && !c->kind[TS_INTENT] && dev && dev->fs[0])
 		snprintf(why, len, "trace has no %s records: %s has no fs-level events", ts_kind_name(k), dev->fs);
 	else
 		snprintf(why, len, "trace has no %s records", ts_kind_name(k));

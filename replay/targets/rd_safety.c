@@ -415,7 +415,8 @@ int rd_check_file(const char *path, const struct rd_want *w, char *err, size_t e
 	return 0;
 }
 
-int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, uint64_t *kinds, char *err, size_t errlen)
+int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, struct policy_input_counts *input,
+		    char *err, size_t errlen)
 {
 	struct trace_reader *r = trace_reader__open(trace, err, errlen);
 	const struct ts_record *recs;
@@ -428,8 +429,8 @@ int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, uint64_t *
 		for (ssize_t i = 0; i < n; i++) {
 			if (devno && recs[i].dev != devno)
 				continue;
-			if (kinds)
-				kinds[recs[i].kind <= TS_KIND_MAX ? recs[i].kind : 0]++;
+			if (input)
+				policy_input_count(input, &recs[i]);
 			if (recs[i].kind != TS_META && recs[i].offset + recs[i].length > *ext)
 				*ext = recs[i].offset + recs[i].length;
 		}

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "../policy.h"
 
 struct rd_bdev_info {
 	char path[PATH_MAX];	/* as given */
@@ -51,9 +52,10 @@ int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_in
 int rd_check_file(const char *path, const struct rd_want *w, char *err, size_t errlen);
 /*
  * Highest offset+length of the records of devno (0: every device) in trace: one pass.
- * kinds (may be NULL): counts of the records of each enum ts_kind, TS_KIND_MAX + 1 entries.
+ * input (may be NULL): the records a policy could read, counted (policy_input_count()).
  */
-int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, uint64_t *kinds, char *err, size_t errlen);
+int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, struct policy_input_counts *input,
+		    char *err, size_t errlen);
 
 /* stat + sysfs. -ENOTBLK "PATH: not a block device", -errno otherwise. */
 int rd_bdev_inspect(const char *path, struct rd_bdev_info *bi, char *err, size_t errlen);

@@ -179,3 +179,24 @@ ParameterizedTest(struct replay_case *c, applicable, replay_refuses_na)
 	free(out);
 	free(err);
 }
+
+/*
+ * fstrim trims what is free at its pass: the free-space snapshot is its input as much as the FREE
+ * records (policy_props.snapshot). On a recorded FITRIM pass with no FREE record but snapshots, fstrim
+ * applies and xfs, which discards only what the trace frees, does not.
+ */
+Test(applicable, fstrim_reads_the_snapshot)
+{
+	static const struct { const char *policy; int rc; } t[] = { { "fstrim", 0 }, { "xfs", 1 } };
+	char cmd[1500], *err = NULL;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "%s replay %s/traces/corpus/xfs-fstrim-pass.tsim -p %s -M nvme -q",
+			 th_trimsim(), th_src(), t[i].policy);
+		cr_assert_eq(th_run(cmd, NULL, &err), t[i].rc, "%s: %s", t[i].policy, err);
+		cr_assert_eq(strstr(err, "does not apply: trace has no FREE records") != NULL, t[i].rc == 1, "%s: %s",
+			     t[i].policy, err);
+		free(err);
+		err = NULL;
+	}
+}
