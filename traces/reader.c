@@ -162,9 +162,6 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ts_sum_init(&r->sum);
 	ts_sum_update(&r->sum, hdr, hlen);
 	r->buf_off = hlen;
-	/* The kernel's readahead for a file read front to back, doubled (a hint: ignored for a pipe). */
-	if (reg)
-		posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (!(r->buf = aligned_alloc(64, TS_BUF_ALLOC)))
 		ret = fail(r, -ENOMEM, "out of memory");
 out:
@@ -462,6 +459,8 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		ret = fail(r, -errno, "%s", strerror(errno));
 		goto out;
 	}
+	/* Read front to back: the kernel's readahead window, doubled from the first read (a hint; a pipe says ESPIPE). */
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	got = read_full(r->fd, fixed, sizeof(fixed));
 	if (got < 0)
 		ret = fail(r, (int)got, "byte 0: %s", strerror((int)-got));
