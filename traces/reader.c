@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Trace reader: binary (either byte order) or JSON Lines, chosen by the
- * first bytes. A regular file in host byte order is mapped and read through
- * a ~256 KiB window that moves down the mapping (no copy: checked and summed
- * in place, pages dropped behind it so memory stays flat); any other binary
- * input is read() into one ~256 KiB buffer, checked, summed and (only for a
- * big-endian file) swapped in place. The batch API hands out pointers into
- * the window or the buffer. Layout: traces/FORMAT.md.
+ * first bytes. Binary input is read() ~256 KiB at a time into one buffer
+ * that is reused to the end (so it stays in L2 and its pages stay mapped),
+ * checked and summed in one pass while the bytes are in cache, swapped in
+ * place only for a big-endian file, and handed out in place by the batch
+ * API. Why read() and not a mapping: BENCHMARKS.md "Reading" (a page mapped
+ * for the first time costs from 0.2 to 2 us depending on the host and on
+ * how the page cache was filled; read() into a warm buffer costs neither).
+ * Layout: traces/FORMAT.md.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,11 +34,7 @@ struct trace_reader {
 	char err[512];
 	int pending;		/* <0: error to return once the ready records are gone; 1: end */
 	/* binary */
-	unsigned char *buf;	/* the window or mem; records at multiples of 48 */
-	unsigned char *mem;	/* read() buffer, TS_BUF_BYTES (NULL while mapped) */
-	unsigned char *map;	/* mapping of file bytes [0, map_len) (NULL if read()) */
-	uint64_t map_len;
-	uint64_t dropped;	/* mapped bytes before this offset are given back */
+	unsigned char *buf;	/* read() buffer, TS_BUF_BYTES; records at multiples of 48 */
 	size_t fill;		/* valid bytes in buf */
 	size_t pos;		/* next record to hand out */
 	size_t ready;		/* records before this byte are checked and in host order */
@@ -106,31 +103,6 @@ static int set_header(struct trace_reader *r, json_t *h, const char *where)
 
 /* ---- binary ---- */
 
-/*
- * Maps a regular file in host byte order: its records need no conversion, so
- * they can be checked, summed and handed out where the page cache holds them
- * instead of being copied by read() first. The mapping covers the size at
- * open; the fd is left at its end, and a file that grows is read() on from
- * there (map_end). Without a mapping (mmap failed, empty) the reader read()s.
- */
-static void map_file(struct trace_reader *r, uint64_t size)
-{
-	void *m;
-
-	if (size <= r->buf_off || size > SIZE_MAX || lseek(r->fd, (off_t)size, SEEK_SET) != (off_t)size)
-		goto read_instead;
-	m = mmap(NULL, size, PROT_READ, MAP_SHARED, r->fd, 0);
-	if (m == MAP_FAILED)
-		goto read_instead;
-	madvise(m, size, MADV_SEQUENTIAL);
-	r->map = m;
-	r->map_len = size;
-	r->buf = r->map + r->buf_off;
-	return;
-read_instead:
-	lseek(r->fd, (off_t)r->buf_off, SEEK_SET);
-}
-
 static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_t got)
 {
 	uint32_t magic_le = get32(fixed, false), magic_be = get32(fixed, true);
@@ -190,9 +162,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ts_sum_init(&r->sum);
 	ts_sum_update(&r->sum, hdr, hlen);
 	r->buf_off = hlen;
-	if (reg && r->st.big_endian == TS_HOST_BIG_ENDIAN)
-		map_file(r, (uint64_t)sb.st_size);
-	if (!r->map && !(r->buf = r->mem = aligned_alloc(64, TS_BUF_ALLOC)))
+	if (!(r->buf = aligned_alloc(64, TS_BUF_ALLOC)))
 		ret = fail(r, -ENOMEM, "out of memory");
 out:
 	free(hdr);
@@ -216,8 +186,7 @@ static int check_footer(struct trace_reader *r, size_t at)
 	}
 	if (ft.magic != TS_FOOTER_MAGIC)
 		return fail(r, -EBADMSG, "byte %" PRIu64 ": footer has a bad magic", off);
-	if (at + TS_RECORD_SIZE < r->fill || off + TS_RECORD_SIZE < r->map_len ||
-	    (!r->eof && read_full(r->fd, &extra, 1) != 0))
+	if (at + TS_RECORD_SIZE < r->fill || (!r->eof && read_full(r->fd, &extra, 1) != 0))
 		return fail(r, -EBADMSG, "byte %" PRIu64 ": data after the footer", off + TS_RECORD_SIZE);
 	r->st.footer = true;
 	r->st.lost = ft.lost;
@@ -306,67 +275,11 @@ static int finish_eof(struct trace_reader *r)
 	return r->pending = 1;
 }
 
-#define PAGE_DOWN(x) ((x) & ~(uint64_t)4095)
-
-/*
- * Leaves the mapping at its end: the bytes of a partial record left there go
- * to a read() buffer and reading goes on from the fd (at map_len), so a file
- * that grew since open is read to its new end, and a cut one ends as usual.
- */
-static int map_end(struct trace_reader *r)
-{
-	size_t keep = r->fill - r->ready;
-
-	if (!(r->mem = aligned_alloc(64, TS_BUF_ALLOC)))
-		return r->pending = fail(r, -ENOMEM, "out of memory");
-	memcpy(r->mem, r->buf + r->ready, keep);
-	munmap(r->map, r->map_len);
-	r->map = NULL;
-	r->map_len = 0;
-	r->buf = r->mem;
-	r->buf_off += r->ready;
-	r->fill = keep;
-	r->pos = r->ready = 0;
-	return 0;
-}
-
-/*
- * Moves the window to the first byte not yet handed out. The pages behind it
- * are given back (the batch before may still point there: those pages would
- * only be mapped again). MADV_POPULATE_READ maps the window's pages in one
- * call rather than one fault each, and says EFAULT instead of raising SIGBUS
- * when the file was cut short after open (a file cut between this call and
- * the reads below still raises SIGBUS: a limit of reading by mmap).
- */
-static int refill_map(struct trace_reader *r)
-{
-	uint64_t off = r->buf_off + r->ready, left = r->map_len - off, pg = PAGE_DOWN(off);
-	size_t len = left < TS_BUF_BYTES ? (size_t)left : TS_BUF_BYTES;
-
-	if (left < TS_RECORD_SIZE)
-		return map_end(r);
-	if (pg - r->dropped >= TS_MAP_DROP) {
-		madvise(r->map + r->dropped, pg - r->dropped, MADV_DONTNEED);
-		r->dropped = pg;
-	}
-	if (madvise(r->map + pg, off + len - pg, MADV_POPULATE_READ) && errno == EFAULT)
-		return r->pending = fail(r, -EIO, "byte %" PRIu64 ": file cut short while being read (%" PRIu64
-					 " bytes at open)", off, r->map_len);
-	r->buf = r->map + off;
-	r->buf_off = off;
-	r->fill = len;
-	r->pos = r->ready = 0;
-	scan(r);
-	return 0;
-}
-
 static int refill(struct trace_reader *r)
 {
 	size_t keep;
 	ssize_t n;
 
-	if (r->map && (refill_map(r) || r->map))
-		return r->pending < 0 ? r->pending : 0;
 	keep = r->fill - r->ready;
 	memmove(r->buf, r->buf + r->ready, keep);
 	r->buf_off += r->ready;
@@ -546,6 +459,8 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		ret = fail(r, -errno, "%s", strerror(errno));
 		goto out;
 	}
+	/* Read front to back: the kernel's readahead window, doubled from the first read (a hint; a pipe says ESPIPE). */
+	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	got = read_full(r->fd, fixed, sizeof(fixed));
 	if (got < 0)
 		ret = fail(r, (int)got, "byte 0: %s", strerror((int)-got));
@@ -614,9 +529,7 @@ void trace_reader__close(struct trace_reader *r)
 		close(r->fd);
 	json_decref(r->header);
 	free(r->devs);
-	if (r->map)
-		munmap(r->map, r->map_len);
-	free(r->mem);
+	free(r->buf);
 	free(r->line);
 	free(r->jrecs);
 	free(r->path);

@@ -12,11 +12,13 @@
 /* Fixed part of the binary header: magic, header_len, record_size, json_len (FORMAT.md). */
 #define TS_FIXED_HDR		16u
 #define TS_MAX_HEADER		(64u << 20)
-/* I/O buffer: a whole number of records, ~256 KiB (fits L2 with room to spare). */
+/*
+ * I/O buffer: a whole number of records, ~256 KiB (fits L2 with room to spare;
+ * of 32 KiB .. 1 MiB, the size at which read() + check + sum ran fastest,
+ * BENCHMARKS.md "Reading").
+ */
 #define TS_BUF_RECORDS		5461u
 #define TS_BUF_BYTES		(TS_BUF_RECORDS * TS_RECORD_SIZE)
-/* A mapped trace gives back the pages behind its window every 1 MiB. */
-#define TS_MAP_DROP		(1u << 20)
 #define TS_BUF_ALLOC		((TS_BUF_BYTES + 63u) & ~63u)	/* aligned_alloc wants a multiple of 64 */
 /* JSON Lines header wrapper: {"trimsim":1,"header":{...}}. */
 #define TS_JSONL_VERSION	1

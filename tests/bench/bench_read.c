@@ -1,19 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace reading speed: trace_reader__batch over a file versus a plain read()
- * loop over the same bytes. Both touch every record (one 8-byte field per 48
- * bytes); the plain loop neither checks nor checksums, the reader does both.
- * The reader maps a regular file (traces/reader.c); for reference a third
- * loop touches the same words of a plain mapping (MADV_SEQUENTIAL, no checks).
- * Prints one line:
- *   read: records=N reader_eps=X plain_eps=Y ratio=R cpu_reader_eps=X cpu_plain_eps=Y cpu_ratio=R
- *         cpu_plainmap_eps=Z
- * Runs each REPEAT times (default 5) and reports medians; the cpu_ figures
- * divide by this process's user + system time instead of wall time, which a
- * machine shared with other work disturbs less.
+ * Trace reading, every way of getting the bytes, side by side (make bench,
+ * section 1; BENCHMARKS.md "Reading"):
+ *
+ *   bench_read TRACE [ROUNDS [DIR]] [--cold]
+ *
+ * The limit is a plain read() loop over the file that touches one 8-byte
+ * field of every record and neither checks nor sums. Every other variant but
+ * two does what the reader must: checks each record and sums it into the
+ * trace checksum in one pass while the bytes are in cache (ts_sum_records),
+ * then touches the same field; its checksum must equal the footer's, or the
+ * bench fails.
+ *   read        read() into one reused 64-byte-aligned buffer of TS_BUF_BYTES
+ *   pread       pread() into the same buffer
+ *   io_uring    IORING_OP_READ into the two halves of that buffer: one read
+ *               in flight while the other half is checked
+ *   read, check read() and the record checks without the checksum: what the
+ *               checksum costs is the difference from "read"
+ *   map+pop     a mapping read by a moving window, MADV_POPULATE_READ per
+ *               window and MADV_DONTNEED behind it every 1 MiB (the reader
+ *               before issue 21)
+ *   map         the same without populate: pages faulted as they are checked
+ *   map hot     the whole file mapped, populated and touched before the clock
+ *               starts: no page is mapped or first touched while timed, so
+ *               this is the most any mapped reader can do on this host (the
+ *               regime where faults cost nothing)
+ *   plain map   no checks, a plain loop over 64 MiB MAP_POPULATE windows: the
+ *               figure that tells the host's regime (printed before issue 21)
+ *   reader      trace_reader__batch, what trimsim uses
+ * Every fd gets posix_fadvise(SEQUENTIAL), as the reader's does; readahead is
+ * the kernel's. That only matters when the pages are not cached: --cold
+ * drops this file's pages (fdatasync, POSIX_FADV_DONTNEED) before each run
+ * and leaves "map hot" out.
+ *
+ * A round runs every variant once, in an order rotated each round, so a
+ * change of load hits all alike. cpu time is getrusage(RUSAGE_SELF) user +
+ * system (io_uring's kernel workers are threads of this process and count),
+ * wall time CLOCK_MONOTONIC. Each variant is compared with the limit run in
+ * the same round ("x read", the median over rounds of those paired ratios:
+ * steadier on a shared machine than a ratio of medians). Prints a table and
+ * one line for bench.sh:
+ *   summary: records=N rounds=R read_cpu_eps=X reader_cpu_eps=Y reader_cpu_ratio=A reader_wall_ratio=B
+ *            maphot_cpu_ratio=C mappop_cpu_ratio=D plainmap_cpu_ratio=E check_cpu_ratio=F
+ * With DIR, DIR/<variant>.ratio holds each round's paired cpu ratio (for ministat).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +57,28 @@
 #include <unistd.h>
 
 #include "traces/trace.h"
+#include "traces/trace_int.h"
 #include "traces/util.h"
+
+#define MAX_ROUNDS 64
+#define URING_HALF (TS_BUF_BYTES / 2 / TS_RECORD_SIZE * TS_RECORD_SIZE)
+#define PLAIN_MAP_WIN (64u << 20)
+#define PAGE_DOWN(x) ((x) & ~(uint64_t)4095)
+
+struct bench {
+	const char *path;
+	bool cold;
+	uint64_t size, hlen, nrec;	/* nrec: records between header and footer */
+	struct ts_sum hsum;		/* the header, summed as the reader sums it */
+	uint64_t footer_sum;
+	unsigned char *buf;		/* TS_BUF_ALLOC bytes, 64-byte aligned, reused by every variant */
+	const unsigned char *hot;	/* "map hot": the whole file, populated and touched */
+};
+
+/* What one run saw: records, the checksum it computed (if it sums), a sink for the loads. */
+struct run {
+	uint64_t recs, sum, sink;
+};
 
 static double cpu_s(void)
 {
@@ -34,113 +89,454 @@ static double cpu_s(void)
 	       (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec / 1e6;
 }
 
-static int cmp(const void *a, const void *b)
+static int open_seq(const struct bench *b)
+{
+	int fd = open(b->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return fd;
+}
+
+/* The consumer's work: one field of every record (what every variant and the plain loops do). */
+static void touch(const unsigned char *p, size_t nrec, struct run *r)
+{
+	for (size_t k = 0; k < nrec; k++) {
+		uint64_t w;
+
+		memcpy(&w, p + k * TS_RECORD_SIZE + 16, sizeof(w));
+		r->sink += w;
+	}
+}
+
+/* Checks and sums records in memory, then touches them; returns how many passed (fewer at the footer). */
+static size_t take(struct ts_sum *s, const unsigned char *p, size_t nrec, struct run *r)
+{
+	size_t n = ts_sum_records(s, p, nrec);
+
+	touch(p, n, r);
+	r->recs += n;
+	return n;
+}
+
+/* ---- the limit ---- */
+
+static int v_plain_read(struct bench *b, struct run *r)
+{
+	int fd = open_seq(b);
+	ssize_t got;
+
+	if (fd < 0)
+		return -errno;
+	while ((got = read(fd, b->buf, TS_BUF_BYTES)) > 0)
+		touch(b->buf, (size_t)got / TS_RECORD_SIZE, r);
+	close(fd);
+	r->recs = b->nrec;
+	return got < 0 ? -errno : 0;
+}
+
+/* ---- read() and pread() into one buffer; "check" leaves the checksum out ---- */
+
+enum how { READ, PREAD, READ_CHECK };
+
+static int v_read_common(struct bench *b, struct run *r, enum how how)
+{
+	struct ts_sum s = b->hsum;
+	uint64_t off = b->hlen;
+	int fd = open_seq(b), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (how != PREAD && lseek(fd, (off_t)off, SEEK_SET) < 0)
+		ret = -errno;
+	while (!ret) {
+		ssize_t got = how == PREAD ? pread(fd, b->buf, TS_BUF_BYTES, (off_t)off) : read(fd, b->buf, TS_BUF_BYTES);
+		size_t nrec, n = 0;
+
+		if (got < 0) {
+			ret = -errno;
+			break;
+		}
+		nrec = (size_t)got / TS_RECORD_SIZE;
+		off += (uint64_t)got;
+		if (how == READ_CHECK) {
+			while (n < nrec && ts_record_ok((const struct ts_record *)(b->buf + n * TS_RECORD_SIZE)))
+				n++;
+			touch(b->buf, n, r);
+			r->recs += n;
+		} else {
+			n = take(&s, b->buf, nrec, r);
+		}
+		if (n < nrec || got < (ssize_t)TS_BUF_BYTES)
+			break;
+	}
+	close(fd);
+	r->sum = how == READ_CHECK ? b->footer_sum : ts_sum_final(&s);
+	return ret;
+}
+
+static int v_read(struct bench *b, struct run *r) { return v_read_common(b, r, READ); }
+static int v_pread(struct bench *b, struct run *r) { return v_read_common(b, r, PREAD); }
+static int v_read_check(struct bench *b, struct run *r) { return v_read_common(b, r, READ_CHECK); }
+
+/* ---- io_uring: the buffer's two halves, one read in flight while the other is checked ---- */
+
+static void uring_read(struct io_uring *ring, int fd, unsigned char *half, uint64_t off, unsigned i)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_read(sqe, fd, half, URING_HALF, off);
+	sqe->user_data = i;
+}
+
+static int v_uring(struct bench *b, struct run *r)
+{
+	unsigned char *half[2] = { b->buf, b->buf + URING_HALF };
+	int32_t res[2] = { INT32_MIN, INT32_MIN };	/* INT32_MIN: the half's read has not completed */
+	struct ts_sum s = b->hsum;
+	struct io_uring ring;
+	uint64_t next = b->hlen;
+	int fd = open_seq(b), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = io_uring_queue_init(2, &ring, 0);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	uring_read(&ring, fd, half[0], next, 0);
+	next += URING_HALF;
+	/* Chunk k of the file lands in half k % 2; the next one is asked for before chunk k is checked. */
+	for (unsigned k = 0; !ret; k ^= 1) {
+		struct io_uring_cqe *cqe;
+		size_t nrec;
+		int32_t got;
+
+		if (next < b->size) {
+			uring_read(&ring, fd, half[k ^ 1], next, k ^ 1);
+			next += URING_HALF;
+		}
+		ret = io_uring_submit(&ring) < 0 ? -EIO : 0;
+		while (!ret && res[k] == INT32_MIN) {
+			ret = io_uring_wait_cqe(&ring, &cqe);
+			if (!ret) {
+				res[cqe->user_data] = cqe->res;
+				io_uring_cqe_seen(&ring, cqe);
+			}
+		}
+		got = res[k];
+		res[k] = INT32_MIN;
+		if (ret || got < 0) {
+			ret = ret ? ret : got;
+			break;
+		}
+		nrec = (size_t)got / TS_RECORD_SIZE;
+		if (take(&s, half[k], nrec, r) < nrec || got < (int32_t)URING_HALF)
+			break;
+	}
+	io_uring_queue_exit(&ring);	/* cancels and reaps what is still in flight */
+	close(fd);
+	r->sum = ts_sum_final(&s);
+	return ret;
+}
+
+/* ---- the mapping, read by a moving window ---- */
+
+static int v_map_common(struct bench *b, struct run *r, bool populate)
+{
+	struct ts_sum s = b->hsum;
+	uint64_t off = b->hlen, dropped = 0;
+	unsigned char *m;
+	int fd = open_seq(b), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	m = mmap(NULL, b->size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -errno;
+	madvise(m, b->size, MADV_SEQUENTIAL);
+	while (off < b->size) {
+		uint64_t left = b->size - off, pg = PAGE_DOWN(off);
+		size_t len = left < TS_BUF_BYTES ? (size_t)left : TS_BUF_BYTES, nrec = len / TS_RECORD_SIZE;
+
+		if (pg - dropped >= (1u << 20)) {
+			madvise(m + dropped, pg - dropped, MADV_DONTNEED);
+			dropped = pg;
+		}
+		if (populate && madvise(m + pg, off + len - pg, MADV_POPULATE_READ)) {
+			ret = -errno;
+			break;
+		}
+		if (take(&s, m + off, nrec, r) < nrec)
+			break;
+		off += len;
+	}
+	munmap(m, b->size);
+	r->sum = ts_sum_final(&s);
+	return ret;
+}
+
+static int v_map_pop(struct bench *b, struct run *r) { return v_map_common(b, r, true); }
+static int v_map(struct bench *b, struct run *r) { return v_map_common(b, r, false); }
+
+static int v_map_hot(struct bench *b, struct run *r)
+{
+	struct ts_sum s = b->hsum;
+
+	take(&s, b->hot + b->hlen, (size_t)b->nrec + 1, r);
+	r->sum = ts_sum_final(&s);
+	return 0;
+}
+
+static int v_plain_map(struct bench *b, struct run *r)
+{
+	int fd = open_seq(b);
+
+	if (fd < 0)
+		return -errno;
+	for (uint64_t at = 0; at < b->size; at += PLAIN_MAP_WIN) {
+		size_t len = b->size - at < PLAIN_MAP_WIN ? (size_t)(b->size - at) : PLAIN_MAP_WIN;
+		unsigned char *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, (off_t)at);
+
+		if (m == MAP_FAILED) {
+			close(fd);
+			return -errno;
+		}
+		madvise(m, len, MADV_SEQUENTIAL);
+		touch(m, len / TS_RECORD_SIZE, r);
+		munmap(m, len);
+	}
+	close(fd);
+	r->recs = b->nrec;
+	return 0;
+}
+
+/* ---- the reader ---- */
+
+static int v_reader(struct bench *b, struct run *r)
+{
+	char err[512];
+	struct trace_reader *rd = trace_reader__open(b->path, err, sizeof(err));
+	const struct ts_record *recs;
+	ssize_t n;
+	int ret = 0;
+
+	if (!rd) {
+		fprintf(stderr, "bench_read: %s\n", err);
+		return -EIO;
+	}
+	while ((n = trace_reader__batch(rd, &recs, 4096)) > 0) {
+		for (ssize_t k = 0; k < n; k++)
+			r->sink += recs[k].length;
+		r->recs += (uint64_t)n;
+	}
+	if (n < 0 || !trace_reader__status(rd)->checksum_ok) {
+		fprintf(stderr, "bench_read: %s\n", n < 0 ? trace_reader__error(rd) : "reader: checksum not confirmed");
+		ret = -EIO;
+	}
+	trace_reader__close(rd);
+	r->sum = b->footer_sum;	/* the reader compared its own with the footer's */
+	return ret;
+}
+
+/* ---- driver ---- */
+
+enum { V_PLAIN_READ, V_READ, V_PREAD, V_URING, V_READ_CHECK, V_MAP_POP, V_MAP, V_MAP_HOT, V_PLAIN_MAP, V_READER,
+       NVAR };
+
+static const struct variant {
+	const char *name, *what;
+	int (*run)(struct bench *b, struct run *r);
+} variants[NVAR] = {
+	[V_PLAIN_READ] = { "read_plain", "read() loop, no checks (the limit)", v_plain_read },
+	[V_READ] = { "read", "read() + check + sum", v_read },
+	[V_PREAD] = { "pread", "pread() + check + sum", v_pread },
+	[V_URING] = { "io_uring", "io_uring, 2 x 128 KiB + check + sum", v_uring },
+	[V_READ_CHECK] = { "read_check", "read() + check, no sum", v_read_check },
+	[V_MAP_POP] = { "map_pop", "map + populate + check + sum (old reader)", v_map_pop },
+	[V_MAP] = { "map", "map, no populate + check + sum", v_map },
+	[V_MAP_HOT] = { "map_hot", "map already populated + check + sum", v_map_hot },
+	[V_PLAIN_MAP] = { "plain_map", "plain loop over a mapping, no checks", v_plain_map },
+	[V_READER] = { "reader", "trace_reader__batch (the reader)", v_reader },
+};
+
+static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static double median(double *v, int n)
+static double median(const double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return v[n / 2];
+	double s[MAX_ROUNDS];
+
+	memcpy(s, v, (size_t)n * sizeof(*s));
+	qsort(s, (size_t)n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Maps the whole file, populated and every cache line touched once, for "map hot". */
+static int map_hot(struct bench *b, int fd)
+{
+	unsigned char *m = mmap(NULL, b->size, PROT_READ, MAP_SHARED, fd, 0);
+	volatile unsigned char sink = 0;
+
+	if (m == MAP_FAILED || madvise(m, b->size, MADV_POPULATE_READ))
+		return -errno;
+	for (uint64_t k = 0; k < b->size; k += 64)
+		sink ^= m[k];
+	b->hot = m;
+	return 0;
+}
+
+/* Reads the header (summed) and the footer's checksum of a whole trace. */
+static int setup(struct bench *b)
+{
+	unsigned char fixed[TS_FIXED_HDR], *h = NULL;
+	struct ts_footer ft;
+	struct stat sb;
+	uint32_t hlen;
+	int fd = open(b->path, O_RDONLY | O_CLOEXEC), ret = -EBADMSG;
+
+	if (fd < 0 || fstat(fd, &sb))
+		return -errno;
+	b->size = (uint64_t)sb.st_size;
+	if (pread(fd, fixed, sizeof(fixed), 0) != (ssize_t)sizeof(fixed))
+		goto out;
+	memcpy(&hlen, fixed + 4, 4);
+	if (hlen < TS_FIXED_HDR || b->size < (uint64_t)hlen + TS_RECORD_SIZE || (b->size - hlen) % TS_RECORD_SIZE)
+		goto out;
+	b->hlen = hlen;
+	b->nrec = (b->size - hlen) / TS_RECORD_SIZE - 1;
+	h = malloc(hlen);
+	if (!h || pread(fd, h, hlen, 0) != (ssize_t)hlen ||
+	    pread(fd, &ft, sizeof(ft), (off_t)(b->size - TS_RECORD_SIZE)) != (ssize_t)sizeof(ft) ||
+	    ft.kind != TS_KIND_FOOTER)
+		goto out;
+	ts_sum_init(&b->hsum);
+	ts_sum_update(&b->hsum, h, hlen);
+	b->footer_sum = ft.checksum;
+	ret = -ENOMEM;
+	b->buf = aligned_alloc(64, TS_BUF_ALLOC);
+	if (!b->buf)
+		goto out;
+	memset(b->buf, 0, TS_BUF_ALLOC);
+	ret = b->cold ? 0 : map_hot(b, fd);
+out:
+	free(h);
+	close(fd);
+	return ret;
+}
+
+static void drop_cache(const struct bench *b)
+{
+	int fd = open(b->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fdatasync(fd);	/* dirty pages are not dropped */
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		close(fd);
+	}
+}
+
+static int write_ratios(const char *dir, const char *name, const double *v, int n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.ratio", dir, name);
+	f = fopen(path, "w");
+	for (int i = 0; f && i < n; i++)
+		fprintf(f, "%.4f\n", v[i]);
+	if (!f || fclose(f)) {
+		fprintf(stderr, "bench_read: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	/* 5461 records: chunks end on 48-byte steps, so every word touched is the same field. */
-	static char buf[5461 * 48] __attribute__((aligned(64)));
-	int reps = argc > 2 ? atoi(argv[2]) : 5;
-	double rd[32], pl[32], crd[32], cpl[32], cmp[32];
-	uint64_t count = 0, sink = 0;
+	static double cpu[NVAR][MAX_ROUNDS], wall[NVAR][MAX_ROUNDS], rc[NVAR][MAX_ROUNDS], rw[NVAR][MAX_ROUNDS];
+	struct bench b = { 0 };
+	const char *dir = NULL;
+	int rounds = 5, npos = 0, ret;
+	uint64_t sink = 0;
 
-	if (argc < 2 || reps < 1 || reps > 32) {
-		fprintf(stderr, "usage: bench_read TRACE [REPEAT]\n");
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cold"))
+			b.cold = true;
+		else if (npos == 0 && ++npos)
+			b.path = argv[i];
+		else if (npos == 1 && ++npos)
+			rounds = atoi(argv[i]);
+		else if (npos == 2 && ++npos)
+			dir = argv[i];
+		else
+			rounds = 0;
+	}
+	if (!b.path || rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "usage: bench_read TRACE [ROUNDS (1..%d) [DIR]] [--cold]\n", MAX_ROUNDS);
 		return 2;
 	}
-	for (int i = 0; i < reps; i++) {
-		char err[512];
-		struct trace_reader *r = trace_reader__open(argv[1], err, sizeof(err));
-		const struct ts_record *recs;
-		ssize_t n;
-		uint64_t t0 = ts_now_ns(), c = 0;
-		double c0 = cpu_s();
-		int fd;
+	ret = setup(&b);
+	if (ret) {
+		fprintf(stderr, "bench_read: %s: %s\n", b.path,
+			ret == -EBADMSG ? "not a whole little-endian trimsim trace" : strerror(-ret));
+		return 1;
+	}
+	for (int round = 0; round < rounds; round++) {
+		for (unsigned j = 0; j < NVAR; j++) {
+			unsigned v = (j + (unsigned)round) % NVAR;
+			struct run r = { 0 };
+			uint64_t t0;
+			double c0;
 
-		if (!r) {
-			fprintf(stderr, "bench_read: %s\n", err);
-			return 1;
-		}
-		while ((n = trace_reader__batch(r, &recs, 4096)) > 0) {
-			for (ssize_t k = 0; k < n; k++)
-				sink += recs[k].length;
-			c += (uint64_t)n;
-		}
-		if (n < 0) {
-			fprintf(stderr, "bench_read: %s\n", trace_reader__error(r));
-			return 1;
-		}
-		trace_reader__close(r);
-		rd[i] = (double)c / ((double)(ts_now_ns() - t0) / 1e9);
-		crd[i] = (double)c / (cpu_s() - c0);
-		count = c;
-
-		fd = open(argv[1], O_RDONLY);
-		t0 = ts_now_ns();
-		c0 = cpu_s();
-		for (;;) {
-			ssize_t got = read(fd, buf, sizeof(buf));
-
-			if (got <= 0)
-				break;
-			for (ssize_t k = 0; k + 48 <= got; k += 48) {
-				uint64_t len;
-
-				memcpy(&len, buf + k + 16, sizeof(len));
-				sink += len;
-			}
-		}
-		close(fd);
-		pl[i] = (double)count / ((double)(ts_now_ns() - t0) / 1e9);
-		cpl[i] = (double)count / (cpu_s() - c0);
-
-		/* Reference only: the same words through a plain mapping, unmapped as it goes. */
-		fd = open(argv[1], O_RDONLY);
-		c0 = cpu_s();
-		{
-			struct stat sb;
-			const size_t win = 64u << 20;
-
-			if (fd < 0 || fstat(fd, &sb)) {
-				fprintf(stderr, "bench_read: %s: cannot open\n", argv[1]);
+			if (b.cold && v == V_MAP_HOT)
+				continue;
+			if (b.cold)
+				drop_cache(&b);
+			t0 = ts_now_ns();
+			c0 = cpu_s();
+			ret = variants[v].run(&b, &r);
+			cpu[v][round] = cpu_s() - c0;
+			wall[v][round] = (double)(ts_now_ns() - t0) / 1e9;
+			if (ret) {
+				fprintf(stderr, "bench_read: %s: %s\n", variants[v].name, strerror(-ret));
 				return 1;
 			}
-			for (off_t at = 0; at < sb.st_size; at += (off_t)win) {
-				size_t len = (size_t)(sb.st_size - at) < win ? (size_t)(sb.st_size - at) : win;
-				const char *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, at);
-
-				if (m == MAP_FAILED) {
-					perror("bench_read: mmap");
-					return 1;
-				}
-				madvise((void *)m, len, MADV_SEQUENTIAL);
-				for (size_t k = 0; k + 48 <= len; k += 48) {
-					uint64_t w;
-
-					memcpy(&w, m + k + 16, sizeof(w));
-					sink += w;
-				}
-				munmap((void *)m, len);
+			if (r.recs != b.nrec || (r.sum && r.sum != b.footer_sum)) {
+				fprintf(stderr, "bench_read: %s: %" PRIu64 " records, checksum %016" PRIx64
+					" (the trace holds %" PRIu64 ", footer %016" PRIx64 ")\n", variants[v].name,
+					r.recs, r.sum, b.nrec, b.footer_sum);
+				return 1;
 			}
+			sink += r.sink;
 		}
-		close(fd);
-		cmp[i] = (double)count / (cpu_s() - c0);
+		for (unsigned v = 0; v < NVAR; v++) {
+			rc[v][round] = cpu[V_PLAIN_READ][round] / cpu[v][round];
+			rw[v][round] = wall[V_PLAIN_READ][round] / wall[v][round];
+		}
 	}
-	double a = median(rd, reps), b = median(pl, reps), ca = median(crd, reps), cb = median(cpl, reps);
-
-	printf("read: records=%" PRIu64 " reader_eps=%.0f plain_eps=%.0f ratio=%.2f cpu_reader_eps=%.0f"
-	       " cpu_plain_eps=%.0f cpu_ratio=%.2f cpu_plainmap_eps=%.0f (sink %" PRIu64 ")\n",
-	       count, a, b, a / b, ca, cb, ca / cb, median(cmp, reps), sink & 1);
+	printf("  %-42s %13s %6s %11s %6s\n", "variant (median of rounds)", "records/cpu-s", "x read", "records/s",
+	       "x read");
+	for (unsigned v = 0; v < NVAR; v++) {
+		if (b.cold && v == V_MAP_HOT)
+			continue;
+		printf("  %-42s %12.2fM %6.2f %10.2fM %6.2f\n", variants[v].what, b.nrec / median(cpu[v], rounds) / 1e6,
+		       median(rc[v], rounds), b.nrec / median(wall[v], rounds) / 1e6, median(rw[v], rounds));
+		if (dir && write_ratios(dir, variants[v].name, rc[v], rounds))
+			return 1;
+	}
+	printf("summary: records=%" PRIu64 " rounds=%d read_cpu_eps=%.0f reader_cpu_eps=%.0f reader_cpu_ratio=%.3f"
+	       " reader_wall_ratio=%.3f maphot_cpu_ratio=%.3f mappop_cpu_ratio=%.3f plainmap_cpu_ratio=%.3f"
+	       " check_cpu_ratio=%.3f (sink %" PRIu64 ")\n",
+	       b.nrec, rounds, b.nrec / median(cpu[V_PLAIN_READ], rounds), b.nrec / median(cpu[V_READER], rounds),
+	       median(rc[V_READER], rounds), median(rw[V_READER], rounds),
+	       b.cold ? 0.0 : median(rc[V_MAP_HOT], rounds), median(rc[V_MAP_POP], rounds),
+	       median(rc[V_PLAIN_MAP], rounds), median(rc[V_READ_CHECK], rounds), sink & 1);
 	return 0;
 }

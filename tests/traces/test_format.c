@@ -311,7 +311,7 @@ Test(format, sum_records_matches_update)
 		}
 }
 
-/* A trace that grows after open (the mapping covers the size at open) is read to its new end. */
+/* A trace that grows after open is read to its new end (read() goes on past the size at open). */
 Test(format, reader_follows_a_growing_file)
 {
 	char full[512], part[512], err[512];

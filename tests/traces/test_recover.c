@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A trace cut short: at every byte offset, and by SIGKILL of a streaming writer. */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/helpers.h"
+#include "traces/trace_int.h"
 #include "gen.h"
 
 TestSuite(recover, .init = th_dir_init, .fini = th_dir_fini);
@@ -110,6 +112,80 @@ Test(recover, jsonl_cut_at_every_byte)
 		cr_assert_eq(got, lines < 5 ? lines : 5, "cut at %zu", at);
 		cr_assert(st.truncated, "cut at %zu", at);
 	}
+	free(s);
+}
+
+/*
+ * A trace cut while a reader is in the middle of it (what a TW_STREAM writer
+ * starting over the same path does): the reader hands out every record it had
+ * read before the cut and then ends as at any cut, with the same message;
+ * nothing raises SIGBUS (traces/FORMAT.md, "Reading and writing in C"). The
+ * reader has read its first buffer (TS_BUF_RECORDS records) when the file is
+ * cut.
+ */
+struct live_cut {
+	uint64_t whole;		/* whole records left before the cut */
+	size_t part;		/* bytes of the next record left */
+	uint64_t recovered;	/* records the reader hands out */
+};
+
+ParameterizedTestParameters(recover, cut_while_reading)
+{
+	static struct live_cut cuts[] = {
+		{ .whole = 2 * TS_BUF_RECORDS + 17, .part = 20, .recovered = 2 * TS_BUF_RECORDS + 17 },
+		{ .whole = 2 * TS_BUF_RECORDS, .part = 0, .recovered = 2 * TS_BUF_RECORDS },
+		{ .whole = TS_BUF_RECORDS + 1, .part = 47, .recovered = TS_BUF_RECORDS + 1 },
+		/* Inside the buffer already read: those records are the reader's copy. */
+		{ .whole = 1000, .part = 5, .recovered = TS_BUF_RECORDS },
+	};
+
+	return cr_make_param_array(struct live_cut, cuts, sizeof(cuts) / sizeof(cuts[0]));
+}
+
+ParameterizedTest(struct live_cut *c, recover, cut_while_reading)
+{
+	char path[512], err[512], want[256];
+	const uint64_t n = 3 * TS_BUF_RECORDS + 100;
+	const struct ts_record *recs;
+	struct trace_reader *r;
+	size_t len, hlen, at, end;
+	uint64_t i = 0;
+	ssize_t got;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/live.tsim", th_dir());
+	cr_assert_eq(gen_trace(path, n, TW_BINARY, 0), 0);
+	s = th_slurp(path, &len);
+	cr_assert_not_null(s);
+	hlen = len - (n + 1) * TS_RECORD_SIZE;
+	at = hlen + c->whole * TS_RECORD_SIZE + c->part;
+	r = trace_reader__open(path, err, sizeof(err));
+	cr_assert_not_null(r, "%s", err);
+	for (bool cut = false; (got = trace_reader__batch(r, &recs, 100)) > 0;) {
+		for (ssize_t k = 0; k < got; k++, i++) {
+			struct ts_record want_rec;
+
+			gen_record(i, 1, &want_rec);
+			cr_assert_eq(memcmp(&want_rec, &recs[k], sizeof(want_rec)), 0, "record %llu",
+				     (unsigned long long)i);
+		}
+		if (!cut) {
+			cr_assert_eq(truncate(path, (off_t)at), 0);
+			cut = true;
+		}
+	}
+	cr_assert_eq(got, 0, "%s", trace_reader__error(r));
+	cr_assert_eq(i, c->recovered);
+	cr_assert(trace_reader__status(r)->truncated && !trace_reader__status(r)->footer);
+	end = hlen + c->recovered * TS_RECORD_SIZE;
+	if (c->recovered > c->whole || !c->part)
+		snprintf(want, sizeof(want), "live.tsim: byte %zu: no footer, trace cut short; %llu whole records "
+			 "recovered", end, (unsigned long long)c->recovered);
+	else
+		snprintf(want, sizeof(want), "live.tsim: byte %zu: truncated record (%zu of 48 bytes); %llu whole "
+			 "records recovered", end, c->part, (unsigned long long)c->recovered);
+	cr_assert(strstr(trace_reader__error(r), want), "%s\nwanted ...%s", trace_reader__error(r), want);
+	trace_reader__close(r);
 	free(s);
 }
 
