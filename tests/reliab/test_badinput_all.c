@@ -79,11 +79,11 @@ ParameterizedTestParameters(badinput_all, cli)
 		  "out.tsim" },
 		{ "past the device end", "in.jsonl", HDR REC("INTENT", "1000", "1073737728", "65536") FOOT(1), 0,
 		  "replay in.jsonl -p passthrough -o out.json",
-		  "trimsim replay: in.jsonl: record 0 (INTENT): offset 1073737728 + length 65536 is past the end "
+		  "trimsim replay: in.jsonl: line 2: offset 1073737728 + length 65536 is past the end "
 		  "of 7:0 (1073741824 bytes)\n", 1, "out.json" },
 		{ "time past ktime_t", "in.jsonl", HDR REC("INTENT", "\"18446744073709551615\"", "0", "4096") FOOT(1),
 		  0, "replay in.jsonl -p passthrough -o out.json",
-		  "trimsim replay: in.jsonl: record 0 (INTENT): time 18446744073709551615 ns is past the kernel's "
+		  "trimsim replay: in.jsonl: line 2: time 18446744073709551615 ns is past the kernel's "
 		  "ktime_t range (2^63 - 1 ns)\n", 1, "out.json" },
 		/* ---- device profiles and overrides ---- */
 		{ "profile unknown", "in.jsonl", OK, 0, "replay in.jsonl -M nosuch -o out.json",

@@ -62,7 +62,7 @@ ParameterizedTestParameters(badinput, info)
 		{ "footer cut", FOOTER + 12, -1, {0}, 0, 0, "",
 		  "%s: byte 728: truncated record (12 of 48 bytes); 5 whole records recovered", true },
 		{ "corrupt checksum", -1, REC(3) + 8, { 0x55 }, 1, 0, "",
-		  "%s: byte 744: checksum mismatch (footer 0d15edb2c5633688, computed e26486208713d5d2)" },
+		  "%s: byte 744: checksum mismatch (footer 5f5d90b1a16bbaa3, computed 49ee22e46502c7cc)" },
 		{ "unknown kind", -1, REC(1) + 44, { 9 }, 1, 0, "", "%s: byte 536: record 1: unknown kind 9" },
 		{ "unknown op", -1, REC(0) + 45, { 9 }, 1, 0, "", "%s: byte 488: record 0: unknown op 9" },
 		{ "unknown meta", -1, REC(4) + 44, { 7, 0 }, 2, 0, "",
