@@ -59,7 +59,7 @@ static const struct opt_spec btrfs_opts[] = {
 	  "sysfs discard/iops_limit: discards per second (0 = no limit)" },
 	{ "kbps_limit", OPT_U32, offsetof(struct btrfs_cfg, kbps_limit), 0, 4e9, "0",
 	  "sysfs discard/kbps_limit: KiB/s (0 = no limit)" },
-	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 0, "64M",
+	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 1ull << 40, "64M",
 	  "sysfs discard/max_discard_size: largest single discard (0 = no limit)" },
 	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 1e15, "1G",
 	  "data block group size" },
@@ -82,6 +82,7 @@ enum { SET_UNTRIMMED = 0, SET_TRIMMED };
  * discard_list[] (list_move_tail() in __add_to_discard_list()).
  */
 struct bg {
+	uint64_t gno;		/* block group number: [gno * bgsize, (gno + 1) * bgsize) */
 	uint64_t eligible, cursor;
 	uint64_t free[2];
 	uint32_t prev, next;
@@ -94,8 +95,9 @@ struct btrfs_state {
 	struct btrfs_cfg cfg;
 	struct ivset *untrimmed, *trimmed;	/* the free-space cache; val = freed_ns */
 	struct ivset *set[2];			/* the same two, by SET_* */
-	struct bg *bg;
-	size_t nbg;
+	struct bg *bg;		/* the groups frees touched, in the order they were first touched */
+	uint32_t *byno;		/* indexes into bg, sorted by group number */
+	size_t nbg, capbg;
 	uint32_t head[BTRFS_NR_LISTS], tail[BTRFS_NR_LISTS];
 	uint64_t devsize, work_at, prev_bytes, base_delay;
 	uint32_t dev;
@@ -112,6 +114,7 @@ static void btrfs_destroy(void *priv)
 	ivset__destroy(s->untrimmed);
 	ivset__destroy(s->trimmed);
 	free(s->bg);
+	free(s->byno);
 	free(s);
 }
 
@@ -144,7 +147,7 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 
 static uint64_t bg_start(const struct btrfs_state *s, size_t i)
 {
-	return (uint64_t)i * s->cfg.bgsize;
+	return s->bg[i].gno * s->cfg.bgsize;	/* gno = offset / bgsize for an offset < 2^63: no wrap */
 }
 
 static uint64_t bg_end(const struct btrfs_state *s, size_t i)
@@ -164,27 +167,60 @@ static uint64_t bg_clip(const struct btrfs_state *s, size_t i, uint64_t *a, uint
 	return *e > *a ? *e - *a : 0;
 }
 
-static int ensure_bg(struct btrfs_state *s, size_t i)
+/* Position in byno of the first group numbered >= gno. */
+static size_t bg_lower(const struct btrfs_state *s, uint64_t gno)
 {
-	size_t n = s->nbg ? s->nbg : 16;
-	struct bg *b;
+	size_t lo = 0, hi = s->nbg;
 
-	if (i < s->nbg)
-		return 0;
-	while (n <= i)
-		n *= 2;
-	if (!(b = realloc(s->bg, n * sizeof(*b))))
-		return -ENOMEM;
-	memset(b + s->nbg, 0, (n - s->nbg) * sizeof(*b));
-	for (size_t g = s->nbg; g < n; g++) {
-		for (int k = 0; k < 2; k++) {
-			uint64_t a = 0, e = UINT64_MAX, len = bg_clip(s, g, &a, &e);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-			b[g].free[k] = len ? ivset__covered(s->set[k], a, len) : 0;
-		}
+		if (s->bg[s->byno[mid]].gno < gno)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	s->bg = b;
-	s->nbg = n;
+	return lo;
+}
+
+/*
+ * The block group numbered gno, set up on first use with the free space the
+ * sets already hold inside it. Only groups frees touch exist: an offset far
+ * out on a large (or unknown-size) device costs one group, not an array up to it.
+ */
+static int bg_get(struct btrfs_state *s, uint64_t gno, size_t *idx)
+{
+	size_t at = bg_lower(s, gno);
+	struct bg *g;
+
+	if (at < s->nbg && s->bg[s->byno[at]].gno == gno) {
+		*idx = s->byno[at];
+		return 0;
+	}
+	if (s->nbg == s->capbg) {
+		size_t cap = s->capbg ? s->capbg * 2 : 16;
+		struct bg *b = realloc(s->bg, cap * sizeof(*b));
+		uint32_t *n;
+
+		if (!b)
+			return -ENOMEM;
+		s->bg = b;
+		if (!(n = realloc(s->byno, cap * sizeof(*n))))
+			return -ENOMEM;
+		s->byno = n;
+		s->capbg = cap;
+	}
+	memmove(s->byno + at + 1, s->byno + at, (s->nbg - at) * sizeof(*s->byno));
+	s->byno[at] = (uint32_t)s->nbg;
+	g = &s->bg[s->nbg];
+	memset(g, 0, sizeof(*g));
+	g->gno = gno;
+	*idx = s->nbg++;
+	for (int k = 0; k < 2; k++) {
+		uint64_t a = 0, e = UINT64_MAX, len = bg_clip(s, *idx, &a, &e);
+
+		g->free[k] = len ? ivset__covered(s->set[k], a, len) : 0;
+	}
 	return 0;
 }
 
@@ -198,7 +234,8 @@ static int set_change(struct btrfs_state *s, int k, bool add, uint64_t start, ui
 
 	if (!len)
 		return 0;
-	for (size_t g = start / s->cfg.bgsize; g < s->nbg && bg_start(s, g) < end; g++) {
+	for (size_t at = bg_lower(s, start / s->cfg.bgsize); at < s->nbg && bg_start(s, s->byno[at]) < end; at++) {
+		size_t g = s->byno[at];
 		uint64_t a = start, e = end, n = bg_clip(s, g, &a, &e);
 		uint64_t had = n ? ivset__covered(s->set[k], a, n) : 0;
 
@@ -450,14 +487,16 @@ static int btrfs_tick(void *priv, uint64_t now, struct policy_out *out)
 
 static int add_free(struct btrfs_state *s, uint64_t a, uint64_t b, uint64_t freed, uint64_t now)
 {
-	size_t i = a / s->cfg.bgsize;
-	uint64_t b0 = bg_start(s, i), b1 = bg_end(s, i), filter;
+	uint64_t b0, b1, filter;
 	struct bg *g;
 	struct iv v;
+	size_t i;
 	int err;
 
-	if ((err = ensure_bg(s, i)))
+	if ((err = bg_get(s, a / s->cfg.bgsize, &i)))
 		return err;
+	b0 = bg_start(s, i);
+	b1 = bg_end(s, i);
 	g = &s->bg[i];
 	/* Trimmed neighbours merge into the new untrimmed region. */
 	if (a > b0 && ivset__find_le(s->trimmed, a - 1, &v) && v.end == a) {
@@ -508,8 +547,11 @@ static int btrfs_push(void *priv, const struct policy_event *ev, struct policy_o
 	s->frees++;
 	s->dev = ev->dev;
 	s->flags = ev->flags;
+	if (a < end && (err = policy_out__pieces(out, (end - 1) / s->cfg.bgsize - a / s->cfg.bgsize + 1,
+						"block groups")))
+		return err;
 	while (a < end) {
-		uint64_t b = (a / s->cfg.bgsize + 1) * s->cfg.bgsize;
+		uint64_t b = a / s->cfg.bgsize * s->cfg.bgsize + s->cfg.bgsize;
 
 		if (b > end)
 			b = end;

@@ -72,7 +72,7 @@ static const struct opt_spec ext4_opts[] = {
 	  "journal commit interval while the trace shows no META_COMMIT (mount option commit=)" },
 	{ "extend", OPT_BOOL, offsetof(struct ext4_cfg, extend), 0, 1, "1",
 	  "Linux >= 6.6: a discarded run extends to the next allocated block of its group" },
-	{ "bgsize", OPT_BYTES, offsetof(struct ext4_cfg, bgsize), 0, 0, "0",
+	{ "bgsize", OPT_BYTES, offsetof(struct ext4_cfg, bgsize), 0, 1ull << 40, "0",
 	  "block group size; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
 	{ "journal", OPT_BOOL, offsetof(struct ext4_cfg, journal), 0, 1, "1",
 	  "0: data=writeback, frees are discarded at once without waiting for the commit" },
@@ -88,11 +88,17 @@ static const struct opt_spec ext4_opts[] = {
 	{ NULL },
 };
 
+/* One block group's rb-tree of to-be-freed entries (ext4_group_info.bb_free_root). */
+struct group_root {
+	uint64_t g;
+	uint32_t root;
+};
+
 struct ext4_state {
 	struct ext4_cfg cfg;
 	struct rbsim *rb;	/* this transaction's entries, one rb-tree per group */
-	uint32_t *roots;	/* by group number */
-	size_t nroots;
+	struct group_root *roots;	/* the groups this transaction touched, by group number */
+	size_t nroots, caproots, lastroot;
 	struct ivset *free;	/* free space known to the buddy: val = freed_ns */
 	struct iv *list;	/* commit scratch, grown by doubling */
 	size_t cap;
@@ -134,7 +140,7 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 		return -ENOMEM;
 	}
 	s->cfg = *(const struct ext4_cfg *)cfg;
-	if (!s->cfg.bgsize) {
+	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
 		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
 
 		s->cfg.bgsize = 8 * bs * bs;	/* one bitmap block of blocks */
@@ -147,11 +153,20 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	return 0;
 }
 
-static uint64_t group_start(const struct ext4_state *s, uint64_t off)
+/*
+ * Groups count from the partition start. A byte before it (no trace the
+ * reader accepts has one on the replayed device) counts as group 0: nothing
+ * wraps whatever the offset.
+ */
+static uint64_t group_of(const struct ext4_state *s, uint64_t off)
 {
-	if (off < s->pstart)
-		return 0;
-	return s->pstart + (off - s->pstart) / s->cfg.bgsize * s->cfg.bgsize;
+	return off > s->pstart ? (off - s->pstart) / s->cfg.bgsize : 0;
+}
+
+/* End of the group holding off (offsets < 2^63, groups <= 1 TiB: no wrap). */
+static uint64_t group_end(const struct ext4_state *s, uint64_t off)
+{
+	return s->pstart + (group_of(s, off) + 1) * s->cfg.bgsize;
 }
 
 static int cmp_seq(const void *a, const void *b)
@@ -169,7 +184,7 @@ static int cmp_seq(const void *a, const void *b)
  */
 static int trim_run(struct ext4_state *s, const struct iv *e, uint64_t *pos, uint64_t now, struct policy_out *out)
 {
-	uint64_t gend = group_start(s, e->start) + s->cfg.bgsize, a, b;
+	uint64_t gend = group_end(s, e->start), a, b;
 	struct iv v;
 	int err;
 
@@ -288,7 +303,7 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 
 	s->deadline = UINT64_MAX;
 	for (size_t g = 0; g < s->nroots; g++) {
-		for (uint32_t i = rbsim__first(s->rb, s->roots[g]); i; i = rbsim__next(s->rb, i)) {
+		for (uint32_t i = rbsim__first(s->rb, s->roots[g].root); i; i = rbsim__next(s->rb, i)) {
 			const struct rbnode *e = rbsim__node(s->rb, i);
 			struct iv v = { e->start, e->end, e->val, e->seq };
 
@@ -298,8 +313,8 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 			if ((err = ivset__add(s->free, v.start, v.end - v.start, v.val, 0)))
 				return err;
 		}
-		s->roots[g] = 0;
 	}
+	s->nroots = 0;
 	rbsim__clear(s->rb);
 	if (!n)
 		return 0;
@@ -348,21 +363,41 @@ static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t
 	s->merges++;
 }
 
-static int ensure_root(struct ext4_state *s, size_t g)
+/*
+ * The root of group g's tree, created empty on first use. Only the groups a
+ * transaction touches are kept, in group order, so an offset far out on a
+ * large (or unknown-size) device costs one entry, not an array up to it.
+ */
+static uint32_t *group_root(struct ext4_state *s, uint64_t g)
 {
-	size_t cap = s->nroots ? s->nroots : 64;
-	uint32_t *r;
+	size_t lo = 0, hi = s->nroots;
 
-	if (g < s->nroots)
-		return 0;
-	while (cap <= g)
-		cap *= 2;
-	if (!(r = realloc(s->roots, cap * sizeof(*r))))
-		return -ENOMEM;
-	memset(r + s->nroots, 0, (cap - s->nroots) * sizeof(*r));
-	s->roots = r;
-	s->nroots = cap;
-	return 0;
+	if (s->lastroot < s->nroots && s->roots[s->lastroot].g == g)
+		return &s->roots[s->lastroot].root;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->roots[mid].g < g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->nroots || s->roots[lo].g != g) {
+		if (s->nroots == s->caproots) {
+			size_t cap = s->caproots ? s->caproots * 2 : 64;
+			struct group_root *r = realloc(s->roots, cap * sizeof(*r));
+
+			if (!r)
+				return NULL;
+			s->roots = r;
+			s->caproots = cap;
+		}
+		memmove(s->roots + lo + 1, s->roots + lo, (s->nroots - lo) * sizeof(*s->roots));
+		s->roots[lo] = (struct group_root){ g, 0 };
+		s->nroots++;
+	}
+	s->lastroot = lo;
+	return &s->roots[lo].root;
 }
 
 /* Linux >= 6.17: join the insertion parent, which may then join its own neighbour. */
@@ -416,14 +451,11 @@ static int merge_neighbours(struct ext4_state *s, uint32_t *root, uint32_t paren
 /* ext4_mb_free_metadata() for one group's piece [a, b). */
 static int add_entry(struct ext4_state *s, uint64_t a, uint64_t b, uint64_t freed_ns)
 {
-	size_t g = (group_start(s, a) - s->pstart) / s->cfg.bgsize;
-	uint32_t *root, n, parent = 0;
+	uint32_t *root = group_root(s, group_of(s, a)), n, parent = 0;
 	bool left = false;
-	int err;
 
-	if ((err = ensure_root(s, g)))
-		return err;
-	root = &s->roots[g];
+	if (!root)
+		return -ENOMEM;
 	for (n = *root; n; ) {
 		const struct rbnode *e = rbsim__node(s->rb, n);
 
@@ -461,8 +493,10 @@ static int ext4_push(void *priv, const struct policy_event *ev, struct policy_ou
 		return kstage_emit(out, ev->time_ns, ev->offset, ev->length, ev->ino, ev->freed_ns, 1,
 				   ev->dev, ev->flags);
 	}
+	if (a < end && (err = policy_out__pieces(out, group_of(s, end - 1) - group_of(s, a) + 1, "block groups")))
+		return err;
 	while (a < end) {	/* ext4_free_blocks() splits at group boundaries */
-		uint64_t b = group_start(s, a) + s->cfg.bgsize;
+		uint64_t b = a < s->pstart ? s->pstart : group_end(s, a);
 
 		if (b > end)
 			b = end;

@@ -65,6 +65,19 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev)
 	return ret < 0 ? fail(p, s, ret, "push") : ret;
 }
 
+int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what)
+{
+	struct policy *p = out->p;
+
+	if (n <= TS_MAX_PIECES)
+		return 0;
+	if (!p->err[0])
+		snprintf(p->err, sizeof(p->err), "policy stage '%s': one request would become %" PRIu64 " %s; "
+			 "the bound is %u per request (TS_MAX_PIECES)", out->next ? p->st[out->next - 1].ops->name
+			 : "source", n, what, TS_MAX_PIECES);
+	return -E2BIG;
+}
+
 /* ---- describe: the canonical pipeline text ---- */
 static void fmt_value(const struct opt_spec *o, const void *cfg, char *buf, size_t len)
 {

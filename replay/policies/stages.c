@@ -226,15 +226,23 @@ static int split_push(void *priv, const struct policy_event *ev, struct policy_o
 {
 	struct split_state *s = priv;
 
+	uint64_t pieces = 0;
+	int ret;
+
 	if (!s->max || ev->bytes <= s->max)
 		return policy_out__emit(out, ev);
+	for (uint32_t i = 0; i < ev_nsegs(ev); i++)
+		pieces += ev_seg(ev, i).length / s->max + 1;
+	if ((ret = policy_out__pieces(out, pieces, "commands")))
+		return ret;
 	for (uint32_t i = 0; i < ev_nsegs(ev); i++) {
 		struct target_seg g = ev_seg(ev, i);
 
-		for (uint64_t off = 0; off < g.length; off += s->max) {
-			uint64_t len = g.length - off < s->max ? g.length - off : s->max;
-			struct policy_event e = ev_single(ev, g.offset + off, len);
-			int ret;
+		for (uint64_t off = 0, len; off < g.length; off += len) {
+			struct policy_event e;
+
+			len = g.length - off < s->max ? g.length - off : s->max;
+			e = ev_single(ev, g.offset + off, len);
 
 			e.count = (i == 0 && off == 0) ? ev->count : 0;
 			if ((ret = policy_out__emit(out, &e)))
