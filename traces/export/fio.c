@@ -46,6 +46,7 @@ struct fio_file {
 struct fio_state {
 	FILE *out;
 	const char *out_path;
+	const char *in_path;
 	const struct export_ctx *c;
 	unsigned kind, ops;
 	uint64_t first_ns, last_us;
@@ -117,6 +118,7 @@ static int fio_begin(void **state, const void *opts, const struct export_ctx *c,
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
 	s->out = c->out;
 	s->out_path = c->out_path;
+	s->in_path = c->in_path;
 	s->c = c;
 	s->kind = kind;
 	s->ops = o->common.ops;
@@ -135,7 +137,6 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 	uint64_t us, off, left;
 	int ret = 0;
 
-	(void)rec_no;
 	/* DONE records are the completions of exported ISSUEs: nothing to replay. */
 	if (r->kind == TS_DONE || !export_wants(s->kind, s->ops, r))
 		return 0;
@@ -146,6 +147,8 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 	name = fio_file(s, r->dev, us, &ret);
 	if (!name)
 		return ts_errf(err, errlen, ret, "record %" PRIu64 ": more than %d devices", rec_no, FIO_MAX_FILES);
+	if ((ret = export_pieces(s->in_path, r, FIO_MAX_PIECE, rec_no, "iolog lines", err, errlen)))
+		return ret;
 	act = fio_action(export_op(r));
 	off = r->offset;
 	left = r->length;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Every exporter, in one explicit array, and the layer choice they share. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "traces/util.h"
@@ -76,4 +77,16 @@ bool export_wants(unsigned kind, unsigned ops, const struct ts_record *r)
 	if (op == TS_OP_NONE || op > TS_OP_MAX)
 		return false;
 	return ops == 0 || op == TS_OP_DISCARD || op == TS_OP_SECURE_ERASE;
+}
+
+int export_pieces(const char *in_path, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
+		  const char *what, char *err, size_t errlen)
+{
+	uint64_t n = r->length / piece + 1;
+
+	if (n <= TS_MAX_PIECES)
+		return 0;
+	return ts_errf(err, errlen, -E2BIG, "%s: record %" PRIu64 ": its %" PRIu64 " bytes would be %" PRIu64 " %s of "
+		       "at most %" PRIu64 " bytes; the bound is %u per record (TS_MAX_PIECES)", in_path, rec_no, r->length, n,
+		       what, piece, TS_MAX_PIECES);
 }
