@@ -289,12 +289,14 @@ static void applicability(struct report_cell *c, const char *source, const struc
 	};
 
 	for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+		char fs[64];
+
 		if (strcmp(source, layers[i].source) ||
 		    *(const uint64_t *)((const char *)lc + layers[i].off))
 			continue;
 		if (layers[i].fs_level && !lc->free && !lc->intent && dev && dev->fs[0])
 			snprintf(c->na, sizeof(c->na), "trace has no %s records: %s has no fs-level events",
-				 layers[i].kind, dev->fs);
+				 layers[i].kind, ts_escape(dev->fs, fs, sizeof(fs)));
 		else
 			snprintf(c->na, sizeof(c->na), "trace has no %s records", layers[i].kind);
 	}
