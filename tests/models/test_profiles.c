@@ -148,6 +148,7 @@ ParameterizedTest(struct bad_case *c, profiles, bad)
 	cr_assert(strstr(err, c->want[0]), "target open: %s", err);
 	if (dir)
 		th_rmtree(dir);
+	free(dir);
 }
 
 /* A profile on disk, by path, with overrides; a path profile is named after its file. */
@@ -172,6 +173,7 @@ Test(profiles, load_by_path)
 	json_decref(o);
 	model_profile__free(p);
 	th_rmtree(dir);
+	free(dir);
 }
 
 /* Same profile, seed and commands: identical completions and byte-identical report JSON. */
