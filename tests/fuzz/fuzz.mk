@@ -31,7 +31,8 @@ $(BUILD)/fuzz/libtrimsim.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(BUILD)/fuzz/libtrimsim.a
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h tests/fuzz/fuzz_mutate.h tests/fuzz/fuzz_mutate_import.h \
+		 $(BUILD)/fuzz/libtrimsim.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
 
