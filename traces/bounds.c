@@ -146,6 +146,14 @@ static const struct ts_device *find_dev(struct ts_devmap *m, uint32_t dev)
 	return &m->d[m->key[lo].idx];
 }
 
+void ts_devmap__span(struct ts_devmap *m, uint32_t dev, uint64_t *lo, uint64_t *hi)
+{
+	const struct ts_device *d = m->bounds ? find_dev(m, dev) : NULL;
+
+	*lo = d ? d->partition_start : 0;
+	*hi = d && d->size ? d->partition_start + d->size : TS_MAX_BYTES;
+}
+
 /*
  * A record of a partition lies on the whole disk at [partition_start,
  * partition_start + size] (the recorder adds the start: FORMAT.md, "Device

@@ -30,6 +30,8 @@ struct trace_reader {
 	struct ts_device *devs;
 	size_t ndev;
 	struct ts_devmap *devmap;	/* records against their device (bounds.c) */
+	uint32_t span_dev;		/* first_outside(): the last device seen and where its records lie */
+	uint64_t span_lo, span_hi;
 	struct trace_status st;
 	char err[512];
 	int pending;		/* <0: error to return once the ready records are gone; 1: end */
@@ -256,12 +258,25 @@ static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 	return end;
 }
 
-/* Byte offset of the first record in buf[from..end) outside its device (bounds.c), end if none. */
+/*
+ * Byte offset of the first record in buf[from..end) outside its device
+ * (bounds.c), end if none. Records of one device come in runs: the span of
+ * the last device seen is kept, and a record inside it passes with three
+ * compares; anything else (another device, a flush at sector 0 of a
+ * partition, a META record) asks bounds.c.
+ */
 static size_t first_outside(struct trace_reader *r, size_t from, size_t end, char *why, size_t len)
 {
-	for (size_t i = from; i < end; i += TS_RECORD_SIZE)
-		if (ts_devmap__check(r->devmap, (const struct ts_record *)(r->buf + i), why, len))
+	for (size_t i = from; i < end; i += TS_RECORD_SIZE) {
+		const struct ts_record *rec = (const struct ts_record *)(r->buf + i);
+
+		if (rec->dev == r->span_dev && rec->offset >= r->span_lo && rec->offset + rec->length <= r->span_hi)
+			continue;
+		if (ts_devmap__check(r->devmap, rec, why, len))
 			return i;
+		r->span_dev = rec->dev;
+		ts_devmap__span(r->devmap, rec->dev, &r->span_lo, &r->span_hi);
+	}
 	return end;
 }
 

@@ -71,6 +71,8 @@ bool ts_devmap__bounds(const struct ts_devmap *m);
  * of devices not in the table and records without an extent pass. -ERANGE with why.
  */
 int ts_devmap__check(struct ts_devmap *m, const struct ts_record *r, char *why, size_t len);
+/* [*lo, *hi]: where every extent of dev lies (0..TS_MAX_BYTES for a device the table does not bound). */
+void ts_devmap__span(struct ts_devmap *m, uint32_t dev, uint64_t *lo, uint64_t *hi);
 
 /* JSON Lines: one record as one line (no newline); returns 0 or -errno. */
 int ts_jsonl_write_record(FILE *f, const struct ts_record *r);
