@@ -197,6 +197,19 @@ static int block_size(const char *field, uint64_t v, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * The physical block size has no upper bound in the kernel, only a power of
+ * two (blk_validate_limits()): SCSI reports up to 2^15 logical blocks per
+ * physical one (drivers/scsi/sd.c: logical_blocks_per_physical_block_exponent).
+ */
+static int physical_size(uint64_t v, char *why, size_t len)
+{
+	if (v && !pow2_in(v, BLOCK_MIN, 1ull << 31))
+		return ts_errf(why, len, -EINVAL, "device field \"physical_block_size\": %" PRIu64 " is not a "
+			       "power of two from 512 (blk_validate_limits())", v);
+	return 0;
+}
+
 /* Strings go into the JSON header, and JSON is UTF-8 (RFC 8259, section 8.1). */
 static int utf8_field(const char *field, const char *s, char *why, size_t len)
 {
@@ -222,7 +235,7 @@ int ts_device_check(const struct ts_device *d, char *why, size_t len)
 		return ts_errf(why, len, -EINVAL, "device field \"partition_start\": %" PRIu64 " + size %" PRIu64
 			       " ends past 2^63 - 1 bytes (loff_t)", d->partition_start, d->size);
 	if ((ret = block_size("logical_block_size", d->logical_block_size, why, len)) ||
-	    (ret = block_size("physical_block_size", d->physical_block_size, why, len)) ||
+	    (ret = physical_size(d->physical_block_size, why, len)) ||
 	    (ret = block_size("fs_block_size", d->fs_block_size, why, len)))
 		return ret;
 	/* blk_validate_limits() raises the physical block size to the logical one. */
