@@ -46,13 +46,18 @@ void model_big_free(void *p, size_t bytes)
 /*
  * llround() for x in [0, 2^63) without the libm call: rounds half away from
  * zero exactly like it (x - trunc(x) is exact in binary floating point).
+ * Outside it saturates: a huge transfer at a tiny bandwidth (2^62 bytes at
+ * 1 byte/s) is 2^63 - 1 ns, not llround()'s unspecified result, so engine
+ * time plus a service time cannot wrap; a negative time is 0.
  */
 static inline uint64_t round_ns(double x)
 {
 	uint64_t t;
 
-	if (!(x >= 0 && x < 0x1p63))
-		return (uint64_t)llround(x);
+	if (!(x >= 0))
+		return 0;
+	if (x >= 0x1p63)
+		return (uint64_t)INT64_MAX;
 	t = (uint64_t)x;
 	return t + (x - (double)t >= 0.5);
 }

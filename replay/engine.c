@@ -46,7 +46,12 @@ static uint64_t to_trace(const struct engine *e, uint64_t x)
 	if (e->cfg.timing == TIMING_ASAP)
 		return e->last_trace;
 	x = x > e->base ? x - e->base : 0;
-	return e->t0 + (e->cfg.speed == 1.0 ? x : (uint64_t)llround((double)x * e->cfg.speed));
+	if (e->cfg.speed != 1.0) {
+		double y = (double)x * e->cfg.speed;
+
+		x = y >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)llround(y);	/* as in scale() */
+	}
+	return e->t0 + x;
 }
 
 static void lane_sync(struct lane *l, uint64_t t)

@@ -268,7 +268,7 @@ const struct policy_stage_ops stage_split = {
 /* ---- align(granularity): shrink ranges inward to granularity boundaries ---- */
 struct align_state { uint64_t gran; uint64_t trimmed_bytes, dropped; struct target_seg *segs; size_t cap; };
 static const struct opt_spec align_opts[] = {
-	{ "granularity", OPT_BYTES, offsetof(struct align_state, gran), 0, 0, "0",
+	{ "granularity", OPT_BYTES, offsetof(struct align_state, gran), 0, 1ull << 32, "0",
 	  "alignment in bytes; 0 = the device's discard_granularity from the trace header (4K if unknown)" },
 	{ NULL },
 };
