@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmap.h"
 #include "ivset.h"
 #include "kstages.h"
 
@@ -96,7 +97,7 @@ struct btrfs_state {
 	struct ivset *untrimmed, *trimmed;	/* the free-space cache; val = freed_ns */
 	struct ivset *set[2];			/* the same two, by SET_* */
 	struct bg *bg;		/* the groups frees touched, in the order they were first touched */
-	uint32_t *byno;		/* indexes into bg, sorted by group number */
+	struct gmap byno;	/* group number -> index into bg */
 	size_t nbg, capbg;
 	uint32_t head[BTRFS_NR_LISTS], tail[BTRFS_NR_LISTS];
 	uint64_t devsize, work_at, prev_bytes, base_delay;
@@ -114,7 +115,7 @@ static void btrfs_destroy(void *priv)
 	ivset__destroy(s->untrimmed);
 	ivset__destroy(s->trimmed);
 	free(s->bg);
-	free(s->byno);
+	gmap__fini(&s->byno);
 	free(s);
 }
 
@@ -167,51 +168,32 @@ static uint64_t bg_clip(const struct btrfs_state *s, size_t i, uint64_t *a, uint
 	return *e > *a ? *e - *a : 0;
 }
 
-/* Position in byno of the first group numbered >= gno. */
-static size_t bg_lower(const struct btrfs_state *s, uint64_t gno)
-{
-	size_t lo = 0, hi = s->nbg;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->bg[s->byno[mid]].gno < gno)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
  * The block group numbered gno, set up on first use with the free space the
- * sets already hold inside it. Only groups frees touch exist: an offset far
- * out on a large (or unknown-size) device costs one group, not an array up to it.
+ * sets already hold inside it. Only groups frees touch exist (gmap.h): an
+ * offset far out on a large (or unknown-size) device costs one group, not an
+ * array up to it.
  */
 static int bg_get(struct btrfs_state *s, uint64_t gno, size_t *idx)
 {
-	size_t at = bg_lower(s, gno);
+	uint32_t i = gmap__find(&s->byno, gno);
 	struct bg *g;
 
-	if (at < s->nbg && s->bg[s->byno[at]].gno == gno) {
-		*idx = s->byno[at];
+	if (i != GMAP_NONE) {
+		*idx = i;
 		return 0;
 	}
 	if (s->nbg == s->capbg) {
 		size_t cap = s->capbg ? s->capbg * 2 : 16;
 		struct bg *b = realloc(s->bg, cap * sizeof(*b));
-		uint32_t *n;
 
 		if (!b)
 			return -ENOMEM;
 		s->bg = b;
-		if (!(n = realloc(s->byno, cap * sizeof(*n))))
-			return -ENOMEM;
-		s->byno = n;
 		s->capbg = cap;
 	}
-	memmove(s->byno + at + 1, s->byno + at, (s->nbg - at) * sizeof(*s->byno));
-	s->byno[at] = (uint32_t)s->nbg;
+	if (gmap__add(&s->byno, gno, (uint32_t)s->nbg))
+		return -ENOMEM;
 	g = &s->bg[s->nbg];
 	memset(g, 0, sizeof(*g));
 	g->gno = gno;
@@ -234,11 +216,17 @@ static int set_change(struct btrfs_state *s, int k, bool add, uint64_t start, ui
 
 	if (!len)
 		return 0;
-	for (size_t at = bg_lower(s, start / s->cfg.bgsize); at < s->nbg && bg_start(s, s->byno[at]) < end; at++) {
-		size_t g = s->byno[at];
-		uint64_t a = start, e = end, n = bg_clip(s, g, &a, &e);
-		uint64_t had = n ? ivset__covered(s->set[k], a, n) : 0;
+	uint64_t g0 = start / s->cfg.bgsize, g1 = (end - 1) / s->cfg.bgsize;
 
+	/* The groups in the range: looked up one by one, or (a range over more groups than exist) all scanned. */
+	for (uint64_t k2 = 0; k2 < (g1 - g0 < s->nbg ? g1 - g0 + 1 : s->nbg); k2++) {
+		size_t g = g1 - g0 < s->nbg ? gmap__find(&s->byno, g0 + k2) : k2;
+		uint64_t a = start, e = end, n, had;
+
+		if (g == GMAP_NONE || s->bg[g].gno < g0 || s->bg[g].gno > g1)
+			continue;
+		n = bg_clip(s, g, &a, &e);
+		had = n ? ivset__covered(s->set[k], a, n) : 0;
 		s->bg[g].free[k] += add ? n - had : -had;
 	}
 	return add ? ivset__add(s->set[k], start, len, val, 0) : ivset__remove(s->set[k], start, len);
@@ -547,8 +535,13 @@ static int btrfs_push(void *priv, const struct policy_event *ev, struct policy_o
 	s->frees++;
 	s->dev = ev->dev;
 	s->flags = ev->flags;
-	if (a < end && (err = policy_out__pieces(out, (end - 1) / s->cfg.bgsize - a / s->cfg.bgsize + 1,
-						"block groups")))
+	/*
+	 * The work this free makes: one discard per group, or per max_discard_size
+	 * of it (trim_one() cuts at that), each a run of the discard work.
+	 */
+	if (a < end && (err = policy_out__pieces(out, (end - 1) / s->cfg.bgsize - a / s->cfg.bgsize + 1 +
+						 (s->cfg.max_discard_size ? ev->length / s->cfg.max_discard_size : 0),
+						 "block groups and discards")))
 		return err;
 	while (a < end) {
 		uint64_t b = a / s->cfg.bgsize * s->cfg.bgsize + s->cfg.bgsize;

@@ -48,9 +48,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmap.h"
 #include "ivset.h"
 #include "kstages.h"
 #include "rbsim.h"
+#include "../../traces/util.h"
+
+#define EXT4_MIN_GROUP (256ull << 10)
 
 enum { MERGE_PARENT, MERGE_NEIGHBOURS };
 static const char *const ext4_merges[] = { "parent", "neighbours", NULL };
@@ -97,8 +101,9 @@ struct group_root {
 struct ext4_state {
 	struct ext4_cfg cfg;
 	struct rbsim *rb;	/* this transaction's entries, one rb-tree per group */
-	struct group_root *roots;	/* the groups this transaction touched, by group number */
-	size_t nroots, caproots, lastroot;
+	struct group_root *roots;	/* the groups this transaction touched, in the order touched */
+	size_t nroots, caproots;
+	struct gmap byg;		/* group number -> index in roots */
 	struct ivset *free;	/* free space known to the buddy: val = freed_ns */
 	struct iv *list;	/* commit scratch, grown by doubling */
 	size_t cap;
@@ -123,6 +128,7 @@ static void ext4_destroy(void *priv)
 		return;
 	rbsim__destroy(s->rb);
 	free(s->roots);
+	gmap__fini(&s->byg);
 	ivset__destroy(s->free);
 	free(s->list);
 	free(s->dq);
@@ -134,12 +140,17 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 {
 	struct ext4_state *s = calloc(1, sizeof(*s));
 
-	(void)err, (void)errlen;
 	if (!s || !(s->rb = rbsim__new()) || !(s->free = ivset__new(true))) {
 		ext4_destroy(s);
 		return -ENOMEM;
 	}
 	s->cfg = *(const struct ext4_cfg *)cfg;
+	/* mke2fs refuses fewer than 256 blocks per group (of at least 1 KiB): a group of a few bytes is no ext4's. */
+	if (s->cfg.bgsize && s->cfg.bgsize < EXT4_MIN_GROUP) {
+		ext4_destroy(s);
+		return ts_errf(err, errlen, -EINVAL, "option 'bgsize': %llu is below 256 KiB (256 blocks of 1 KiB, "
+			       "mke2fs's least)", (unsigned long long)((const struct ext4_cfg *)cfg)->bgsize);
+	}
 	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
 		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
 
@@ -167,6 +178,13 @@ static uint64_t group_of(const struct ext4_state *s, uint64_t off)
 static uint64_t group_end(const struct ext4_state *s, uint64_t off)
 {
 	return s->pstart + (group_of(s, off) + 1) * s->cfg.bgsize;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group_root *x = a, *y = b;
+
+	return x->g < y->g ? -1 : x->g > y->g;
 }
 
 static int cmp_seq(const void *a, const void *b)
@@ -302,6 +320,8 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 	int err;
 
 	s->deadline = UINT64_MAX;
+	if (s->nroots > 1)	/* group order, as ext4_process_freed_data() meets them */
+		qsort(s->roots, s->nroots, sizeof(*s->roots), cmp_group);
 	for (size_t g = 0; g < s->nroots; g++) {
 		for (uint32_t i = rbsim__first(s->rb, s->roots[g].root); i; i = rbsim__next(s->rb, i)) {
 			const struct rbnode *e = rbsim__node(s->rb, i);
@@ -315,6 +335,7 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 		}
 	}
 	s->nroots = 0;
+	gmap__clear(&s->byg);
 	rbsim__clear(s->rb);
 	if (!n)
 		return 0;
@@ -365,39 +386,28 @@ static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t
 
 /*
  * The root of group g's tree, created empty on first use. Only the groups a
- * transaction touches are kept, in group order, so an offset far out on a
- * large (or unknown-size) device costs one entry, not an array up to it.
+ * transaction touches are kept (gmap.h), so an offset far out on a large (or
+ * unknown-size) device costs one entry, not an array up to its group number.
  */
 static uint32_t *group_root(struct ext4_state *s, uint64_t g)
 {
-	size_t lo = 0, hi = s->nroots;
+	uint32_t i = gmap__find(&s->byg, g);
 
-	if (s->lastroot < s->nroots && s->roots[s->lastroot].g == g)
-		return &s->roots[s->lastroot].root;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (i != GMAP_NONE)
+		return &s->roots[i].root;
+	if (s->nroots == s->caproots) {
+		size_t cap = s->caproots ? s->caproots * 2 : 64;
+		struct group_root *r = realloc(s->roots, cap * sizeof(*r));
 
-		if (s->roots[mid].g < g)
-			lo = mid + 1;
-		else
-			hi = mid;
+		if (!r)
+			return NULL;
+		s->roots = r;
+		s->caproots = cap;
 	}
-	if (lo == s->nroots || s->roots[lo].g != g) {
-		if (s->nroots == s->caproots) {
-			size_t cap = s->caproots ? s->caproots * 2 : 64;
-			struct group_root *r = realloc(s->roots, cap * sizeof(*r));
-
-			if (!r)
-				return NULL;
-			s->roots = r;
-			s->caproots = cap;
-		}
-		memmove(s->roots + lo + 1, s->roots + lo, (s->nroots - lo) * sizeof(*s->roots));
-		s->roots[lo] = (struct group_root){ g, 0 };
-		s->nroots++;
-	}
-	s->lastroot = lo;
-	return &s->roots[lo].root;
+	if (gmap__add(&s->byg, g, (uint32_t)s->nroots))
+		return NULL;
+	s->roots[s->nroots] = (struct group_root){ g, 0 };
+	return &s->roots[s->nroots++].root;
 }
 
 /* Linux >= 6.17: join the insertion parent, which may then join its own neighbour. */
