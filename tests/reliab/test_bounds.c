@@ -405,3 +405,32 @@ Test(bounds, info_escapes)
 	th_rmtree(dir);
 	free(dir);
 }
+
+/*
+ * A device name from the trace becomes a path in a fio iolog, a file fio reads
+ * as whitespace-separated fields and then writes to: a name with a newline
+ * forged a second line ("... write 0 9" against another device). Only plain
+ * kernel names are used; any other falls back to /dev/block/MAJ:MIN.
+ */
+Test(bounds, fio_names_are_not_lines)
+{
+	static const char trace[] = "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"devices\":[{\"dev\":\"7:0\","
+		"\"name\":\"a\\n0 /dev/sdb write 0 9\",\"size\":1073741824}]}}\n"
+		R("1000", "ISSUE", "discard", "0", "4096", "") FOOT(1);
+	char *dir = th_tmpdir(), path[512], cmd[1024], *log;
+	size_t len;
+
+	cr_assert(dir);
+	snprintf(path, sizeof(path), "%s/t.jsonl", dir);
+	cr_assert_eq(th_write(path, trace, strlen(trace)), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s export --to fio t.jsonl -o t.log", dir, th_trimsim());
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0);
+	snprintf(path, sizeof(path), "%s/t.log", dir);
+	log = th_slurp(path, &len);
+	cr_assert(log);
+	cr_expect_str_eq(log, "fio version 3 iolog\n0 /dev/block/7:0 add\n0 /dev/block/7:0 open\n"
+			 "0 /dev/block/7:0 trim 0 4096\n0 /dev/block/7:0 close\n");
+	free(log);
+	th_rmtree(dir);
+	free(dir);
+}

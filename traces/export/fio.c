@@ -66,6 +66,24 @@ static const char *fio_action(unsigned op)
 	}
 }
 
+/*
+ * A trace's device name becomes a path in a file fio reads as whitespace-
+ * separated fields, and fio then writes to that path: only a plain kernel
+ * name (letters, digits, '.', '_', '-', '+') is used; any other (a newline
+ * and a forged line after it, a space, a '/', "..") falls back to
+ * /dev/block/MAJ:MIN.
+ */
+static bool plain_name(const char *s)
+{
+	if (!s[0] || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("._-+", *s)))
+			return false;
+	return true;
+}
+
 /* The file for dev, announced with add and open the first time it appears. */
 static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int *ret)
 {
@@ -90,7 +108,7 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 		char buf[32];
 
 		for (size_t i = 0; i < s->c->ndev; i++)
-			if (s->c->devs[i].dev == dev && s->c->devs[i].name[0] && !strchr(s->c->devs[i].name, ':'))
+			if (s->c->devs[i].dev == dev && plain_name(s->c->devs[i].name))
 				name = s->c->devs[i].name;
 		if (name)
 			snprintf(f->name, sizeof(f->name), "/dev/%s", name);
