@@ -6,5 +6,7 @@
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
 	return fm_dtrace_mutate(data, size, max_size, seed);
 }

@@ -24,6 +24,8 @@ static const char header[] =
 /* Structure-aware (fuzz_mutate.h): records mutated field by field, odd spellings, the footer count kept right. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
 	return fm_jsonl_body_mutate(data, size, max_size, seed, header);
 }
 

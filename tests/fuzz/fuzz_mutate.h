@@ -34,6 +34,14 @@
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
+/* TRIMSIM_FUZZ_RAW=1: libFuzzer's byte mutation only (to compare what the structure buys). */
+static inline bool fm_raw(void)
+{
+	const char *v = getenv("TRIMSIM_FUZZ_RAW");
+
+	return v && *v == '1';
+}
+
 /* ---- randomness: libFuzzer's seed, a xorshift64* stream ---- */
 struct fm_rng {
 	uint64_t s;

@@ -83,6 +83,8 @@ static void put_stage(FILE *f, struct fm_rng *r, char *stage, unsigned what, boo
 
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
 	struct fm_rng r;
 	char *text, *stages[16], *save = NULL, *s, *out = NULL;
 	size_t n = 0, olen = 0, k;

@@ -24,6 +24,8 @@
  */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
 	static const char *const units[] = { "", "K", "M", "G", "T", "E", "ns", "us", "ms", "s", "w" };
 	struct fm_rng r;
 	const uint8_t *ov;

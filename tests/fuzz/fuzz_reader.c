@@ -15,6 +15,8 @@
 /* Structure-aware (fuzz_mutate.h): a binary trace keeps its count and checksum right, JSON Lines its footer. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
 	if (size && data[0] == '{')
 		return fm_jsonl_file_mutate(data, size, max_size, seed);
 	return fm_trace_mutate(data, size, max_size, seed, 0);

@@ -19,6 +19,8 @@
 /* Structure-aware (fuzz_mutate.h): the trace after the selector byte stays a whole trace. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
 	if (size > 1 && data[1] == '{')
 		return fm_jsonl_file_mutate(data + 1, size - 1, max_size - 1, seed) + 1;
 	return fm_trace_mutate(data, size, max_size, seed, 1);
