@@ -35,6 +35,7 @@
 #include "gmap.h"
 #include "ivset.h"
 #include "kstages.h"
+#include "../../traces/util.h"
 
 #define BTRFS_NR_LISTS		3
 #define BTRFS_MAX_FILTER	(1ull << 20)	/* BTRFS_ASYNC_DISCARD_MAX_FILTER */
@@ -122,9 +123,14 @@ static void btrfs_destroy(void *priv)
 static int btrfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		      void **priv, char *err, size_t errlen)
 {
-	struct btrfs_state *s = calloc(1, sizeof(*s));
+	const struct btrfs_cfg *c = cfg;
+	struct btrfs_state *s;
 
-	(void)err, (void)errlen;
+	/* A discard of less than a sector (btrfs's sectorsize is at least 4 KiB) is none the fs sends. */
+	if (c->max_discard_size && c->max_discard_size < 4096)
+		return ts_errf(err, errlen, -EINVAL, "option 'max_discard_size': %llu is below 4 KiB (btrfs's least "
+			       "sectorsize)", (unsigned long long)c->max_discard_size);
+	s = calloc(1, sizeof(*s));
 	if (!s || !(s->untrimmed = ivset__new(true)) || !(s->trimmed = ivset__new(true))) {
 		btrfs_destroy(s);
 		return -ENOMEM;

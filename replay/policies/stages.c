@@ -208,7 +208,11 @@ static int split_init(const void *cfg, const struct policy_env *env, struct poli
 	struct split_state *s;
 	int ret;
 
-	(void)props, (void)err, (void)errlen;
+	(void)props;
+	/* A discard is whole sectors (max_discard_sectors): a smaller piece is no command a kernel sends. */
+	if (((const struct split_state *)cfg)->max && ((const struct split_state *)cfg)->max < 512)
+		return ts_errf(err, errlen, -EINVAL, "option 'max': %llu is below a sector (512 bytes)",
+			       (unsigned long long)((const struct split_state *)cfg)->max);
 	if ((ret = keep_cfg(cfg, sizeof(struct split_state), priv)))
 		return ret;
 	s = *priv;

@@ -132,6 +132,17 @@ ParameterizedTestParameters(bounds, refused)
 		  "convert in.jsonl out.tsim",
 		  "trimsim convert: in.jsonl: line 2: latency 9223372036854775808 ns is past the kernel's ktime_t range "
 		  "(2^63 - 1 ns)\n", 1, "out.tsim" },
+		/* impossible parameters that made one record's work huge (found by fuzz_policy) */
+		{ "split below a sector", "in.jsonl", HDRD(GIB) FOOT(0), "replay in.jsonl -p 'source(free) | split(max=1)' "
+		  "-o out.json", "trimsim replay: policy: stage 'split': option 'max': 1 is below a sector (512 bytes)\n",
+		  2, "out.json" },
+		{ "ext4 group of 4 KiB", "in.jsonl", HDRD(GIB) FOOT(0), "replay in.jsonl -p 'ext4(bgsize=4K)' -o out.json",
+		  "trimsim replay: policy: stage 'ext4-mb': option 'bgsize': 4096 is below 256 KiB (256 blocks of 1 KiB, "
+		  "mke2fs's least)\n", 2, "out.json" },
+		{ "btrfs discards of a byte", "in.jsonl", HDRD(GIB) FOOT(0),
+		  "replay in.jsonl -p 'btrfs-async(max_discard_size=1)' -o out.json",
+		  "trimsim replay: policy: stage 'btrfs-discard': option 'max_discard_size': 1 is below 4 KiB (btrfs's "
+		  "least sectorsize)\n", 2, "out.json" },
 		/* item 15: contradictory flags, duplicate keys, a device with a space and a sign */
 		{ "flags xfs|ext4", "in.jsonl", HDRD(GIB) R("1", "FREE", "none", "0", "4096", "xfs|ext4") FOOT(1),
 		  "convert in.jsonl out.tsim",
