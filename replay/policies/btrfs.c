@@ -62,7 +62,7 @@ static const struct opt_spec btrfs_opts[] = {
 	{ "kbps_limit", OPT_U32, offsetof(struct btrfs_cfg, kbps_limit), 0, 4e9, "0",
 	  "sysfs discard/kbps_limit: KiB/s (0 = no limit)" },
 	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 1ull << 40, "64M",
-	  "sysfs discard/max_discard_size: largest single discard (0 = no limit)" },
+	  "sysfs discard/max_discard_size: largest single discard, 4K..1T (0 = no limit)" },
 	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 1e15, "1G",
 	  "data block group size" },
 	{ "drain", OPT_BOOL, offsetof(struct btrfs_cfg, drain), 0, 1, "1",

@@ -77,7 +77,7 @@ static const struct opt_spec ext4_opts[] = {
 	{ "extend", OPT_BOOL, offsetof(struct ext4_cfg, extend), 0, 1, "1",
 	  "Linux >= 6.6: a discarded run extends to the next allocated block of its group" },
 	{ "bgsize", OPT_BYTES, offsetof(struct ext4_cfg, bgsize), 0, 1ull << 40, "0",
-	  "block group size; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
+	  "block group size, 256K..1T; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
 	{ "journal", OPT_BOOL, offsetof(struct ext4_cfg, journal), 0, 1, "1",
 	  "0: data=writeback, frees are discarded at once without waiting for the commit" },
 	{ "merge", OPT_ENUM, offsetof(struct ext4_cfg, merge), 0, 0, "parent",

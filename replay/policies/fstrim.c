@@ -50,7 +50,7 @@ static const struct opt_spec fstrim_opts[] = {
 	  "untrimmed: only free space not trimmed since freed; ext4: whole groups touched by frees; "
 	  "xfs: all free space every pass", fstrim_modes },
 	{ "group", OPT_BYTES, offsetof(struct fstrim_cfg, group), 0, 1ull << 40, "0",
-	  "ext4 block group / XFS AG size; 0 = from the trace header (8 x block^2, agblocks x block)" },
+	  "ext4 block group / XFS AG size, up to 1T; 0 = from the trace header (8 x block^2, agblocks x block)" },
 	{ NULL },
 };
 

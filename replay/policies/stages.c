@@ -198,7 +198,8 @@ const struct policy_stage_ops stage_min = {
 struct split_state { uint64_t max; uint64_t splits; };
 static const struct opt_spec split_opts[] = {
 	{ "max", OPT_BYTES, offsetof(struct split_state, max), 0, 0, "0",
-	  "largest command in bytes; 0 = the device's discard_max_bytes from the trace header (none if unknown)" },
+	  "largest command in bytes, at least 512 (a sector); 0 = the device's discard_max_bytes from the "
+	  "trace header (none if unknown)" },
 	{ NULL },
 };
 
@@ -273,7 +274,7 @@ const struct policy_stage_ops stage_split = {
 struct align_state { uint64_t gran; uint64_t trimmed_bytes, dropped; struct target_seg *segs; size_t cap; };
 static const struct opt_spec align_opts[] = {
 	{ "granularity", OPT_BYTES, offsetof(struct align_state, gran), 0, 1ull << 32, "0",
-	  "alignment in bytes; 0 = the device's discard_granularity from the trace header (4K if unknown)" },
+	  "alignment in bytes, up to 4G; 0 = the device's discard_granularity from the trace header (4K if unknown)" },
 	{ NULL },
 };
 
