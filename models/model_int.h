@@ -125,7 +125,8 @@ uint64_t msched__next(const struct msched *s);
 struct discard_stats {
 	uint64_t dev_cmds, freed, sub_gran_cmds, unmapped_cmds;
 	uint64_t rejected_cmds, rejected_bytes;	/* discards without discard support (-EOPNOTSUPP) */
-	uint64_t range_errors;			/* commands past the device end (-EINVAL), any op */
+	uint64_t range_errors;			/* commands past the device end (-EINVAL), any op, and
+						   discards of more than TS_MAX_PIECES device commands (-E2BIG) */
 };
 
 /* The completion of cmd before the device runs it: tag, op, class, submit time, bytes of its n ranges r. */
@@ -133,7 +134,8 @@ void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, u
 /*
  * Turns away a command the device cannot run: a discard without discard
  * support (-EOPNOTSUPP, as blkdev_issue_discard() when
- * bdev_max_discard_sectors() is 0) or a range past `size` bytes (-EINVAL).
+ * bdev_max_discard_sectors() is 0), a range past `size` bytes (-EINVAL), or a
+ * discard the device would cut into more than TS_MAX_PIECES commands (-E2BIG).
  * Its completion is queued at its submit time with no device time. True when
  * rejected; *ret is then what queueing returned.
  */

@@ -46,13 +46,18 @@ void model_big_free(void *p, size_t bytes)
 /*
  * llround() for x in [0, 2^63) without the libm call: rounds half away from
  * zero exactly like it (x - trunc(x) is exact in binary floating point).
+ * Outside it saturates: a huge transfer at a tiny bandwidth (2^62 bytes at
+ * 1 byte/s) is 2^63 - 1 ns, not llround()'s unspecified result, so engine
+ * time plus a service time cannot wrap; a negative time is 0.
  */
 static inline uint64_t round_ns(double x)
 {
 	uint64_t t;
 
-	if (!(x >= 0 && x < 0x1p63))
-		return (uint64_t)llround(x);
+	if (!(x >= 0))
+		return 0;
+	if (x >= 0x1p63)
+		return (uint64_t)INT64_MAX;
 	t = (uint64_t)x;
 	return t + (x - (double)t >= 0.5);
 }
@@ -264,19 +269,36 @@ static bool in_range(uint64_t size, const struct target_seg *r, uint32_t n)
 	return true;
 }
 
+/*
+ * Device commands model_discard() would make of a discard: each range cut at
+ * the device's max_discard_sectors (at most len / max + 2 pieces with the
+ * granule alignment). More than TS_MAX_PIECES is refused (-E2BIG): one
+ * command's work stays bounded on any device size a trace declares (a 1 PiB
+ * whole-device discard at 2 GiB is 2^19 pieces).
+ */
+static bool too_many_pieces(const struct model_params *p, const struct target_seg *r, uint32_t n)
+{
+	uint64_t g = p->discard_granularity ? p->discard_granularity : 1, max = p->discard_max_bytes / g * g;
+	uint64_t pieces = 0;
+
+	for (uint32_t i = 0; max && i < n; i++)
+		pieces += r[i].length / max + 2;
+	return pieces > TS_MAX_PIECES;
+}
+
 bool model_reject(struct msched *s, const struct model_params *p, uint64_t size, const struct target_seg *r,
 		  uint32_t n, struct target_done *d, struct discard_stats *st, int *ret)
 {
 	bool discard = d->op == TS_OP_DISCARD || d->op == TS_OP_SECURE_ERASE;
 
-	if (in_range(size, r, n) && (!discard || p->discard_supported))
+	if (in_range(size, r, n) && (!discard || (p->discard_supported && !too_many_pieces(p, r, n))))
 		return false;
-	d->error = discard && !p->discard_supported ? -EOPNOTSUPP : -EINVAL;
+	d->error = discard && !p->discard_supported ? -EOPNOTSUPP : !in_range(size, r, n) ? -EINVAL : -E2BIG;
 	if (d->error == -EOPNOTSUPP) {
 		st->rejected_cmds++;
 		st->rejected_bytes += d->bytes;
 	} else {
-		st->range_errors++;
+		st->range_errors++;	/* -EINVAL or -E2BIG: out_of_range_commands */
 	}
 	d->start_ns = d->done_ns = d->submit_ns;
 	d->dev_cmds = 0;

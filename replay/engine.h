@@ -57,7 +57,11 @@ struct engine;
 
 /* NULL with errno and a one-line message in err. */
 struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errlen);
-/* Records in time order. 0 or -errno (engine__error). */
+/*
+ * Records in time order, as a trace reader returns them: within the bounds
+ * traces/bounds.c enforces (times and extents below 2^63, each on its device).
+ * 0 or -errno (engine__error).
+ */
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n);
 /* End of trace: flush the policy, drain the target. */
 int engine__finish(struct engine *e);

@@ -118,6 +118,13 @@ struct policy_env {
 struct policy_out;
 /* 0 or -errno (propagate it). ev->time_ns must be >= the current call's time (now, see "Time"). */
 int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
+/*
+ * A stage that cuts one request into pieces (blocks, block groups, commands)
+ * asks here first: 0 if n pieces are within TS_MAX_PIECES (traces/trace.h),
+ * else -E2BIG with the pipeline's error naming the stage, n and what the
+ * pieces are. The bound keeps one record's work finite whatever a trace claims.
+ */
+int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
 
 /* A completed discard command, for stages that pace on completions. */
 struct policy_done {

@@ -41,28 +41,29 @@ static uint64_t sysfs_u64(const char *dir, const char *attr)
 
 /* One line of /proc/self/mountinfo (fs/proc_namespace.c show_mountinfo). */
 struct mnt {
-	char point[256];
+	char point[PATH_MAX];	/* the whole mount point: the trace keeps it (struct ts_device.mount) */
 	char fstype[32];
-	char source[256];
+	char source[PATH_MAX];
 };
 
 /* Finds the mount whose source device is rdev (match_rdev) or whose mount point is path. */
 static int find_mount(dev_t rdev, const char *path, struct mnt *m)
 {
-	char line[4096];
+	char line[3 * PATH_MAX], point[PATH_MAX], fstype[32], source[PATH_MAX];
 	int found = -ENOENT;
 	FILE *f = fopen("/proc/self/mountinfo", "r");
 
 	if (!f)
 		return -errno;
+	/* A line holds a root and a mount point of up to PATH_MAX each: nothing is cut. */
 	while (fgets(line, sizeof(line), f)) {
-		char point[256], fstype[32], source[256], *dash;
+		char *dash;
 		struct stat st;
 
-		if (sscanf(line, "%*u %*u %*s %*s %255s", point) != 1)
+		if (sscanf(line, "%*u %*u %*s %*s %4095s", point) != 1)
 			continue;
 		dash = strstr(line, " - ");
-		if (!dash || sscanf(dash + 3, "%31s %255s", fstype, source) != 2)
+		if (!dash || sscanf(dash + 3, "%31s %4095s", fstype, source) != 2)
 			continue;
 		if (path ? strcmp(point, path) != 0
 			 : (stat(source, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != rdev))

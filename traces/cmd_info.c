@@ -148,11 +148,12 @@ static double discard_to_free(const struct dev_tally *d)
 	return d->freed.bytes ? (double)d->discard.bytes / (double)d->freed.bytes : -1;
 }
 
-static const char *hdr_str(const json_t *h, const char *key)
+/* A header string for the terminal: escaped (ts_escape()), "?" when absent. */
+static const char *hdr_str(const json_t *h, const char *key, char *buf, size_t len)
 {
 	const char *s = json_string_value(json_object_get(h, key));
 
-	return s ? s : "?";
+	return s ? ts_escape(s, buf, len) : "?";
 }
 
 /* ---- text ---- */
@@ -186,17 +187,19 @@ static void print_devices(const struct trace_reader *r)
 {
 	size_t n;
 	const struct ts_device *d = trace_reader__devices(r, &n);
-	char dev[24], sz[32], g[32], m[32];
+	char dev[24], sz[32], g[32], m[32], e1[200], e2[4 * sizeof(d->mount)];
 
 	printf("\ndevices in the header: %zu\n", n);
 	for (size_t i = 0; i < n; i++, d++) {
 		printf("  %-8s %-12s %10s  sectors %u/%u  start %" PRIu64 "  discard granularity %s max %s segments %u"
-		       "  %s\n", ts_dev_str(d->dev, dev, sizeof(dev)), d->name, fmt_bytes(d->size, sz, sizeof(sz)),
+		       "  %s\n", ts_dev_str(d->dev, dev, sizeof(dev)), ts_escape(d->name, e1, sizeof(e1)),
+		       fmt_bytes(d->size, sz, sizeof(sz)),
 		       d->logical_block_size, d->physical_block_size, d->partition_start,
 		       fmt_bytes(d->discard_granularity, g, sizeof(g)), fmt_bytes(d->discard_max_bytes, m, sizeof(m)),
 		       d->max_discard_segments, d->rotational ? "rotational" : "non-rotational");
 		if (d->fs[0])
-			printf("  %8s %s on %s, block %u%s", "", d->fs, d->mount[0] ? d->mount : "?", d->fs_block_size,
+			printf("  %8s %s on %s, block %u%s", "", ts_escape(d->fs, e1, sizeof(e1)),
+			       d->mount[0] ? ts_escape(d->mount, e2, sizeof(e2)) : "?", d->fs_block_size,
 			       d->xfs_agblocks ? "" : "\n");
 		if (d->fs[0] && d->xfs_agblocks)
 			printf(", agblocks %" PRIu64 "\n", d->xfs_agblocks);
@@ -219,12 +222,13 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 {
 	const struct trace_status *st = trace_reader__status(r);
 	const json_t *h = trace_reader__header(r);
-	char a[32], b[32];
+	char a[32], b[32], e1[1024], e2[1024], e3[1024];
 
-	printf("trace:    %s (%s%s)\n", trace_reader__path(r), st->jsonl ? "JSON Lines" : "binary",
+	printf("trace:    %s (%s%s)\n", ts_escape(trace_reader__path(r), e1, sizeof(e1)), st->jsonl ? "JSON Lines" : "binary",
 	       st->jsonl ? "" : st->big_endian ? ", big-endian" : ", little-endian");
-	printf("recorder: %s on %s, kernel %s\n", hdr_str(h, "recorder"), hdr_str(h, "host"), hdr_str(h, "kernel"));
-	printf("started:  %s\n", hdr_str(h, "start_wall"));
+	printf("recorder: %s on %s, kernel %s\n", hdr_str(h, "recorder", e1, sizeof(e1)),
+	       hdr_str(h, "host", e2, sizeof(e2)), hdr_str(h, "kernel", e3, sizeof(e3)));
+	printf("started:  %s\n", hdr_str(h, "start_wall", e1, sizeof(e1)));
 	printf("status:   %s\n", !st->footer ? "TRUNCATED (no footer)" :
 	       st->jsonl ? "complete" : st->checksum_ok ? "complete, checksum ok" : "checksum MISMATCH");
 	printf("records:  %" PRIu64 "\n", s->records);

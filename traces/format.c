@@ -318,6 +318,8 @@ static int dev_field_from_json(const struct dspec *f, const json_t *v, struct ts
 		if (json_string_length(v) >= f->size)
 			return ts_errf(err, errlen, -EINVAL, "device field \"%s\": longer than %zu bytes",
 				       f->key, f->size - 1);
+		if (strlen(json_string_value(v)) != json_string_length(v))
+			return ts_errf(err, errlen, -EINVAL, "device field \"%s\": holds a NUL byte", f->key);
 		memcpy(p, json_string_value(v), json_string_length(v) + 1);
 		return 0;
 	case D_DEV:
@@ -391,55 +393,52 @@ json_t *ts_device_to_json(const struct ts_device *d)
 	return o;
 }
 
-/* ---- record validation (untrusted input) ---- */
-
-int ts_record_check(const struct ts_record *r, char *why, size_t len)
-{
-	if (r->kind < TS_FREE || r->kind > TS_KIND_MAX)
-		return ts_errf(why, len, -EBADMSG, "unknown kind %u", r->kind);
-	if (r->kind == TS_META ? (r->op < 1 || r->op > TS_META_MAX) : r->op > TS_OP_MAX)
-		return ts_errf(why, len, -EBADMSG, "unknown %s %u", r->kind == TS_META ? "META subtype" : "op",
-			       r->op);
-	if (r->offset + r->length < r->offset)
-		return ts_errf(why, len, -EBADMSG, "offset %llu + length %llu overflows",
-			       (unsigned long long)r->offset, (unsigned long long)r->length);
-	return 0;
-}
-
 /* ---- header ---- */
 
-int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen)
+int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, struct ts_devmap **map,
+		    char *err, size_t errlen)
 {
+	struct ts_devmap *m = NULL;
 	const json_t *arr, *v;
 	size_t i;
+	int ret;
 
 	*devs = NULL;
 	*n = 0;
+	if (map)
+		*map = NULL;
 	if (!json_is_object(h))
 		return ts_errf(err, errlen, -EBADMSG, "header is not a JSON object");
 	v = json_object_get(h, "format");
 	if (!json_is_string(v) || strcmp(json_string_value(v), "trimsim"))
 		return ts_errf(err, errlen, -EBADMSG, "header field \"format\" is not \"trimsim\"");
 	arr = json_object_get(h, "devices");
-	if (!arr)
-		return 0;
-	if (!json_is_array(arr))
+	if (arr && !json_is_array(arr))
 		return ts_errf(err, errlen, -EBADMSG, "header field \"devices\" is not an array");
-	if (!json_array_size(arr))
-		return 0;
-	*devs = calloc(json_array_size(arr), sizeof(**devs));
-	if (!*devs)
+	if (json_array_size(arr) && !(*devs = calloc(json_array_size(arr), sizeof(**devs))))
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
 	json_array_foreach(arr, i, v) {
 		char why[256];
-		int ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why));
 
-		if (ret) {
-			free(*devs);
-			*devs = NULL;
-			return ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
+		if ((ret = ts_device_from_json(v, &(*devs)[i], why, sizeof(why)))) {
+			ts_errf(err, errlen, ret, "header devices[%zu]: %s", i, why);
+			goto fail;
 		}
 	}
+	if ((ret = ts_devices_check(*devs, json_array_size(arr), err, errlen)))
+		goto fail;
+	if (!(m = ts_devmap__new(*devs, json_array_size(arr), err, errlen))) {
+		ret = -errno;
+		goto fail;
+	}
 	*n = json_array_size(arr);
+	if (map)
+		*map = m;
+	else
+		ts_devmap__free(m);
 	return 0;
+fail:
+	free(*devs);
+	*devs = NULL;
+	return ret;
 }

@@ -46,14 +46,22 @@ char *ts_flags_str(unsigned flags, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The inverse of ts_flags_str(). The filesystem nibble holds one value, so
+ * it may come from one token only: "xfs|ext4" (which an OR would turn into
+ * btrfs) or "ext4|0x2" is a contradiction (-EEXIST), not a flag set.
+ * -EINVAL for anything that is not a list of flag names and hex numbers.
+ */
 int ts_flags_parse(const char *s, unsigned *flags)
 {
 	unsigned f = 0;
+	bool fs_set = false;
 
 	while (*s) {
 		const char *end = strchr(s, '|');
 		size_t n = end ? (size_t)(end - s) : strlen(s);
 		char tok[32];
+		unsigned v = 0;
 		bool found = false;
 
 		if (!n || n >= sizeof(tok))
@@ -62,21 +70,27 @@ int ts_flags_parse(const char *s, unsigned *flags)
 		tok[n] = 0;
 		for (size_t i = 0; i < NFLAGS && !found; i++)
 			if (!strcmp(tok, flag_names[i].name)) {
-				f |= flag_names[i].bit;
+				v = flag_names[i].bit;
 				found = true;
 			}
 		if (!found && ts_fs_from_name(tok) > 0) {
-			f |= (unsigned)ts_fs_from_name(tok);
+			v = (unsigned)ts_fs_from_name(tok);
 			found = true;
 		}
 		if (!found) {
 			char *e;
-			unsigned long v = strtoul(tok, &e, 0);
+			unsigned long x = strtoul(tok, &e, 0);
 
-			if (*e || tok[0] == '-' || v > 0xffff)
+			if (*e || tok[0] < '0' || tok[0] > '9' || x > 0xffff)
 				return -EINVAL;
-			f |= (unsigned)v;
+			v = (unsigned)x;
 		}
+		if (v & TS_F_FS_MASK) {
+			if (fs_set)
+				return -EEXIST;
+			fs_set = true;
+		}
+		f |= v;
 		s += n;
 		if (*s == '|' && !*++s)
 			return -EINVAL;
@@ -163,8 +177,9 @@ static int get_str(const json_t *v, const char *key, const char **out, char *err
 static int fill_record(json_t *v[RF_N], struct ts_record *r, char *err, size_t errlen)
 {
 	const char *kind, *op, *dev, *flags;
+	char esc[96];
 	unsigned fl;
-	int k, o;
+	int k, o, ret;
 
 	if (get_u64(v[RF_T], "t", &r->time_ns, err, errlen) || get_u64(v[RF_OFF], "off", &r->offset, err, errlen) ||
 	    get_u64(v[RF_LEN], "len", &r->length, err, errlen) || get_u64(v[RF_INO], "ino", &r->ino, err, errlen) ||
@@ -174,19 +189,22 @@ static int fill_record(json_t *v[RF_N], struct ts_record *r, char *err, size_t e
 		return -EBADMSG;
 	k = ts_kind_from_name(kind);
 	if (k < 0)
-		return ts_errf(err, errlen, -EBADMSG, "unknown kind \"%s\"", kind);
+		return ts_errf(err, errlen, -EBADMSG, "unknown kind \"%s\"", ts_escape(kind, esc, sizeof(esc)));
 	o = k == TS_META ? ts_meta_from_name(op) : ts_op_from_name(op);
 	if (o < 0)
-		return ts_errf(err, errlen, -EBADMSG, "unknown %s \"%s\"", k == TS_META ? "META subtype" : "op", op);
+		return ts_errf(err, errlen, -EBADMSG, "unknown %s \"%s\"", k == TS_META ? "META subtype" : "op",
+			       ts_escape(op, esc, sizeof(esc)));
 	if (ts_dev_parse(dev, &r->dev))
-		return ts_errf(err, errlen, -EBADMSG, "field \"dev\": \"%s\" is not major:minor", dev);
+		return ts_errf(err, errlen, -EBADMSG, "field \"dev\": \"%s\" is not major:minor",
+			       ts_escape(dev, esc, sizeof(esc)));
 	if (json_is_integer(v[RF_FLAGS]) && json_integer_value(v[RF_FLAGS]) >= 0 &&
 	    json_integer_value(v[RF_FLAGS]) <= 0xffff) {
 		fl = (unsigned)json_integer_value(v[RF_FLAGS]);
 	} else if (get_str(v[RF_FLAGS], "flags", &flags, err, errlen)) {
 		return -EBADMSG;
-	} else if (ts_flags_parse(flags, &fl)) {
-		return ts_errf(err, errlen, -EBADMSG, "field \"flags\": \"%s\" is not a list of flag names", flags);
+	} else if ((ret = ts_flags_parse(flags, &fl))) {
+		return ts_errf(err, errlen, -EBADMSG, "field \"flags\": \"%s\" %s", ts_escape(flags, esc, sizeof(esc)),
+			       ret == -EEXIST ? "names two filesystems" : "is not a list of flag names");
 	}
 	r->kind = (uint8_t)k;
 	r->op = (uint8_t)o;
@@ -203,10 +221,13 @@ int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, cha
 
 	if (!ts_jsonl_fast(line, len, r))
 		return 0;
-	o = json_loadb(line, len, 0, &jerr);
+	o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	memset(r, 0, sizeof(*r));
-	if (!o)
-		return ts_errf(err, errlen, -EBADMSG, "invalid JSON: %s", jerr.text);
+	if (!o) {
+		char esc[200];
+
+		return ts_errf(err, errlen, -EBADMSG, "invalid JSON: %s", ts_escape(jerr.text, esc, sizeof(esc)));
+	}
 	if (!json_is_object(o)) {
 		ts_errf(err, errlen, -EBADMSG, "expected a record object, got %s", jtype_name(o));
 		goto out;
@@ -224,7 +245,9 @@ int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, cha
 		while (i < RF_N && strcmp(key, rf_keys[i]))
 			i++;
 		if (i == RF_N) {
-			ts_errf(err, errlen, -EBADMSG, "unknown field \"%s\"", key);
+			char esc[96];
+
+			ts_errf(err, errlen, -EBADMSG, "unknown field \"%s\"", ts_escape(key, esc, sizeof(esc)));
 			goto out;
 		}
 	}

@@ -30,6 +30,9 @@ struct trace_reader {
 	json_t *header;
 	struct ts_device *devs;
 	size_t ndev;
+	struct ts_devmap *devmap;	/* records against their device (bounds.c) */
+	uint32_t span_dev;		/* first_outside(): the last device seen and where its records lie */
+	uint64_t span_lo, span_hi;
 	struct trace_status st;
 	char err[512];
 	int pending;		/* <0: error to return once the ready records are gone; 1: end */
@@ -95,7 +98,7 @@ static int set_header(struct trace_reader *r, json_t *h, const char *where)
 	int ret;
 
 	r->header = h;
-	ret = ts_header_parse(h, &r->devs, &r->ndev, why, sizeof(why));
+	ret = ts_header_parse(h, &r->devs, &r->ndev, &r->devmap, why, sizeof(why));
 	if (ret)
 		return fail(r, ret, "%s: %s", where, why);
 	return 0;
@@ -108,6 +111,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	uint32_t magic_le = get32(fixed, false), magic_be = get32(fixed, true);
 	uint32_t hlen, rsize, jlen;
 	unsigned char *hdr = NULL;
+	char esc[200];
 	json_error_t jerr;
 	struct stat sb;
 	bool reg;
@@ -151,9 +155,10 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 			   hlen, TS_FIXED_HDR + (size_t)n);
 		goto out;
 	}
-	h = json_loadb((const char *)hdr + TS_FIXED_HDR, jlen, 0, &jerr);
+	h = json_loadb((const char *)hdr + TS_FIXED_HDR, jlen, JSON_REJECT_DUPLICATES, &jerr);
 	if (!h) {
-		ret = fail(r, -EBADMSG, "byte %d: header JSON: %s", TS_FIXED_HDR + jerr.position, jerr.text);
+		ret = fail(r, -EBADMSG, "byte %d: header JSON: %s", TS_FIXED_HDR + jerr.position,
+			   ts_escape(jerr.text, esc, sizeof(esc)));
 		goto out;
 	}
 	ret = set_header(r, h, "byte 16");
@@ -223,14 +228,36 @@ static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 }
 
 /*
+ * Byte offset of the first record in buf[from..end) outside its device
+ * (bounds.c), end if none. Records of one device come in runs: the span of
+ * the last device seen is kept, and a record inside it passes with three
+ * compares; anything else (another device, a flush at sector 0 of a
+ * partition, a META record) asks bounds.c.
+ */
+static size_t first_outside(struct trace_reader *r, size_t from, size_t end, char *why, size_t len)
+{
+	for (size_t i = from; i < end; i += TS_RECORD_SIZE) {
+		const struct ts_record *rec = (const struct ts_record *)(r->buf + i);
+
+		if (rec->dev == r->span_dev && rec->offset >= r->span_lo && rec->offset + rec->length <= r->span_hi)
+			continue;
+		if (ts_devmap__check(r->devmap, rec, why, len))
+			return i;
+		r->span_dev = rec->dev;
+		ts_devmap__span(r->devmap, rec->dev, &r->span_lo, &r->span_hi);
+	}
+	return end;
+}
+
+/*
  * Checks, sums and converts the whole records in buf[ready..fill); sets
  * pending on footer/error. A file in host byte order needs no conversion:
  * one pass checks and sums (ts_sum_records).
  */
 static void scan(struct trace_reader *r)
 {
-	size_t end = r->fill - (r->fill - r->ready) % TS_RECORD_SIZE, at;
-	char why[200] = "";
+	size_t end = r->fill - (r->fill - r->ready) % TS_RECORD_SIZE, at, out;
+	char why[300] = "";
 	int ret;
 
 	if (r->st.big_endian == TS_HOST_BIG_ENDIAN) {
@@ -245,6 +272,12 @@ static void scan(struct trace_reader *r)
 			ts_record_to_host((struct ts_record *)(r->buf + i), r->st.big_endian);
 		end = at;
 		at = first_bad(r->buf, r->ready, end);
+	}
+	if (ts_devmap__bounds(r->devmap) && (out = first_outside(r, r->ready, at, why, sizeof(why))) < at) {
+		r->ready = out;
+		r->pending = fail(r, -ERANGE, "byte %" PRIu64 ": record %" PRIu64 ": %s", r->buf_off + out,
+				  r->st.records + (out - r->pos) / TS_RECORD_SIZE, why);
+		return;
 	}
 	r->ready = at;
 	if (at == end)
@@ -321,6 +354,7 @@ static ssize_t batch_binary(struct trace_reader *r, const struct ts_record **rec
 
 static int open_jsonl(struct trace_reader *r)
 {
+	char esc[200];
 	json_error_t jerr;
 	json_t *o, *h, *v;
 	ssize_t n;
@@ -339,9 +373,9 @@ static int open_jsonl(struct trace_reader *r)
 	r->lineno = 1;
 	if (n <= 0)
 		return fail(r, -EBADMSG, "line 1: missing header line");
-	o = json_loadb(r->line, (size_t)n, 0, &jerr);
+	o = json_loadb(r->line, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
 	if (!o)
-		return fail(r, -EBADMSG, "line 1: invalid JSON: %s", jerr.text);
+		return fail(r, -EBADMSG, "line 1: invalid JSON: %s", ts_escape(jerr.text, esc, sizeof(esc)));
 	v = json_object_get(o, "trimsim");
 	h = json_object_get(o, "header");
 	if (!json_is_integer(v) || !json_is_object(h)) {
@@ -363,11 +397,16 @@ static int open_jsonl(struct trace_reader *r)
 
 static int jsonl_footer(struct trace_reader *r, const char *line, size_t len, uint64_t held)
 {
-	json_t *o = json_loadb(line, len, 0, NULL), *ft = json_object_get(o, "footer");
+	char esc[200];
+	json_error_t jerr;
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr), *ft = json_object_get(o, "footer");
 	const char *keys[] = { "records", "lost", "end_ns" };
 	uint64_t vals[3] = { 0 };
 	int ret = 1;
 
+	if (!o)
+		return fail(r, -EBADMSG, "line %" PRIu64 ": invalid JSON: %s", r->lineno,
+			    ts_escape(jerr.text, esc, sizeof(esc)));
 	for (int i = 0; i < 3 && ret > 0; i++) {
 		json_t *v = json_object_get(ft, keys[i]);
 
@@ -425,6 +464,8 @@ static ssize_t batch_jsonl(struct trace_reader *r, const struct ts_record **recs
 			break;
 		}
 		ret = ts_jsonl_parse_record(r->line, (size_t)len, &r->jrecs[n], why, sizeof(why));
+		if (!ret)
+			ret = ts_devmap__check(r->devmap, &r->jrecs[n], why, sizeof(why));
 		if (ret) {
 			r->pending = fail(r, ret, "line %" PRIu64 ": %s", r->lineno, why);
 			break;
@@ -528,6 +569,7 @@ void trace_reader__close(struct trace_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	json_decref(r->header);
+	ts_devmap__free(r->devmap);
 	free(r->devs);
 	free(r->buf);
 	free(r->line);

@@ -167,10 +167,22 @@ struct ts_device {
 	char fs[16];			/* "xfs", "ext4", "btrfs", "" */
 	uint32_t fs_block_size;
 	uint64_t xfs_agblocks;
-	char mount[256];
+	char mount[4096];		/* PATH_MAX: a mount point is kept whole */
 };
 int ts_device_from_json(const json_t *o, struct ts_device *d, char *err, size_t errlen);
 json_t *ts_device_to_json(const struct ts_device *d);
+
+/*
+ * Bounds every trace value lies in (traces/bounds.c, FORMAT.md "Bounds"): what
+ * a Linux kernel can report, checked once where a trace is read or written, so
+ * that policies, models and exporters compute only with values in range.
+ */
+#define TS_MAX_BYTES	((uint64_t)INT64_MAX)	/* loff_t: offsets, lengths, sizes, offset + length */
+#define TS_MAX_NS	((uint64_t)INT64_MAX)	/* ktime_t: record times and latencies */
+/* A work bound, not a kernel one: the most pieces one request is cut into (blocks, groups, commands). */
+#define TS_MAX_PIECES	(1u << 20)
+/* 0 if the device's geometry is in range and consistent (FORMAT.md "Bounds"); else -EINVAL, why names the field. */
+int ts_device_check(const struct ts_device *d, char *why, size_t len);
 
 /* ---- Reader: binary or JSON Lines, chosen by the first bytes ---- */
 struct trace_reader;

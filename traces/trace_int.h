@@ -26,11 +26,18 @@
 /* Bit op of ts_valid_ops[kind] is set for each valid (kind, op / META subtype) pair (format.c). */
 extern const uint8_t ts_valid_ops[256];
 
-/* ts_record_check()'s tests without a branch: true if the host-order record is valid. */
+/*
+ * ts_record_check()'s tests without a branch: true if the host-order record is
+ * valid. Time, latency, offset, length and their end all below 2^63 (the bit
+ * test on their OR; two values below 2^63 cannot wrap when added).
+ */
 static inline bool ts_record_ok(const struct ts_record *r)
 {
-	return (r->op < 8) & (ts_valid_ops[r->kind] >> (r->op & 7)) & (r->offset + r->length >= r->offset);
+	return (r->op < 8) & (ts_valid_ops[r->kind] >> (r->op & 7)) &
+	       !((r->time_ns | r->latency_ns | r->offset | r->length | (r->offset + r->length)) >> 63);
 }
+_Static_assert(TS_MAX_BYTES == (1ull << 63) - 1 && TS_MAX_NS == (1ull << 63) - 1,
+	       "ts_record_ok() tests bit 63: keep it in step with the bounds");
 
 /*
  * Checks up to nrec host-order records at p and sums those that pass into s
@@ -41,18 +48,44 @@ size_t ts_sum_records(struct ts_sum *s, const unsigned char *p, size_t nrec);
 
 /* Converts a host-order record to the file's little-endian layout, in place. */
 void ts_record_to_le(struct ts_record *r);
-/* Validates an untrusted record: kind, op/META subtype, offset + length. 0 or -EBADMSG with why set. */
+/* Validates an untrusted record: kind, op/META subtype, time and extent bounds. 0 or -EBADMSG with why set. */
 int ts_record_check(const struct ts_record *r, char *why, size_t len);
-/* Parses and checks the header object (format, devices); fills a malloc'd device array. */
-int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, char *err, size_t errlen);
+struct ts_devmap;
+/*
+ * Parses and checks the header object (format, devices); fills a malloc'd device
+ * array and, if map is not NULL, the device map over it (bounds.c).
+ */
+int ts_header_parse(const json_t *h, struct ts_device **devs, size_t *n, struct ts_devmap **map,
+		    char *err, size_t errlen);
+/* Every device's ts_device_check(); the message names devices[i] (bounds.c). */
+int ts_devices_check(const struct ts_device *d, size_t n, char *err, size_t errlen);
+/*
+ * The device table by dev for the per-record check (bounds.c). NULL with err
+ * set when a dev appears twice (or out of memory); d must outlive the map.
+ */
+struct ts_devmap *ts_devmap__new(const struct ts_device *d, size_t n, char *err, size_t errlen);
+void ts_devmap__free(struct ts_devmap *m);
+/* True if some device bounds its records (a size or a partition start): else every check passes. */
+bool ts_devmap__bounds(const struct ts_devmap *m);
+/*
+ * 0 if r lies on its device as the table describes it: within [partition_start,
+ * partition_start + size], a record without bytes at most at the end. Records
+ * of devices not in the table and records without an extent pass. -ERANGE with why.
+ */
+int ts_devmap__check(struct ts_devmap *m, const struct ts_record *r, char *why, size_t len);
+/* [*lo, *hi]: where every extent of dev lies (0..TS_MAX_BYTES for a device the table does not bound). */
+void ts_devmap__span(struct ts_devmap *m, uint32_t dev, uint64_t *lo, uint64_t *hi);
 
-/* JSON Lines: one record as one line (no newline); returns bytes written or -errno. */
+/* JSON Lines: one record as one line (no newline); returns 0 or -errno. */
 int ts_jsonl_write_record(FILE *f, const struct ts_record *r);
 /* Parses one record line; 0 or -EBADMSG with a message (without file/line) in err. */
 int ts_jsonl_parse_record(const char *line, size_t len, struct ts_record *r, char *err, size_t errlen);
 /* Fast path for the lines our writer produces; 0, or -1 to parse with jansson instead. */
 int ts_jsonl_fast(const char *line, size_t len, struct ts_record *r);
-/* Formats flags as "xfs|fitrim|0x800" ("0" when none) and parses that form back. */
+/*
+ * Formats flags as "xfs|fitrim|0x800" ("0" when none) and parses that form back:
+ * 0, -EINVAL (not flag names) or -EEXIST (two filesystems: "xfs|ext4").
+ */
 char *ts_flags_str(unsigned flags, char *buf, size_t len);
 int ts_flags_parse(const char *s, unsigned *flags);
 

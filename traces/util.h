@@ -20,8 +20,16 @@ int ts_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* "7:0" */
 char *ts_dev_str(uint32_t dev, char *buf, size_t len);
-/* "7:0" -> kernel dev_t (major << 20 | minor); 0 or -EINVAL. */
+/* "7:0" -> kernel dev_t (major << 20 | minor); decimal digits only; 0 or -EINVAL. */
 int ts_dev_parse(const char *s, uint32_t *dev);
+/* Index of the first byte of s that is not valid UTF-8, (size_t)-1 if all is. */
+size_t ts_utf8_invalid(const char *s);
+/*
+ * s for a terminal or a one-line message: control characters, C1 controls and
+ * bytes that are not UTF-8 as \xNN, a backslash as \\, the rest as is; cut to
+ * fit len (NUL included). Every text output of a string a trace carries uses it.
+ */
+char *ts_escape(const char *s, char *buf, size_t len);
 uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
 /*
  * Mode for a new file given the permissions it wants (0666 for data files),

@@ -36,6 +36,8 @@ struct trace_writer {
 	uint64_t records;
 	uint64_t lost;
 	uint64_t off;		/* bytes written so far (binary) */
+	struct ts_device *devs;	/* the header's devices, for the per-record check */
+	struct ts_devmap *devmap;
 	char err[512];
 };
 
@@ -140,7 +142,6 @@ struct trace_writer *trace_writer__open(const char *path, const json_t *header,
 					char *err, size_t errlen)
 {
 	struct trace_writer *w = calloc(1, sizeof(*w));
-	struct ts_device *devs = NULL;
 	char *json = NULL, why[300];
 	size_t ndev;
 	int ret = -ENOMEM;
@@ -154,8 +155,7 @@ struct trace_writer *trace_writer__open(const char *path, const json_t *header,
 	w->fd = -1;
 	w->fmt = fmt;
 	w->mode = mode;
-	ret = ts_header_parse(header, &devs, &ndev, why, sizeof(why));
-	free(devs);
+	ret = ts_header_parse(header, &w->devs, &ndev, &w->devmap, why, sizeof(why));
 	if (ret) {
 		ret = wfail(w, -EINVAL, "%s", why);	/* never write what a reader would refuse */
 		goto out;
@@ -197,9 +197,9 @@ static int flush_buf(struct trace_writer *w)
 
 int trace_writer__write(struct trace_writer *w, const struct ts_record *rec)
 {
-	char why[200];
+	char why[300];
 
-	if (ts_record_check(rec, why, sizeof(why)))
+	if (ts_record_check(rec, why, sizeof(why)) || ts_devmap__check(w->devmap, rec, why, sizeof(why)))
 		return wfail(w, -EINVAL, "record %" PRIu64 ": %s", w->records, why);
 	w->records++;
 	if (w->fmt == TW_JSONL) {
@@ -273,6 +273,8 @@ void trace_writer__abort(struct trace_writer *w)
 		return;
 	output__abort(w->out);
 	free(w->buf);
+	ts_devmap__free(w->devmap);
+	free(w->devs);
 	free(w->path);
 	free(w);
 }

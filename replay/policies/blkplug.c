@@ -46,14 +46,15 @@ static const struct opt_spec plug_opts[] = {
 };
 
 struct plug_rq {
-	struct policy_event ev;		/* segs point into segs[] below */
+	struct policy_event ev;		/* ev.segs points at segs */
 	uint64_t end;			/* single-range: end of the range */
+	struct target_seg *segs;	/* grown by doubling up to segments, kept across flushes */
+	uint32_t cap;
 };
 
 struct plug_state {
 	struct plug_cfg cfg;
 	struct plug_rq *rq;		/* max_rq requests */
-	struct target_seg *segs;	/* max_rq * segments ranges */
 	uint32_t n;
 	uint64_t time;			/* the plug's instant */
 	uint64_t bios, requests, merged;
@@ -65,8 +66,9 @@ static void plug_destroy(void *priv)
 
 	if (!s)
 		return;
+	for (uint32_t i = 0; s->rq && i < s->cfg.max_rq; i++)
+		free(s->rq[i].segs);
 	free(s->rq);
-	free(s->segs);
 	free(s);
 }
 
@@ -83,9 +85,13 @@ static int plug_init(const void *cfg, const struct policy_env *env, struct polic
 		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
 	if (!s->cfg.max)
 		s->cfg.max = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : 4ull << 30;
+	/*
+	 * Range arrays grow with the merges that happen, not with the limit: a
+	 * device may allow 65535 segments (traces/bounds.c) and 4096 requests may
+	 * be plugged, but only as many ranges as bios were pushed are ever held.
+	 */
 	s->rq = calloc(s->cfg.max_rq, sizeof(*s->rq));
-	s->segs = calloc((size_t)s->cfg.max_rq * s->cfg.segments, sizeof(*s->segs));
-	if (!s->rq || !s->segs) {
+	if (!s->rq) {
 		plug_destroy(s);
 		return -ENOMEM;
 	}
@@ -112,35 +118,54 @@ static int plug_flush_all(struct plug_state *s, uint64_t now, struct policy_out 
 	return err;
 }
 
-/* bio_attempt_discard_merge() or a contiguous back/front merge into the last request. */
-static bool try_merge(struct plug_state *s, const struct policy_event *ev)
+/* Room for one more range in rq (its ranges stay where ev.segs points). */
+static int rq_room(struct plug_state *s, struct plug_rq *rq)
+{
+	uint32_t cap = rq->cap ? rq->cap * 2 : 4;
+	struct target_seg *n;
+
+	if (rq->ev.nr_segs < rq->cap)
+		return 0;
+	if (cap > s->cfg.segments)
+		cap = s->cfg.segments;
+	if (!(n = realloc(rq->segs, cap * sizeof(*n))))
+		return -ENOMEM;
+	rq->segs = n;
+	rq->cap = cap;
+	rq->ev.segs = n;
+	return 0;
+}
+
+/* bio_attempt_discard_merge() or a contiguous back/front merge into the last request: 1, 0 or -errno. */
+static int try_merge(struct plug_state *s, const struct policy_event *ev)
 {
 	struct plug_rq *rq;
+	int err;
 
 	if (!s->n || ev->nr_segs > 1)
-		return false;
+		return 0;
 	rq = &s->rq[s->n - 1];
-	if (rq->ev.bytes + ev->length > s->cfg.max)
-		return false;
+	if (rq->ev.bytes + ev->length > s->cfg.max || rq->ev.bytes + ev->length > TS_MAX_BYTES)
+		return 0;
 	if (s->cfg.segments > 1) {
-		struct target_seg *segs = s->segs + (size_t)(s->n - 1) * s->cfg.segments;
-
 		if (rq->ev.nr_segs >= s->cfg.segments)
-			return false;
-		segs[rq->ev.nr_segs++] = (struct target_seg){ ev->offset, ev->length };
+			return 0;
+		if ((err = rq_room(s, rq)))
+			return err;
+		rq->segs[rq->ev.nr_segs++] = (struct target_seg){ ev->offset, ev->length };
 	} else if (rq->end == ev->offset) {
 		rq->end += ev->length;
 	} else if (ev->offset + ev->length == rq->ev.offset) {
 		rq->ev.offset = ev->offset;
 	} else {
-		return false;
+		return 0;
 	}
 	rq->ev.bytes += ev->length;
 	rq->ev.count += ev->count;
 	if (ev->freed_ns < rq->ev.freed_ns)
 		rq->ev.freed_ns = ev->freed_ns;
 	s->merged++;
-	return true;
+	return 1;
 }
 
 static int plug_push(void *priv, const struct policy_event *ev, struct policy_out *out)
@@ -158,8 +183,8 @@ static int plug_push(void *priv, const struct policy_event *ev, struct policy_ou
 								    s->time : ev->time_ns, out)))
 		return err;
 	s->time = ev->time_ns;
-	if (try_merge(s, ev))
-		return 0;
+	if ((err = try_merge(s, ev)))
+		return err < 0 ? err : 0;
 	if (ev->nr_segs > 1 || ev->length > s->cfg.max) {
 		/* Not mergeable: goes out on its own, after what is plugged. */
 		if ((err = plug_flush_all(s, ev->time_ns, out)))
@@ -173,10 +198,13 @@ static int plug_push(void *priv, const struct policy_event *ev, struct policy_ou
 		return err;
 	rq = &s->rq[s->n];
 	rq->ev = *ev;
-	rq->ev.segs = s->segs + (size_t)s->n * s->cfg.segments;
+	rq->ev.segs = rq->segs;
+	rq->ev.nr_segs = 0;
+	if ((err = rq_room(s, rq)))
+		return err;
 	rq->ev.nr_segs = 1;
 	rq->ev.bytes = ev->length;
-	s->segs[(size_t)s->n * s->cfg.segments] = (struct target_seg){ ev->offset, ev->length };
+	rq->segs[0] = (struct target_seg){ ev->offset, ev->length };
 	rq->end = ev->offset + ev->length;
 	s->n++;
 	s->requests++;

@@ -32,8 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmap.h"
 #include "ivset.h"
 #include "kstages.h"
+#include "../../traces/util.h"
 
 #define BTRFS_NR_LISTS		3
 #define BTRFS_MAX_FILTER	(1ull << 20)	/* BTRFS_ASYNC_DISCARD_MAX_FILTER */
@@ -59,8 +61,8 @@ static const struct opt_spec btrfs_opts[] = {
 	  "sysfs discard/iops_limit: discards per second (0 = no limit)" },
 	{ "kbps_limit", OPT_U32, offsetof(struct btrfs_cfg, kbps_limit), 0, 4e9, "0",
 	  "sysfs discard/kbps_limit: KiB/s (0 = no limit)" },
-	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 0, "64M",
-	  "sysfs discard/max_discard_size: largest single discard (0 = no limit)" },
+	{ "max_discard_size", OPT_BYTES, offsetof(struct btrfs_cfg, max_discard_size), 0, 1ull << 40, "64M",
+	  "sysfs discard/max_discard_size: largest single discard, 4K..1T (0 = no limit)" },
 	{ "bgsize", OPT_BYTES, offsetof(struct btrfs_cfg, bgsize), 1 << 20, 1e15, "1G",
 	  "data block group size" },
 	{ "drain", OPT_BOOL, offsetof(struct btrfs_cfg, drain), 0, 1, "1",
@@ -82,6 +84,7 @@ enum { SET_UNTRIMMED = 0, SET_TRIMMED };
  * discard_list[] (list_move_tail() in __add_to_discard_list()).
  */
 struct bg {
+	uint64_t gno;		/* block group number: [gno * bgsize, (gno + 1) * bgsize) */
 	uint64_t eligible, cursor;
 	uint64_t free[2];
 	uint32_t prev, next;
@@ -94,8 +97,9 @@ struct btrfs_state {
 	struct btrfs_cfg cfg;
 	struct ivset *untrimmed, *trimmed;	/* the free-space cache; val = freed_ns */
 	struct ivset *set[2];			/* the same two, by SET_* */
-	struct bg *bg;
-	size_t nbg;
+	struct bg *bg;		/* the groups frees touched, in the order they were first touched */
+	struct gmap byno;	/* group number -> index into bg */
+	size_t nbg, capbg;
 	uint32_t head[BTRFS_NR_LISTS], tail[BTRFS_NR_LISTS];
 	uint64_t devsize, work_at, prev_bytes, base_delay;
 	uint32_t dev;
@@ -112,15 +116,21 @@ static void btrfs_destroy(void *priv)
 	ivset__destroy(s->untrimmed);
 	ivset__destroy(s->trimmed);
 	free(s->bg);
+	gmap__fini(&s->byno);
 	free(s);
 }
 
 static int btrfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		      void **priv, char *err, size_t errlen)
 {
-	struct btrfs_state *s = calloc(1, sizeof(*s));
+	const struct btrfs_cfg *c = cfg;
+	struct btrfs_state *s;
 
-	(void)err, (void)errlen;
+	/* A discard of less than a sector (btrfs's sectorsize is at least 4 KiB) is none the fs sends. */
+	if (c->max_discard_size && c->max_discard_size < 4096)
+		return ts_errf(err, errlen, -EINVAL, "option 'max_discard_size': %llu is below 4 KiB (btrfs's least "
+			       "sectorsize)", (unsigned long long)c->max_discard_size);
+	s = calloc(1, sizeof(*s));
 	if (!s || !(s->untrimmed = ivset__new(true)) || !(s->trimmed = ivset__new(true))) {
 		btrfs_destroy(s);
 		return -ENOMEM;
@@ -145,7 +155,7 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 
 static uint64_t bg_start(const struct btrfs_state *s, size_t i)
 {
-	return (uint64_t)i * s->cfg.bgsize;
+	return s->bg[i].gno * s->cfg.bgsize;	/* gno = offset / bgsize for an offset < 2^63: no wrap */
 }
 
 static uint64_t bg_end(const struct btrfs_state *s, size_t i)
@@ -165,27 +175,41 @@ static uint64_t bg_clip(const struct btrfs_state *s, size_t i, uint64_t *a, uint
 	return *e > *a ? *e - *a : 0;
 }
 
-static int ensure_bg(struct btrfs_state *s, size_t i)
+/*
+ * The block group numbered gno, set up on first use with the free space the
+ * sets already hold inside it. Only groups frees touch exist (gmap.h): an
+ * offset far out on a large (or unknown-size) device costs one group, not an
+ * array up to it.
+ */
+static int bg_get(struct btrfs_state *s, uint64_t gno, size_t *idx)
 {
-	size_t n = s->nbg ? s->nbg : 16;
-	struct bg *b;
+	uint32_t i = gmap__find(&s->byno, gno);
+	struct bg *g;
 
-	if (i < s->nbg)
+	if (i != GMAP_NONE) {
+		*idx = i;
 		return 0;
-	while (n <= i)
-		n *= 2;
-	if (!(b = realloc(s->bg, n * sizeof(*b))))
-		return -ENOMEM;
-	memset(b + s->nbg, 0, (n - s->nbg) * sizeof(*b));
-	for (size_t g = s->nbg; g < n; g++) {
-		for (int k = 0; k < 2; k++) {
-			uint64_t a = 0, e = UINT64_MAX, len = bg_clip(s, g, &a, &e);
-
-			b[g].free[k] = len ? ivset__covered(s->set[k], a, len) : 0;
-		}
 	}
-	s->bg = b;
-	s->nbg = n;
+	if (s->nbg == s->capbg) {
+		size_t cap = s->capbg ? s->capbg * 2 : 16;
+		struct bg *b = realloc(s->bg, cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		s->bg = b;
+		s->capbg = cap;
+	}
+	if (gmap__add(&s->byno, gno, (uint32_t)s->nbg))
+		return -ENOMEM;
+	g = &s->bg[s->nbg];
+	memset(g, 0, sizeof(*g));
+	g->gno = gno;
+	*idx = s->nbg++;
+	for (int k = 0; k < 2; k++) {
+		uint64_t a = 0, e = UINT64_MAX, len = bg_clip(s, *idx, &a, &e);
+
+		g->free[k] = len ? ivset__covered(s->set[k], a, len) : 0;
+	}
 	return 0;
 }
 
@@ -199,10 +223,17 @@ static int set_change(struct btrfs_state *s, int k, bool add, uint64_t start, ui
 
 	if (!len)
 		return 0;
-	for (size_t g = start / s->cfg.bgsize; g < s->nbg && bg_start(s, g) < end; g++) {
-		uint64_t a = start, e = end, n = bg_clip(s, g, &a, &e);
-		uint64_t had = n ? ivset__covered(s->set[k], a, n) : 0;
+	uint64_t g0 = start / s->cfg.bgsize, g1 = (end - 1) / s->cfg.bgsize;
 
+	/* The groups in the range: looked up one by one, or (a range over more groups than exist) all scanned. */
+	for (uint64_t k2 = 0; k2 < (g1 - g0 < s->nbg ? g1 - g0 + 1 : s->nbg); k2++) {
+		size_t g = g1 - g0 < s->nbg ? gmap__find(&s->byno, g0 + k2) : k2;
+		uint64_t a = start, e = end, n, had;
+
+		if (g == GMAP_NONE || s->bg[g].gno < g0 || s->bg[g].gno > g1)
+			continue;
+		n = bg_clip(s, g, &a, &e);
+		had = n ? ivset__covered(s->set[k], a, n) : 0;
 		s->bg[g].free[k] += add ? n - had : -had;
 	}
 	return add ? ivset__add(s->set[k], start, len, val, 0) : ivset__remove(s->set[k], start, len);
@@ -451,14 +482,16 @@ static int btrfs_tick(void *priv, uint64_t now, struct policy_out *out)
 
 static int add_free(struct btrfs_state *s, uint64_t a, uint64_t b, uint64_t freed, uint64_t now)
 {
-	size_t i = a / s->cfg.bgsize;
-	uint64_t b0 = bg_start(s, i), b1 = bg_end(s, i), filter;
+	uint64_t b0, b1, filter;
 	struct bg *g;
 	struct iv v;
+	size_t i;
 	int err;
 
-	if ((err = ensure_bg(s, i)))
+	if ((err = bg_get(s, a / s->cfg.bgsize, &i)))
 		return err;
+	b0 = bg_start(s, i);
+	b1 = bg_end(s, i);
 	g = &s->bg[i];
 	/* Trimmed neighbours merge into the new untrimmed region. */
 	if (a > b0 && ivset__find_le(s->trimmed, a - 1, &v) && v.end == a) {
@@ -517,8 +550,16 @@ static int btrfs_push(void *priv, const struct policy_event *ev, struct policy_o
 	 * any other free.
 	 */
 	s->prealloc += !!(ev->flags & TS_F_PREALLOC);
+	/*
+	 * The work this free makes: one discard per group, or per max_discard_size
+	 * of it (trim_one() cuts at that), each a run of the discard work.
+	 */
+	if (a < end && (err = policy_out__pieces(out, (end - 1) / s->cfg.bgsize - a / s->cfg.bgsize + 1 +
+						 (s->cfg.max_discard_size ? ev->length / s->cfg.max_discard_size : 0),
+						 "block groups and discards")))
+		return err;
 	while (a < end) {
-		uint64_t b = (a / s->cfg.bgsize + 1) * s->cfg.bgsize;
+		uint64_t b = a / s->cfg.bgsize * s->cfg.bgsize + s->cfg.bgsize;
 
 		if (b > end)
 			b = end;

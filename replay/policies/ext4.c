@@ -53,9 +53,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmap.h"
 #include "ivset.h"
 #include "kstages.h"
 #include "rbsim.h"
+#include "../../traces/util.h"
+
+#define EXT4_MIN_GROUP (256ull << 10)
 
 enum { MERGE_PARENT, MERGE_NEIGHBOURS };
 static const char *const ext4_merges[] = { "parent", "neighbours", NULL };
@@ -77,8 +81,8 @@ static const struct opt_spec ext4_opts[] = {
 	  "journal commit interval while the trace shows no META_COMMIT (mount option commit=)" },
 	{ "extend", OPT_BOOL, offsetof(struct ext4_cfg, extend), 0, 1, "1",
 	  "Linux >= 6.6: a discarded run extends to the next allocated block of its group" },
-	{ "bgsize", OPT_BYTES, offsetof(struct ext4_cfg, bgsize), 0, 0, "0",
-	  "block group size; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
+	{ "bgsize", OPT_BYTES, offsetof(struct ext4_cfg, bgsize), 0, 1ull << 40, "0",
+	  "block group size, 256K..1T; 0 = 8 x block size^2 from the trace header (128 MiB for 4 KiB blocks)" },
 	{ "journal", OPT_BOOL, offsetof(struct ext4_cfg, journal), 0, 1, "1",
 	  "0: data=writeback, frees are discarded at once without waiting for the commit" },
 	{ "merge", OPT_ENUM, offsetof(struct ext4_cfg, merge), 0, 0, "parent",
@@ -93,11 +97,18 @@ static const struct opt_spec ext4_opts[] = {
 	{ NULL },
 };
 
+/* One block group's rb-tree of to-be-freed entries (ext4_group_info.bb_free_root). */
+struct group_root {
+	uint64_t g;
+	uint32_t root;
+};
+
 struct ext4_state {
 	struct ext4_cfg cfg;
 	struct rbsim *rb;	/* this transaction's entries, one rb-tree per group */
-	uint32_t *roots;	/* by group number */
-	size_t nroots;
+	struct group_root *roots;	/* the groups this transaction touched, in the order touched */
+	size_t nroots, caproots;
+	struct gmap byg;		/* group number -> index in roots */
 	struct ivset *free;	/* free space known to the buddy: val = freed_ns */
 	struct iv *list;	/* commit scratch, grown by doubling */
 	size_t cap;
@@ -122,6 +133,7 @@ static void ext4_destroy(void *priv)
 		return;
 	rbsim__destroy(s->rb);
 	free(s->roots);
+	gmap__fini(&s->byg);
 	ivset__destroy(s->free);
 	free(s->list);
 	free(s->dq);
@@ -133,13 +145,18 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 {
 	struct ext4_state *s = calloc(1, sizeof(*s));
 
-	(void)err, (void)errlen;
 	if (!s || !(s->rb = rbsim__new()) || !(s->free = ivset__new(true))) {
 		ext4_destroy(s);
 		return -ENOMEM;
 	}
 	s->cfg = *(const struct ext4_cfg *)cfg;
-	if (!s->cfg.bgsize) {
+	/* mke2fs refuses fewer than 256 blocks per group (of at least 1 KiB): a group of a few bytes is no ext4's. */
+	if (s->cfg.bgsize && s->cfg.bgsize < EXT4_MIN_GROUP) {
+		ext4_destroy(s);
+		return ts_errf(err, errlen, -EINVAL, "option 'bgsize': %llu is below 256 KiB (256 blocks of 1 KiB, "
+			       "mke2fs's least)", (unsigned long long)((const struct ext4_cfg *)cfg)->bgsize);
+	}
+	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
 		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
 
 		s->cfg.bgsize = 8 * bs * bs;	/* one bitmap block of blocks */
@@ -157,11 +174,27 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	return 0;
 }
 
-static uint64_t group_start(const struct ext4_state *s, uint64_t off)
+/*
+ * Groups count from the partition start. A byte before it (no trace the
+ * reader accepts has one on the replayed device) counts as group 0: nothing
+ * wraps whatever the offset.
+ */
+static uint64_t group_of(const struct ext4_state *s, uint64_t off)
 {
-	if (off < s->pstart)
-		return 0;
-	return s->pstart + (off - s->pstart) / s->cfg.bgsize * s->cfg.bgsize;
+	return off > s->pstart ? (off - s->pstart) / s->cfg.bgsize : 0;
+}
+
+/* End of the group holding off (offsets < 2^63, groups <= 1 TiB: no wrap). */
+static uint64_t group_end(const struct ext4_state *s, uint64_t off)
+{
+	return s->pstart + (group_of(s, off) + 1) * s->cfg.bgsize;
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group_root *x = a, *y = b;
+
+	return x->g < y->g ? -1 : x->g > y->g;
 }
 
 static int cmp_seq(const void *a, const void *b)
@@ -179,7 +212,7 @@ static int cmp_seq(const void *a, const void *b)
  */
 static int trim_run(struct ext4_state *s, const struct iv *e, uint64_t *pos, uint64_t now, struct policy_out *out)
 {
-	uint64_t gend = group_start(s, e->start) + s->cfg.bgsize, a, b;
+	uint64_t gend = group_end(s, e->start), a, b;
 	struct iv v;
 	int err;
 
@@ -297,8 +330,10 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 	int err;
 
 	s->deadline = UINT64_MAX;
+	if (s->nroots > 1)	/* group order, as ext4_process_freed_data() meets them */
+		qsort(s->roots, s->nroots, sizeof(*s->roots), cmp_group);
 	for (size_t g = 0; g < s->nroots; g++) {
-		for (uint32_t i = rbsim__first(s->rb, s->roots[g]); i; i = rbsim__next(s->rb, i)) {
+		for (uint32_t i = rbsim__first(s->rb, s->roots[g].root); i; i = rbsim__next(s->rb, i)) {
 			const struct rbnode *e = rbsim__node(s->rb, i);
 			struct iv v = { e->start, e->end, e->val, e->seq };
 
@@ -308,8 +343,9 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 			if ((err = ivset__add(s->free, v.start, v.end - v.start, v.val, 0)))
 				return err;
 		}
-		s->roots[g] = 0;
 	}
+	s->nroots = 0;
+	gmap__clear(&s->byg);
 	rbsim__clear(s->rb);
 	if (!n)
 		return 0;
@@ -358,21 +394,30 @@ static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t
 	s->merges++;
 }
 
-static int ensure_root(struct ext4_state *s, size_t g)
+/*
+ * The root of group g's tree, created empty on first use. Only the groups a
+ * transaction touches are kept (gmap.h), so an offset far out on a large (or
+ * unknown-size) device costs one entry, not an array up to its group number.
+ */
+static uint32_t *group_root(struct ext4_state *s, uint64_t g)
 {
-	size_t cap = s->nroots ? s->nroots : 64;
-	uint32_t *r;
+	uint32_t i = gmap__find(&s->byg, g);
 
-	if (g < s->nroots)
-		return 0;
-	while (cap <= g)
-		cap *= 2;
-	if (!(r = realloc(s->roots, cap * sizeof(*r))))
-		return -ENOMEM;
-	memset(r + s->nroots, 0, (cap - s->nroots) * sizeof(*r));
-	s->roots = r;
-	s->nroots = cap;
-	return 0;
+	if (i != GMAP_NONE)
+		return &s->roots[i].root;
+	if (s->nroots == s->caproots) {
+		size_t cap = s->caproots ? s->caproots * 2 : 64;
+		struct group_root *r = realloc(s->roots, cap * sizeof(*r));
+
+		if (!r)
+			return NULL;
+		s->roots = r;
+		s->caproots = cap;
+	}
+	if (gmap__add(&s->byg, g, (uint32_t)s->nroots))
+		return NULL;
+	s->roots[s->nroots] = (struct group_root){ g, 0 };
+	return &s->roots[s->nroots++].root;
 }
 
 /* Linux >= 6.17: join the insertion parent, which may then join its own neighbour. */
@@ -426,14 +471,11 @@ static int merge_neighbours(struct ext4_state *s, uint32_t *root, uint32_t paren
 /* ext4_mb_free_metadata() for one group's piece [a, b). */
 static int add_entry(struct ext4_state *s, uint64_t a, uint64_t b, uint64_t freed_ns)
 {
-	size_t g = (group_start(s, a) - s->pstart) / s->cfg.bgsize;
-	uint32_t *root, n, parent = 0;
+	uint32_t *root = group_root(s, group_of(s, a)), n, parent = 0;
 	bool left = false;
-	int err;
 
-	if ((err = ensure_root(s, g)))
-		return err;
-	root = &s->roots[g];
+	if (!root)
+		return -ENOMEM;
 	for (n = *root; n; ) {
 		const struct rbnode *e = rbsim__node(s->rb, n);
 
@@ -480,8 +522,10 @@ static int ext4_push(void *priv, const struct policy_event *ev, struct policy_ou
 		return kstage_emit(out, ev->time_ns, ev->offset, ev->length, ev->ino, ev->freed_ns, 1,
 				   ev->dev, ev->flags);
 	}
+	if (a < end && (err = policy_out__pieces(out, group_of(s, end - 1) - group_of(s, a) + 1, "block groups")))
+		return err;
 	while (a < end) {	/* ext4_free_blocks() splits at group boundaries */
-		uint64_t b = group_start(s, a) + s->cfg.bgsize;
+		uint64_t b = a < s->pstart ? s->pstart : group_end(s, a);
 
 		if (b > end)
 			b = end;

@@ -70,9 +70,11 @@ struct f2fs_state {
 	struct plist *pend;	/* discard commands waiting: val = freed_ns */
 	struct iv pick[F2FS_MAX_REQ];
 	uint64_t max_cmd, start_ns, thread_at, cp_at, last_busy;
+	uint64_t last_rec;	/* time of the latest record seen: timers up to it have fired */
 	uint32_t waiting, dev;
 	uint16_t flags;
 	bool seen_commit;
+	bool parked;		/* the thread found nothing eligible: its wakes are no-ops until a checkpoint */
 	uint64_t rounds, backoffs, discards, bytes, checkpoints, prealloc;
 };
 
@@ -141,8 +143,10 @@ static int round_run(struct f2fs_state *s, uint64_t now, struct policy_out *out)
 	int err;
 
 	s->thread_at = now + s->cfg.max_interval;
-	if (!(n = select_cmds(s)))
+	if (!(n = select_cmds(s))) {
+		s->parked = true;
 		return 0;				/* issued == 0 */
+	}
 	s->rounds++;
 	if (s->cfg.io_aware && !is_idle(s, now)) {	/* issued == -1 */
 		uint64_t left = s->cfg.idle - (now - s->last_busy);
@@ -166,7 +170,30 @@ static int round_run(struct f2fs_state *s, uint64_t now, struct policy_out *out)
 	return 0;
 }
 
-static int checkpoint(struct f2fs_state *s, uint64_t now)
+/*
+ * A parked thread woke every max_interval and found nothing (no state
+ * changes, no figures): instead of ticking through an idle span one wake at a
+ * time (2^63 ns of trace is 1.5e8 wakes at 60 s), its next wake is computed
+ * when candidates arrive. Wakes before now have run; one at now runs after
+ * the checkpoint when the checkpoint is a timer of the same tick (due_now),
+ * and has run already when a record brought it (timers fire before records).
+ */
+static void unpark(struct f2fs_state *s, uint64_t now, bool due_now)
+{
+	uint64_t k;
+
+	if (!s->parked)
+		return;
+	s->parked = false;
+	if (s->thread_at > now)
+		return;
+	k = (now - s->thread_at) / s->cfg.max_interval;
+	s->thread_at += k * s->cfg.max_interval;	/* <= now */
+	if (s->thread_at < now || !due_now)
+		s->thread_at += s->cfg.max_interval;
+}
+
+static int checkpoint(struct f2fs_state *s, uint64_t now, bool due_now)
 {
 	uint64_t pos = 0;
 	struct iv v;
@@ -175,6 +202,7 @@ static int checkpoint(struct f2fs_state *s, uint64_t now)
 	s->cp_at = UINT64_MAX;
 	if (!ivset__count(s->prefree))
 		return 0;
+	unpark(s, now, due_now);
 	s->checkpoints++;
 	while (ivset__next(s->prefree, pos, &v)) {
 		pos = v.end;
@@ -191,6 +219,7 @@ static int checkpoint(struct f2fs_state *s, uint64_t now)
 static int f2fs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct f2fs_state *s = priv;
+	int err;
 
 	(void)out;
 	if (ev->flags & TS_F_PREALLOC) {
@@ -204,7 +233,10 @@ static int f2fs_push(void *priv, const struct policy_event *ev, struct policy_ou
 	}
 	s->dev = ev->dev;
 	s->flags = ev->flags;
-	s->last_busy = ev->time_ns;
+	s->last_busy = s->last_rec = ev->time_ns;
+	/* Candidates are cut into max_cmd commands (__update_discard_tree_range()). */
+	if (ev->length && (err = policy_out__pieces(out, (ev->length - 1) / s->max_cmd + 1, "discard commands")))
+		return err;
 	if (!s->seen_commit && s->cp_at == UINT64_MAX)
 		s->cp_at = s->start_ns + ((ev->time_ns - s->start_ns) / s->cfg.checkpoint + 1) * s->cfg.checkpoint;
 	return ivset__add(s->prefree, ev->offset, ev->length, ev->freed_ns, 0);
@@ -216,6 +248,7 @@ static int f2fs_observe(void *priv, const struct ts_record *r, struct policy_out
 	int err;
 
 	(void)out;
+	s->last_rec = r->time_ns > s->last_rec ? r->time_ns : s->last_rec;
 	if (r->kind == TS_ALLOC && r->length) {
 		s->last_busy = r->time_ns;
 		if ((err = ivset__remove(s->prefree, r->offset, r->length)))
@@ -226,7 +259,7 @@ static int f2fs_observe(void *priv, const struct ts_record *r, struct policy_out
 		s->last_busy = r->time_ns;
 	if (kstage_is_commit(r)) {
 		s->seen_commit = true;
-		return checkpoint(s, r->time_ns);
+		return checkpoint(s, r->time_ns, false);
 	}
 	return 0;
 }
@@ -234,7 +267,7 @@ static int f2fs_observe(void *priv, const struct ts_record *r, struct policy_out
 static uint64_t f2fs_next_deadline(void *priv)
 {
 	struct f2fs_state *s = priv;
-	uint64_t t = s->waiting ? UINT64_MAX : s->thread_at;
+	uint64_t t = s->waiting || s->parked ? UINT64_MAX : s->thread_at;
 
 	return s->cp_at < t ? s->cp_at : t;
 }
@@ -244,7 +277,7 @@ static int f2fs_tick(void *priv, uint64_t now, struct policy_out *out)
 	struct f2fs_state *s = priv;
 	int err;
 
-	if (now >= s->cp_at && (err = checkpoint(s, now)))
+	if (now >= s->cp_at && (err = checkpoint(s, now, true)))
 		return err;
 	if (!s->waiting && now >= s->thread_at)
 		return round_run(s, now, out);
@@ -260,7 +293,8 @@ static int f2fs_flush(void *priv, uint64_t now, struct policy_out *out)
 
 	if (!s->cfg.drain)
 		return 0;
-	if ((err = checkpoint(s, now)))
+	unpark(s, s->last_rec, false);	/* the end comes at the last record: its wakes up to it have run */
+	if ((err = checkpoint(s, now, false)))
 		return err;
 	if (s->waiting) {
 		s->waiting = 0;

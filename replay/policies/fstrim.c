@@ -56,8 +56,8 @@ static const struct opt_spec fstrim_opts[] = {
 	{ "mode", OPT_ENUM, offsetof(struct fstrim_cfg, mode), 0, 0, "untrimmed",
 	  "untrimmed: only free space not trimmed since freed; ext4: whole groups touched by frees; "
 	  "xfs: all free space every pass", fstrim_modes },
-	{ "group", OPT_BYTES, offsetof(struct fstrim_cfg, group), 0, 0, "0",
-	  "ext4 block group / XFS AG size; 0 = from the trace header (8 x block^2, agblocks x block)" },
+	{ "group", OPT_BYTES, offsetof(struct fstrim_cfg, group), 0, 1ull << 40, "0",
+	  "ext4 block group / XFS AG size, up to 1T; 0 = from the trace header (8 x block^2, agblocks x block)" },
 	{ "commit", OPT_DURATION, offsetof(struct fstrim_cfg, commit), 1e6, 86400e9, "5s",
 	  "a free becomes visible to FITRIM when its transaction commits: META_COMMIT records, else this "
 	  "long after the transaction's first free (jbd2's commit interval)" },
@@ -73,6 +73,7 @@ struct fstrim_state {
 	bool commits;			/* a META_COMMIT record was seen */
 	uint64_t commit_at;		/* no commit record yet: when the running transaction commits */
 	uint64_t next_pass, pstart;
+	uint64_t last_rec;	/* time of the latest record seen: timers up to it have fired */
 	uint32_t dev;
 	uint16_t flags;
 	uint64_t passes, discards, bytes, retrimmed, prealloc;
@@ -108,7 +109,7 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 		s->cfg.minlen = d->discard_granularity;
 	if (!s->cfg.minlen)
 		s->cfg.minlen = 1;
-	if (!s->cfg.group) {
+	if (!s->cfg.group) {	/* header values in range (traces/bounds.c): at most 1 TiB, no wrap */
 		uint64_t bs = d && d->fs_block_size ? d->fs_block_size : 4096;
 
 		if (s->cfg.mode == FM_XFS && d && d->xfs_agblocks)
@@ -141,12 +142,18 @@ static int trim(struct fstrim_state *s, uint64_t a, uint64_t b, uint64_t freed, 
 	return kstage_emit(out, now, a, b - a, 0, freed, 1, s->dev, s->flags | TS_F_FITRIM);
 }
 
-/* Group (ext4) or AG (xfs) boundaries cut free extents: the kernels walk one group at a time. */
+/*
+ * Group (ext4) or AG (xfs) boundaries cut free extents: the kernels walk one
+ * group at a time. Bytes before the partition start form one piece of their own.
+ */
+static uint64_t group_start(const struct fstrim_state *s, uint64_t off)
+{
+	return off < s->pstart ? 0 : s->pstart + (off - s->pstart) / s->cfg.group * s->cfg.group;
+}
+
 static uint64_t group_end(const struct fstrim_state *s, uint64_t off)
 {
-	if (off < s->pstart)
-		return s->pstart;
-	return s->pstart + ((off - s->pstart) / s->cfg.group + 1) * s->cfg.group;
+	return off < s->pstart ? s->pstart : group_start(s, off) + s->cfg.group;
 }
 
 static int pass_untrimmed(struct fstrim_state *s, uint64_t now, struct policy_out *out)
@@ -163,23 +170,34 @@ static int pass_untrimmed(struct fstrim_state *s, uint64_t now, struct policy_ou
 	return 0;
 }
 
-/* ext4 (only groups holding untrimmed space) and xfs (all groups): every free extent >= minlen. */
+/*
+ * ext4 (only groups holding untrimmed space) and xfs (all groups): every free
+ * extent >= minlen, cut at group boundaries. ext4 skips from a group without
+ * untrimmed space straight to the group of the next untrimmed byte (the
+ * groups between hold none either), so a pass costs the extents and groups
+ * it trims, not the device's size.
+ */
 static int pass_groups(struct fstrim_state *s, uint64_t now, struct policy_out *out)
 {
 	uint64_t pos = 0;
-	struct iv v;
+	struct iv v, u;
 	int err;
 
 	while (ivset__next(s->free, pos, &v)) {
 		uint64_t a = v.start > pos ? v.start : pos;
-		uint64_t gend = group_end(s, a);
+		uint64_t g0 = group_start(s, a), gend = group_end(s, a);
 		uint64_t b = v.end < gend ? v.end : gend;
-		uint64_t g0 = gend - s->cfg.group;
 
-		if (s->cfg.mode == FM_EXT4 && !ivset__covered(s->untrimmed, g0, s->cfg.group)) {
-			pos = gend;	/* EXT4_MB_GRP_WAS_TRIMMED: skip the group */
+		if (s->cfg.mode == FM_EXT4 && !ivset__covered(s->untrimmed, g0, gend - g0)) {
+			/* EXT4_MB_GRP_WAS_TRIMMED: skip the group, and every one up to the next untrimmed byte */
+			if (!ivset__next(s->untrimmed, gend, &u))
+				break;
+			pos = group_start(s, u.start) > gend ? group_start(s, u.start) : gend;
 			continue;
 		}
+		if (s->cfg.mode == FM_XFS && a == v.start &&
+		    (err = policy_out__pieces(out, (v.end - 1 - g0) / s->cfg.group + 1, "allocation groups")))
+			return err;
 		pos = b;
 		if (b - a >= s->cfg.minlen && (err = trim(s, a, b, v.val, now, out)))
 			return err;
@@ -259,12 +277,41 @@ static int commit(struct fstrim_state *s)
 	return err;
 }
 
+/*
+ * A pass over nothing (no untrimmed space; for xfs, no free space) changes
+ * nothing, and nothing changes until a record comes: while idle the timer
+ * is parked (no deadline) and the passes it would have run are counted when
+ * the next record (or the end) comes, rather than ticked one by one across
+ * an idle span of the trace (2^63 ns of it at 1 ms is 9e12 ticks).
+ */
+static bool idle(const struct fstrim_state *s)
+{
+	return !ivset__count(s->cfg.mode == FM_XFS ? s->free : s->untrimmed);
+}
+
+/*
+ * The parked passes at or before t: before a record at t (the pipeline fires timers up
+ * to a record's time before it), and before a commit at t + 1 (it comes before a pass).
+ */
+static void catch_up(struct fstrim_state *s, uint64_t t)
+{
+	uint64_t k;
+
+	if (!idle(s) || t < s->next_pass)
+		return;
+	k = (t - s->next_pass) / s->cfg.interval + 1;
+	s->passes += k;
+	s->next_pass += k * s->cfg.interval;	/* <= t + interval: no wrap */
+}
+
 static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
 	int err;
 
 	(void)out;
+	catch_up(s, ev->time_ns);
+	s->last_rec = ev->time_ns > s->last_rec ? ev->time_ns : s->last_rec;
 	s->dev = ev->dev;
 	s->flags = ev->flags & TS_F_FS_MASK;
 	if (!(ev->flags & TS_F_PREALLOC)) {	/* free once its transaction commits */
@@ -290,6 +337,8 @@ static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_o
 	int err;
 
 	(void)out;
+	catch_up(s, r->time_ns);
+	s->last_rec = r->time_ns > s->last_rec ? r->time_ns : s->last_rec;
 	if (r->kind == TS_ALLOC && r->length) {
 		if ((err = ivset__remove(s->free, r->offset, r->length)) ||
 		    (s->cfg.mode == FM_UNTRIMMED && (err = hold_untrimmed(s, r->offset, r->length))))
@@ -312,17 +361,18 @@ static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_o
 static uint64_t fstrim_next_deadline(void *priv)
 {
 	struct fstrim_state *s = priv;
+	uint64_t pass = idle(s) ? UINT64_MAX : s->next_pass;
 
-	return s->commit_at < s->next_pass ? s->commit_at : s->next_pass;
+	return s->commit_at < pass ? s->commit_at : pass;
 }
 
 static int fstrim_tick(void *priv, uint64_t now, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
-
 	int err;
 
 	if (now >= s->commit_at) {
+		catch_up(s, now - 1);	/* parked passes before now trimmed nothing; one at now follows the commit */
 		s->commit_at = UINT64_MAX;
 		if ((err = commit(s)))
 			return err;
@@ -338,6 +388,7 @@ static int fstrim_flush(void *priv, uint64_t now, struct policy_out *out)
 	struct fstrim_state *s = priv;
 	int err;
 
+	catch_up(s, s->last_rec);	/* the end comes at the last record's time, passes up to it ran */
 	/* the next fstrim comes after the running transaction has committed */
 	if (!s->cfg.final)
 		return 0;

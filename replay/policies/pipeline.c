@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "../../traces/util.h"
 
 struct policy_out {
 	struct policy *p;
@@ -63,6 +64,19 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev)
 	s = &p->st[out->next];
 	ret = s->ops->push(s->priv, ev, &s->out);
 	return ret < 0 ? fail(p, s, ret, "push") : ret;
+}
+
+int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what)
+{
+	struct policy *p = out->p;
+
+	if (n <= TS_MAX_PIECES)
+		return 0;
+	if (!p->err[0])
+		snprintf(p->err, sizeof(p->err), "policy stage '%s': one request would become %" PRIu64 " %s; "
+			 "the bound is %u per request (TS_MAX_PIECES)", out->next ? p->st[out->next - 1].ops->name
+			 : "source", n, what, TS_MAX_PIECES);
+	return -E2BIG;
 }
 
 /* ---- describe: the canonical pipeline text ---- */
@@ -319,10 +333,14 @@ bool policy_source_missing(const struct policy_props *props, const struct policy
 		why[0] = 0;
 	if (!k || c->kind[k] || (props->snapshot && c->freespace))
 		return false;
-	if (fs_level && !c->kind[TS_FREE] && !c->kind[TS_INTENT] && dev && dev->fs[0])
-		snprintf(why, len, "trace has no %s records: %s has no fs-level events", ts_kind_name(k), dev->fs);
-	else
+	if (fs_level && !c->kind[TS_FREE] && !c->kind[TS_INTENT] && dev && dev->fs[0]) {
+		char fs[64];
+
+		snprintf(why, len, "trace has no %s records: %s has no fs-level events", ts_kind_name(k),
+			 ts_escape(dev->fs, fs, sizeof(fs)));
+	} else {
 		snprintf(why, len, "trace has no %s records", ts_kind_name(k));
+	}
 	return true;
 }
 

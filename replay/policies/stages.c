@@ -206,7 +206,8 @@ const struct policy_stage_ops stage_min = {
 struct split_state { uint64_t max; uint64_t splits; };
 static const struct opt_spec split_opts[] = {
 	{ "max", OPT_BYTES, offsetof(struct split_state, max), 0, 0, "0",
-	  "largest command in bytes; 0 = the device's discard_max_bytes from the trace header (none if unknown)" },
+	  "largest command in bytes, at least 512 (a sector); 0 = the device's discard_max_bytes from the "
+	  "trace header (none if unknown)" },
 	{ NULL },
 };
 
@@ -216,7 +217,11 @@ static int split_init(const void *cfg, const struct policy_env *env, struct poli
 	struct split_state *s;
 	int ret;
 
-	(void)props, (void)err, (void)errlen;
+	(void)props;
+	/* A discard is whole sectors (max_discard_sectors): a smaller piece is no command a kernel sends. */
+	if (((const struct split_state *)cfg)->max && ((const struct split_state *)cfg)->max < 512)
+		return ts_errf(err, errlen, -EINVAL, "option 'max': %llu is below a sector (512 bytes)",
+			       (unsigned long long)((const struct split_state *)cfg)->max);
 	if ((ret = keep_cfg(cfg, sizeof(struct split_state), priv)))
 		return ret;
 	s = *priv;
@@ -234,15 +239,23 @@ static int split_push(void *priv, const struct policy_event *ev, struct policy_o
 {
 	struct split_state *s = priv;
 
+	uint64_t pieces = 0;
+	int ret;
+
 	if (!s->max || ev->bytes <= s->max)
 		return policy_out__emit(out, ev);
+	for (uint32_t i = 0; i < ev_nsegs(ev); i++)
+		pieces += ev_seg(ev, i).length / s->max + 1;
+	if ((ret = policy_out__pieces(out, pieces, "commands")))
+		return ret;
 	for (uint32_t i = 0; i < ev_nsegs(ev); i++) {
 		struct target_seg g = ev_seg(ev, i);
 
-		for (uint64_t off = 0; off < g.length; off += s->max) {
-			uint64_t len = g.length - off < s->max ? g.length - off : s->max;
-			struct policy_event e = ev_single(ev, g.offset + off, len);
-			int ret;
+		for (uint64_t off = 0, len; off < g.length; off += len) {
+			struct policy_event e;
+
+			len = g.length - off < s->max ? g.length - off : s->max;
+			e = ev_single(ev, g.offset + off, len);
 
 			e.count = (i == 0 && off == 0) ? ev->count : 0;
 			if ((ret = policy_out__emit(out, &e)))
@@ -268,8 +281,8 @@ const struct policy_stage_ops stage_split = {
 /* ---- align(granularity): shrink ranges inward to granularity boundaries ---- */
 struct align_state { uint64_t gran; uint64_t trimmed_bytes, dropped; struct target_seg *segs; size_t cap; };
 static const struct opt_spec align_opts[] = {
-	{ "granularity", OPT_BYTES, offsetof(struct align_state, gran), 0, 0, "0",
-	  "alignment in bytes; 0 = the device's discard_granularity from the trace header (4K if unknown)" },
+	{ "granularity", OPT_BYTES, offsetof(struct align_state, gran), 0, 1ull << 32, "0",
+	  "alignment in bytes, up to 4G; 0 = the device's discard_granularity from the trace header (4K if unknown)" },
 	{ NULL },
 };
 

@@ -258,6 +258,8 @@ static bool mcmd_add(struct group *g, struct mcmd *c, const struct policy_event 
 			return false;
 		if (g->cfg_max && c->ev.bytes + r.length > g->cfg_max)
 			return false;
+		if (c->ev.bytes + r.length > TS_MAX_BYTES)	/* overlapping ranges (no sort before): keep bytes in range */
+			return false;
 		g->segs[c->n++] = r;
 		c->ev.bytes += r.length;
 	}

@@ -49,8 +49,8 @@ struct ufs_state {
 	uint32_t devno;
 	/* The open run (trimcons). */
 	bool open;
-	uint64_t start, end, ino, freed_ns, last_ns;
-	uint32_t blocks, dev;
+	uint64_t start, end, ino, freed_ns, last_ns, blocks;
+	uint32_t dev;
 	uint16_t flags;
 	/* Figures. */
 	uint64_t frees, blkfrees, sent, prepends, appends, breaks, prealloc;
@@ -78,8 +78,9 @@ static int send_run(struct ufs_state *s, uint64_t now, struct policy_out *out)
 		return 0;
 	s->open = false;
 	s->sent++;
+	/* count is 32-bit: a run of more than 2^32 - 1 blocks (128 TiB of 32 KiB) says so as UINT32_MAX. */
 	return kstage_emit(out, now, s->start, s->end - s->start, s->ino, s->freed_ns,
-			   s->blocks, s->dev, s->flags);
+			   s->blocks > UINT32_MAX ? UINT32_MAX : (uint32_t)s->blocks, s->dev, s->flags);
 }
 
 /* One ffs_blkfree() call: [a, b) of one block. */
@@ -124,10 +125,45 @@ grown:
 	return 0;
 }
 
+/* ffs_blkfree() calls for [a, end): the blocks it touches (end > a). */
+static uint64_t nblocks(uint64_t a, uint64_t end, uint64_t bs)
+{
+	return (end - 1) / bs - a / bs + 1;
+}
+
+/*
+ * trimcons=1: only the extent's first block can break the open run; every
+ * block after it starts where the run ends (asc) or ends where it starts
+ * (desc), so the rest is counted, not walked: a 1 TiB free costs what a
+ * 32 KiB one does.
+ */
+static int consolidate(struct ufs_state *s, const struct policy_event *ev, uint64_t n, struct policy_out *out)
+{
+	uint64_t a = ev->offset, end = ev->offset + ev->length, bs = s->cfg.bsize;
+	int err;
+
+	if (s->cfg.order == 0)
+		err = blkfree(s, ev, a, a / bs * bs + bs < end ? a / bs * bs + bs : end, out);
+	else
+		err = blkfree(s, ev, (end - 1) / bs * bs > a ? (end - 1) / bs * bs : a, end, out);
+	if (err || n == 1)
+		return err;
+	if (s->cfg.order == 0) {
+		s->end = end;
+		s->appends += n - 1;
+	} else {
+		s->start = a;
+		s->prepends += n - 1;
+	}
+	s->blkfrees += n - 1;
+	s->blocks += n - 1;
+	return 0;
+}
+
 static int ufs_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct ufs_state *s = priv;
-	uint64_t bs = s->cfg.bsize, a = ev->offset, end = ev->offset + ev->length;
+	uint64_t bs = s->cfg.bsize, a = ev->offset, end = ev->offset + ev->length, n;
 	int err;
 
 	s->frees++;
@@ -145,9 +181,17 @@ static int ufs_push(void *priv, const struct policy_event *ev, struct policy_out
 	    (err = send_run(s, ev->time_ns, out)))
 		return err;
 	s->last_ns = ev->time_ns;
+	if (!ev->length)
+		return 0;
+	n = nblocks(a, end, bs);
+	if (s->cfg.trimcons)
+		return consolidate(s, ev, n, out);
+	/* One BIO_DELETE per block: the work is the blocks', bounded like every stage's. */
+	if ((err = policy_out__pieces(out, n, "ffs_blkfree() blocks")))
+		return err;
 	if (s->cfg.order == 0) {
 		while (a < end) {
-			uint64_t b = (a / bs + 1) * bs;
+			uint64_t b = a / bs * bs + bs;	/* a < 2^63 and bs <= 1 MiB: no wrap */
 
 			if (b > end)
 				b = end;

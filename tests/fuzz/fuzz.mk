@@ -1,5 +1,8 @@
 # libFuzzer harnesses: tests/fuzz/fuzz_*.c, each linked with the library built by clang
 # (-fsanitize=fuzzer-no-link plus ASan/UBSan). tests/fuzz/README.md lists them and their runs.
+# Mutation is structure-aware (tests/fuzz/fuzz_mutate*.h, LLVMFuzzerCustomMutator): a trace
+# keeps its record count and checksum right, so inputs get past the reader into the policies;
+# TRIMSIM_FUZZ_RAW=1 in the environment gives libFuzzer's byte mutation alone.
 #   make fuzz          run every harness for FUZZ_SECONDS (default 60) each, one after another,
 #                      and print executions and coverage per harness
 #   make fuzz-smoke    SMOKE_SECONDS (default 10) of each over seeds + regression inputs
@@ -31,7 +34,8 @@ $(BUILD)/fuzz/libtrimsim.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(BUILD)/fuzz/libtrimsim.a
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h tests/fuzz/fuzz_mutate.h tests/fuzz/fuzz_mutate_import.h \
+		 $(BUILD)/fuzz/libtrimsim.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)
 

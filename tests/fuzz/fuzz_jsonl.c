@@ -14,11 +14,20 @@
 #include "traces/trace.h"
 #include "traces/trace_int.h"
 #include "fuzz_util.h"
+#include "fuzz_mutate.h"
 
 static const char header[] =
 	"{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","
 	"\"name\":\"loop7\",\"size\":1073741824,\"logical_block_size\":512,\"physical_block_size\":4096,"
 	"\"discard_granularity\":4096,\"discard_max_bytes\":4294967296,\"max_discard_segments\":1}]}}\n";
+
+/* Structure-aware (fuzz_mutate.h): records mutated field by field, odd spellings, the footer count kept right. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
+	return fm_jsonl_body_mutate(data, size, max_size, seed, header);
+}
 
 static void round_trip(const struct ts_record *rec)
 {

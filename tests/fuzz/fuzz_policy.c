@@ -12,6 +12,107 @@
 
 #include "replay/policy.h"
 #include "traces/trace.h"
+#include "fuzz_mutate.h"
+
+/*
+ * Grammar-aware mutation: the string is taken as "name(args) | name(args)",
+ * and one stage is replaced by a registered stage or preset, added, dropped,
+ * or given one of its own options with an edge value ("segments=4294967295",
+ * "bsize=512", "interval=1ns"), so mutations spend their time past the parser.
+ */
+static const char *const fm_units[] = { "", "K", "M", "G", "T", "P", "E", "ns", "us", "ms", "s", "w", "%" };
+
+static const char *random_name(struct fm_rng *r)
+{
+	size_t ns = 0, np = 0;
+
+	while (policy_stage_at(ns))
+		ns++;
+	while (policy_presets[np].name)
+		np++;
+	if (fm_below(r, 2) && np)
+		return policy_presets[fm_below(r, np)].name;
+	return ns ? policy_stage_at(fm_below(r, ns))->name : "none";
+}
+
+/* An option key of the stage or preset called name (a random one of any stage if it has none). */
+static const char *random_key(struct fm_rng *r, const char *name)
+{
+	const struct policy_stage_ops *o = policy_stage_find(name);
+	const struct policy_preset *pr = policy_preset_find(name);
+	size_t n = 0;
+
+	if (pr && pr->tunables) {
+		while (pr->tunables[n].key)
+			n++;
+		if (n)
+			return pr->tunables[fm_below(r, n)].key;
+	}
+	if (!o || !o->opts)
+		o = policy_stage_at(0);
+	while (o->opts && o->opts[n].key)
+		n++;
+	return n ? o->opts[fm_below(r, n)].key : "x";
+}
+
+/* Stage i of the mutated string: as it was, or changed (what: 0 added before, 1 dropped, 2-3 an option set). */
+static void put_stage(FILE *f, struct fm_rng *r, char *stage, unsigned what, bool *first)
+{
+	char name[64] = "", *paren;
+	uint64_t v;
+
+	sscanf(stage, " %63[a-z0-9_-]", name);
+	if (what == 1)
+		return;
+	fputs(*first ? "" : " | ", f);
+	*first = false;
+	if (what == 0)
+		fprintf(f, "%s | ", random_name(r));
+	if (what != 2 && what != 3) {
+		fputs(stage, f);
+		return;
+	}
+	v = fm_edges[fm_below(r, FM_NELEM(fm_edges))];
+	paren = strchr(stage, '(');
+	if (paren && strrchr(stage, ')'))
+		*strrchr(stage, ')') = 0;
+	fprintf(f, "%s%s%s=%llu%s)", paren ? stage : name, paren ? "," : "(", random_key(r, name),
+		(unsigned long long)(fm_below(r, 2) ? v : v >> fm_below(r, 64)),
+		fm_units[fm_below(r, FM_NELEM(fm_units))]);
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
+	struct fm_rng r;
+	char *text, *stages[16], *save = NULL, *s, *out = NULL;
+	size_t n = 0, olen = 0, k;
+	bool first = true;
+	FILE *f;
+
+	fm_seed(&r, seed);
+	if (fm_below(&r, 8) == 0 || !(text = strndup((const char *)data, size)))
+		return LLVMFuzzerMutate(data, size, max_size);
+	for (s = strtok_r(text, "|", &save); s && n < 16; s = strtok_r(NULL, "|", &save))
+		stages[n++] = s;
+	k = fm_below(&r, n + 1);
+	f = open_memstream(&out, &olen);
+	for (size_t i = 0; f && i < n; i++)
+		put_stage(f, &r, stages[i], i == k ? (unsigned)fm_below(&r, 4) : 9, &first);
+	if (f && k == n)	/* one more at the end */
+		fprintf(f, "%s%s", first ? "" : " | ", random_name(&r));
+	if (f)
+		fclose(f);
+	free(text);
+	if (!out || olen > max_size) {
+		free(out);
+		return LLVMFuzzerMutate(data, size, max_size);
+	}
+	memcpy(data, out, olen);
+	free(out);
+	return olen;
+}
 
 struct count { uint64_t events, bytes; };
 

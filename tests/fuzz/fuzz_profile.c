@@ -14,6 +14,84 @@
 #include "models/model.h"
 #include "traces/trace.h"
 #include "fuzz_util.h"
+#include "fuzz_mutate.h"
+
+/*
+ * JSON-aware mutation: one member of the profile object gets an edge value (an
+ * integer, a size or duration string with a unit, a fraction, a negative, a
+ * string where a number goes) or is dropped, or the override string gets
+ * "key=value" for a key the profile has; the NUL between them stays.
+ */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
+	static const char *const units[] = { "", "K", "M", "G", "T", "E", "ns", "us", "ms", "s", "w" };
+	struct fm_rng r;
+	const uint8_t *ov;
+	size_t jlen, olen, n = 0, nkeys;
+	json_t *o;
+	const char *key = NULL, *k;
+	json_t *v;
+	char *js = NULL, val[64];
+
+	fm_seed(&r, seed);
+	fuzz_split(data, size, &jlen, &ov, &olen);
+	o = json_loadb((const char *)data, jlen, 0, NULL);
+	if (!json_is_object(o) || fm_below(&r, 8) == 0) {
+		json_decref(o);
+		return LLVMFuzzerMutate(data, size, max_size);
+	}
+	nkeys = json_object_size(o);
+	n = fm_below(&r, nkeys ? nkeys : 1);
+	json_object_foreach(o, k, v)
+		if (!n--) {
+			key = k;
+			break;
+		}
+	if (!key)
+		key = "capacity";
+	snprintf(val, sizeof(val), "%llu%s", (unsigned long long)(fm_edges[fm_below(&r, FM_NELEM(fm_edges))] >>
+		 fm_below(&r, 4) * 10), units[fm_below(&r, FM_NELEM(units))]);
+	switch (fm_below(&r, 6)) {
+	case 0: json_object_set_new(o, key, json_string(val)); break;
+	case 1: json_object_set_new(o, key, fm_json_u64(fm_edges[fm_below(&r, FM_NELEM(fm_edges))])); break;
+	case 2: json_object_set_new(o, key, json_real(fm_below(&r, 2) ? -0.5 : 1e300)); break;
+	case 3: json_object_del(o, key); break;
+	default: {	/* the override string instead */
+		char *nv = NULL;
+		int len = asprintf(&nv, "%.*s%s%s=%s", (int)olen, (const char *)ov, olen ? "," : "", key, val);
+
+		if (len > 0 && jlen + 1 + (size_t)len <= max_size) {
+			data[jlen] = 0;
+			memcpy(data + jlen + 1, nv, (size_t)len);
+			n = jlen + 1 + (size_t)len;
+		} else {
+			n = 0;
+		}
+		free(nv);
+		json_decref(o);
+		return n ? n : LLVMFuzzerMutate(data, size, max_size);
+	}
+	}
+	js = json_dumps(o, JSON_INDENT(1));
+	json_decref(o);
+	n = 0;
+	if (js && strlen(js) + 1 + olen <= max_size) {
+		uint8_t *tail = malloc(olen + 1);
+
+		if (tail) {
+			memcpy(tail, ov, olen);
+			memcpy(data, js, strlen(js));
+			data[strlen(js)] = 0;
+			memcpy(data + strlen(js) + 1, tail, olen);
+			n = strlen(js) + 1 + olen;
+			free(tail);
+		}
+	}
+	free(js);
+	return n ? n : LLVMFuzzerMutate(data, size, max_size);
+}
 
 static void serve(const char *spec)
 {

@@ -1,11 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
-/* libFuzzer: the trace reader (binary and JSON Lines) over arbitrary bytes. */
+/*
+ * libFuzzer: the trace reader (binary and JSON Lines). Mutation is structure-
+ * aware (fuzz_mutate.h): headers and records change field by field and the
+ * file stays whole, so the reader's checks past the checksum are reached.
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "traces/trace.h"
+#include "fuzz_mutate.h"
+
+/* Structure-aware (fuzz_mutate.h): a binary trace keeps its count and checksum right, JSON Lines its footer. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
+	if (size && data[0] == '{')
+		return fm_jsonl_file_mutate(data, size, max_size, seed);
+	return fm_trace_mutate(data, size, max_size, seed, 0);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

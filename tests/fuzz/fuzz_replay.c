@@ -2,8 +2,10 @@
 /*
  * libFuzzer: a stranger's trace through the replay engine. Input: one byte that
  * picks a policy and a device model, then a trace file (binary or JSON Lines).
- * The engine must refuse what the kernel cannot produce (times past ktime_t,
- * ranges past the device) and never crash, hang or leak on the rest.
+ * The reader refuses what the kernel cannot produce (traces/bounds.c); the
+ * engine, policies and models must never crash, hang or leak on the rest.
+ * Mutation is structure-aware (fuzz_mutate.h): header geometry and record
+ * values change and the trace stays whole, so they reach the policies.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +14,17 @@
 #include "replay/engine.h"
 #include "traces/trace.h"
 #include "fuzz_util.h"
+#include "fuzz_mutate.h"
+
+/* Structure-aware (fuzz_mutate.h): the trace after the selector byte stays a whole trace. */
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
+	if (size > 1 && data[1] == '{')
+		return fm_jsonl_file_mutate(data + 1, size - 1, max_size - 1, seed) + 1;
+	return fm_trace_mutate(data, size, max_size, seed, 1);
+}
 
 static const char *const policies[] = {
 	"as-recorded", "passthrough", "xfs", "ext4", "ufs-trimcons", "btrfs-async", "f2fs", "fstrim",

@@ -88,15 +88,13 @@ ParameterizedTestParameters(badinput_all, cli)
 		{ .name = "past the device end", .file = "in.jsonl",
 		  .content = HDR REC("INTENT", "1000", "1073737728", "65536") FOOT(1),
 		  .args = "replay in.jsonl -p passthrough -o out.json",
-		  .msg = "trimsim replay: in.jsonl: record 0 (INTENT): offset 1073737728 + length 65536 is past "
-			  "the end "
+		  .msg = "trimsim replay: in.jsonl: line 2: offset 1073737728 + length 65536 is past the end "
 			  "of 7:0 (1073741824 bytes)\n", .rc = 1, .out = "out.json" },
 		{ .name = "time past ktime_t", .file = "in.jsonl",
 		  .content = HDR REC("INTENT", "\"18446744073709551615\"", "0", "4096") FOOT(1),
 		  .args = "replay in.jsonl -p passthrough -o out.json",
-		  .msg = "trimsim replay: in.jsonl: record 0 (INTENT): time 18446744073709551615 ns is past the "
-			  "kernel's "
-			  "ktime_t range (2^63 - 1 ns)\n", .rc = 1, .out = "out.json" },
+		  .msg = "trimsim replay: in.jsonl: line 2: time 18446744073709551615 ns is past the "
+			  "kernel's ktime_t range (2^63 - 1 ns)\n", .rc = 1, .out = "out.json" },
 		/* ---- device profiles and overrides ---- */
 		{ .name = "profile unknown", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -M nosuch -o out.json",

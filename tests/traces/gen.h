@@ -29,7 +29,7 @@ static inline void gen_record(uint64_t i, uint64_t seed, struct ts_record *r)
 	r->kind = (uint8_t)kind;
 	r->op = kind == TS_META ? (uint8_t)(1 + (i / TS_KIND_MAX) % TS_META_MAX)
 				: (uint8_t)((i / TS_KIND_MAX) % (TS_OP_MAX + 1));
-	r->offset = (gen_rand(&s) % (1ull << 40)) & ~4095ull;
+	r->offset = (gen_rand(&s) % (1ull << 29)) & ~4095ull;	/* on the header's 1 GiB device (traces/bounds.c) */
 	r->length = 512ull << (gen_rand(&s) % 20);
 	r->ino = gen_rand(&s) % 100000;
 	r->latency_ns = kind == TS_DONE ? gen_rand(&s) % 10000000 : 0;
@@ -37,9 +37,9 @@ static inline void gen_record(uint64_t i, uint64_t seed, struct ts_record *r)
 	r->flags = (uint16_t)((i % (TS_FS_MAX + 1)) | ((1u << (4 + i % 7)) & TS_F_KNOWN));
 	if (i % 11 == 0)
 		r->flags = TS_F_KNOWN & ~TS_F_FS_MASK;
-	/* Values past 2^63 exercise the JSON Lines string form. */
+	/* Values past 2^63 exercise the JSON Lines string form (an inode may be any 64-bit value; times stop at 2^63). */
 	if (i == 5)
-		r->time_ns = UINT64_MAX - 1;
+		r->ino = UINT64_MAX - 1;
 	if (i == 6)
 		r->ino = UINT64_MAX;
 	/* A flag bit this version does not name travels as a number. */

@@ -223,3 +223,36 @@ Test(impexp_cli, tracecmd_library_fault_is_an_error)
 	}
 	free(err);
 }
+
+/*
+ * A trace.dat whose one byte makes libtracecmd ask malloc() for 2^57 bytes
+ * (found by fuzz_import_tracecmd: the seed with byte 55723 changed from 0x89
+ * to 0x29). glibc returns NULL and the library gives up, so the import ends
+ * with one line and leaves nothing. Run with the plain binary ($TRIMSIM_PLAIN):
+ * AddressSanitizer aborts on such a request instead of returning NULL (the
+ * fuzz harness makes it answer as glibc does).
+ */
+Test(impexp_cli, tracecmd_huge_allocation_is_an_error)
+{
+	char seed[512], bad[512], cmd[2048], *buf, *err = NULL;
+	const char *plain = getenv("TRIMSIM_PLAIN");
+	size_t n = 0;
+	int st;
+
+	cr_assert(plain, "TRIMSIM_PLAIN is not set (run through make)");
+	snprintf(seed, sizeof(seed), "%s/tests/fuzz/seeds/fuzz_import_tracecmd/ext4_loop.dat", th_src());
+	buf = th_slurp(seed, &n);
+	cr_assert(buf && n == 1174120, "%s: %zu bytes", seed, n);
+	cr_assert_eq((unsigned char)buf[55723], 0x89, "the seed changed: find the byte again");
+	buf[55723] = 0x29;
+	snprintf(bad, sizeof(bad), "%s/huge.dat", dir);
+	cr_assert_eq(th_write(bad, buf, n), 0);
+	free(buf);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' import --from trace-cmd --fs-block-size 4096 huge.dat -o huge.tsim",
+		 dir, plain);
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 1, "exit %d: %s", st, err);
+	cr_expect_str_eq(err, "trimsim import: huge.dat: not a readable trace-cmd trace.dat file\n");
+	cr_expect_eq(nfiles(), 1, "huge.dat only");
+	free(err);
+}

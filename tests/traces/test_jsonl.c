@@ -254,7 +254,7 @@ ParameterizedTestParameters(jsonl, spellings_agree)
 		{ " { \"flags\" : \"xfs|sync\" , \"lat\":0,\"ino\":3,\"len\":8192,\"off\":4096,\"dev\":\"8:16\",\"op\":\"discard\",\"kind\":\"ISSUE\",\"t\":5 }\r\n" },
 		{ "{\"t\":\"5\",\"kind\":\"\\u0049SSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":\"4096\",\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":\"xfs|sync\"}" },
 		{ "{\"t\":5,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":4096,\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":34}" },
-		{ "{\"t\":5,\"t\":5,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":4096,\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":\"sync|xfs\"}" },
+		{ "{\"t\":5,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:16\",\"off\":4096,\"len\":8192,\"ino\":3,\"lat\":0,\"flags\":\"sync|xfs\"}" },
 	};
 	return cr_make_param_array(struct spell, t, sizeof(t) / sizeof(t[0]));
 }

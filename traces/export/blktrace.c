@@ -37,6 +37,7 @@ static const struct opt_spec bt_opt_table[] = {
 struct bt_state {
 	FILE *out;
 	const char *out_path;
+	const char *in_path;
 	unsigned kind, ops;
 	uint64_t first_ns;
 	uint32_t seq;
@@ -99,6 +100,7 @@ static int bt_begin(void **state, const void *opts, const struct export_ctx *c, 
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
 	s->out = c->out;
 	s->out_path = c->out_path;
+	s->in_path = c->in_path;
 	s->kind = kind;
 	s->ops = o->common.ops;
 	s->first_ns = c->first_ns;
@@ -120,6 +122,8 @@ static int bt_record(void *state, const struct ts_record *r, uint64_t rec_no, ch
 	if (r->offset % BLKIO_SECTOR || r->length % BLKIO_SECTOR)
 		return ts_errf(err, errlen, -EINVAL, "record %" PRIu64 ": offset %" PRIu64 " or length %" PRIu64
 			       " is not a multiple of 512 bytes (blktrace counts sectors)", rec_no, r->offset, r->length);
+	if ((ret = export_pieces(s->in_path, r, BT_MAX_PIECE, rec_no, "blktrace events", err, errlen)))
+		return ret;
 	op = export_op(r);
 	cat = bt_category(op, r->flags);
 	off = r->offset;

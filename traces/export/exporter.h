@@ -78,5 +78,13 @@ int export_write_fail(const char *out_path, char *err, size_t errlen);
 int export_check_stop(char *err, size_t errlen);
 /* FREE/INTENT/BIO records carry no op: they are discards. */
 unsigned export_op(const struct ts_record *r);
+/*
+ * A record longer than one output entry holds is cut into pieces of at most
+ * piece bytes: 0 if that is within TS_MAX_PIECES, else -E2BIG with a message
+ * naming the file and record. The reader already refused a record past its
+ * device; this bounds the rest (a device of unknown size, or a huge one).
+ */
+int export_pieces(const char *in_path, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
+		  const char *what, char *err, size_t errlen);
 
 #endif

@@ -46,6 +46,7 @@ struct fio_file {
 struct fio_state {
 	FILE *out;
 	const char *out_path;
+	const char *in_path;
 	const struct export_ctx *c;
 	unsigned kind, ops;
 	uint64_t first_ns, last_us;
@@ -63,6 +64,24 @@ static const char *fio_action(unsigned op)
 	case TS_OP_SECURE_ERASE: return "trim";
 	default: return "write";
 	}
+}
+
+/*
+ * A trace's device name becomes a path in a file fio reads as whitespace-
+ * separated fields, and fio then writes to that path: only a plain kernel
+ * name (letters, digits, '.', '_', '-', '+') is used; any other (a newline
+ * and a forged line after it, a space, a '/', "..") falls back to
+ * /dev/block/MAJ:MIN.
+ */
+static bool plain_name(const char *s)
+{
+	if (!s[0] || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr("._-+", *s)))
+			return false;
+	return true;
 }
 
 /* The file for dev, announced with add and open the first time it appears. */
@@ -89,7 +108,7 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 		char buf[32];
 
 		for (size_t i = 0; i < s->c->ndev; i++)
-			if (s->c->devs[i].dev == dev && s->c->devs[i].name[0] && !strchr(s->c->devs[i].name, ':'))
+			if (s->c->devs[i].dev == dev && plain_name(s->c->devs[i].name))
 				name = s->c->devs[i].name;
 		if (name)
 			snprintf(f->name, sizeof(f->name), "/dev/%s", name);
@@ -117,6 +136,7 @@ static int fio_begin(void **state, const void *opts, const struct export_ctx *c,
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
 	s->out = c->out;
 	s->out_path = c->out_path;
+	s->in_path = c->in_path;
 	s->c = c;
 	s->kind = kind;
 	s->ops = o->common.ops;
@@ -135,7 +155,6 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 	uint64_t us, off, left;
 	int ret = 0;
 
-	(void)rec_no;
 	/* DONE records are the completions of exported ISSUEs: nothing to replay. */
 	if (r->kind == TS_DONE || !export_wants(s->kind, s->ops, r))
 		return 0;
@@ -148,6 +167,8 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 		return ts_errf(err, errlen, ret, "record %" PRIu64 ": more than %d devices", rec_no, FIO_MAX_FILES);
 	if (ret)	/* its "add" and "open" lines */
 		return export_write_fail(s->out_path, err, errlen);
+	if ((ret = export_pieces(s->in_path, r, FIO_MAX_PIECE, rec_no, "iolog lines", err, errlen)))
+		return ret;
 	act = fio_action(export_op(r));
 	off = r->offset;
 	left = r->length;

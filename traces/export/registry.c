@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Every exporter, in one explicit array, and the layer choice they share. */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "traces/util.h"
@@ -92,4 +93,16 @@ int export_write_fail(const char *out_path, char *err, size_t errlen)
 int export_check_stop(char *err, size_t errlen)
 {
 	return trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") : 0;
+}
+
+int export_pieces(const char *in_path, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
+		  const char *what, char *err, size_t errlen)
+{
+	uint64_t n = r->length / piece + 1;
+
+	if (n <= TS_MAX_PIECES)
+		return 0;
+	return ts_errf(err, errlen, -E2BIG, "%s: record %" PRIu64 ": its %" PRIu64 " bytes would be %" PRIu64 " %s of "
+		       "at most %" PRIu64 " bytes; the bound is %u per record (TS_MAX_PIECES)", in_path, rec_no, r->length, n,
+		       what, piece, TS_MAX_PIECES);
 }

@@ -52,10 +52,37 @@ struct bt_file {
 	struct blkio_trace rec;
 };
 
+/*
+ * Reads past the record's payload: a payload cut short by the end of the
+ * file is a truncated file, not its end (fseeko() would go past EOF without
+ * a word, and the next read would look like a clean end).
+ */
+static int skip_pdu(struct bt_file *f, char *err, size_t errlen)
+{
+	char buf[4096];
+	size_t left = f->rec.pdu_len;
+
+	while (left) {
+		size_t want = left < sizeof(buf) ? left : sizeof(buf), n = fread(buf, 1, want, f->f);
+
+		left -= n;
+		if (n == want)
+			continue;
+		if (ferror(f->f))
+			return ts_errf(err, errlen, -EIO, "%s: offset %" PRIu64 ": read error", f->path,
+				       f->next_off - left);
+		return ts_errf(err, errlen, -EINVAL, "%s: offset %" PRIu64 ": payload of %u bytes runs past the "
+			       "end of the file (%u bytes there)", f->path, f->off + sizeof(f->rec),
+			       f->rec.pdu_len, f->rec.pdu_len - (unsigned)left);
+	}
+	return 0;
+}
+
 /* Reads the next record of f into f->rec; 1 ok, 0 at end, -errno (message in err). */
 static int bt_next(struct bt_file *f, char *err, size_t errlen)
 {
 	size_t n;
+	int ret;
 
 	f->have = false;
 	f->off = f->next_off;
@@ -77,9 +104,16 @@ static int bt_next(struct bt_file *f, char *err, size_t errlen)
 		return ts_errf(err, errlen, -EINVAL, "%s: offset %" PRIu64 ": unsupported blktrace version %u",
 			       f->path, f->off, f->rec.magic & 0xff);
 	f->next_off = f->off + sizeof(f->rec) + f->rec.pdu_len;
-	if (f->rec.pdu_len && fseeko(f->f, f->rec.pdu_len, SEEK_CUR))
-		return ts_errf(err, errlen, -errno, "%s: offset %" PRIu64 ": cannot skip %u payload bytes",
-			       f->path, f->off, f->rec.pdu_len);
+	if ((ret = skip_pdu(f, err, errlen)))
+		return ret;
+	if (f->rec.time > TS_MAX_NS)
+		return ts_errf(err, errlen, -EINVAL, "%s: offset %" PRIu64 ": time %" PRIu64 " ns is past the "
+			       "kernel's ktime_t range (2^63 - 1 ns)", f->path, f->off, f->rec.time);
+	/* sector * 512 must not wrap: a device ends below 2^63 bytes (loff_t, traces/bounds.c). */
+	if (f->rec.sector > (TS_MAX_BYTES - f->rec.bytes) / BLKIO_SECTOR)
+		return ts_errf(err, errlen, -EINVAL, "%s: offset %" PRIu64 ": sector %" PRIu64 " + %u bytes ends "
+			       "past 2^63 - 1 bytes (no block device reaches that far)", f->path, f->off,
+			       f->rec.sector, f->rec.bytes);
 	f->have = true;
 	return 1;
 }

@@ -71,6 +71,20 @@ static int write_trace(struct import_sink *sink, const char *out, json_t *header
 	return trace_writer__close(w, end_ns, err, errlen);
 }
 
+/* The devices an importer described, against the bounds every trace header obeys (traces/bounds.c). */
+static int check_devices(const struct import_sink *sink, char *err, size_t errlen)
+{
+	size_t n;
+	const struct ts_device *d = import_sink__devices(sink, &n);
+	char why[400], name[100];
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		if ((ret = ts_device_check(&d[i], why, sizeof(why))))
+			return ts_errf(err, errlen, ret, "device %s: %s", ts_escape(d[i].name, name, sizeof(name)), why);
+	return 0;
+}
+
 static json_t *import_header(int argc, char **argv, const struct importer_ops *im, const void *opts,
 			     char *const *files, size_t nfiles, struct import_sink *sink)
 {
@@ -189,7 +203,7 @@ int cmd_import(int argc, char **argv)
 		snprintf(err, sizeof(err), "temporary spool: %s", strerror(errno));
 		goto fail;
 	}
-	if (im->run(opts, files, nfiles, sink, err, sizeof(err)))
+	if (im->run(opts, files, nfiles, sink, err, sizeof(err)) || check_devices(sink, err, sizeof(err)))
 		goto fail;
 	header = import_header(argc, argv, im, opts, files, nfiles, sink);
 	if (!header) {

@@ -47,6 +47,27 @@ static int bad(struct dt_state *s, char *err, size_t errlen, const char *what)
 	return ts_errf(err, errlen, -EINVAL, "%s:%" PRIu64 ": %s", s->path, s->line, what);
 }
 
+/*
+ * A name for the trace header, which is JSON and so UTF-8 (RFC 8259): a
+ * FreeBSD device or mount name that is not is refused with its byte, not
+ * rewritten (an escaped name would no longer be the system's name).
+ */
+static int dt_name(struct dt_state *s, const char *what, const char *name, size_t max, char *err, size_t errlen)
+{
+	size_t at = ts_utf8_invalid(name);
+	char msg[200];
+
+	if (at != (size_t)-1)
+		snprintf(msg, sizeof(msg), "%s is not valid UTF-8 at its byte %zu (a trace header is JSON text)",
+			 what, at);
+	else if (strlen(name) > max)
+		snprintf(msg, sizeof(msg), "%s of %zu bytes is longer than the trace format's %zu", what,
+			 strlen(name), max);
+	else
+		return 0;
+	return bad(s, err, errlen, msg);
+}
+
 /* The dev number for a FreeBSD device name, in order of first appearance. */
 static int dt_dev(struct dt_state *s, const char *name, uint32_t *dev, struct ts_device **d)
 {
@@ -57,6 +78,8 @@ static int dt_dev(struct dt_state *s, const char *name, uint32_t *dev, struct ts
 	if (i == s->ndev) {
 		if (i == DT_MAX_DEVS || strlen(name) >= sizeof(s->names[0]))
 			return -E2BIG;
+		if (ts_utf8_invalid(name) != (size_t)-1)
+			return -EILSEQ;
 		snprintf(s->names[i], sizeof(s->names[i]), "%s", name);
 		s->ndev++;
 	}
@@ -66,6 +89,12 @@ static int dt_dev(struct dt_state *s, const char *name, uint32_t *dev, struct ts
 		return -ENOMEM;
 	snprintf((*d)->name, sizeof((*d)->name), "%s", name);
 	return 0;
+}
+
+static const char *dt_dev_why(int ret)
+{
+	return ret == -E2BIG ? "too many or too long device names"
+	       : ret == -EILSEQ ? "device name is not valid UTF-8 (a trace header is JSON text)" : "out of memory";
 }
 
 static int push(struct dt_state *s, const struct ts_record *r)
@@ -140,9 +169,18 @@ static int dt_range(struct dt_state *s, uint64_t off, uint64_t add, uint64_t len
 		snprintf(what, sizeof(what), "offset %" PRIu64 " + partition_start %" PRIu64 " overflows", off, add);
 	else if (off + add > UINT64_MAX - len)
 		snprintf(what, sizeof(what), "offset %" PRIu64 " + length %" PRIu64 " overflows", off + add, len);
+	else if (off + add + len > TS_MAX_BYTES)
+		snprintf(what, sizeof(what), "offset %" PRIu64 " + length %" PRIu64 " ends past 2^63 - 1 bytes "
+			 "(no disk reaches that far)", off + add, len);
 	else
 		return 0;
 	return bad(s, err, errlen, what);
+}
+
+/* Times and latencies: nanoseconds of the kernel's clock, below 2^63 (traces/bounds.c). */
+static int dt_time(struct dt_state *s, uint64_t t, char *err, size_t errlen)
+{
+	return t > TS_MAX_NS ? bad(s, err, errlen, "a time past 2^63 - 1 ns (no kernel clock reaches it)") : 0;
 }
 
 static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
@@ -158,8 +196,14 @@ static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
 		n = split(line, f, 5);
 		if (n != 5 || num(f[2], &v[0]) || num(f[3], &v[1]) || !v[0] || v[0] > UINT32_MAX)
 			return bad(s, err, errlen, "expected 'fs DEV FSIZE BSIZE MOUNT'");
+		/* sys/ufs/ffs/fs.h: a fragment is at least DEV_BSIZE (512), a block at most MAXBSIZE (65536). */
+		if (v[0] < 512 || v[0] > 65536 || (v[0] & (v[0] - 1)))
+			return bad(s, err, errlen, "FSIZE is not a power of two in 512..65536");
+		/* The whole mount point is kept: FreeBSD's MNAMELEN (1024) fits the format's PATH_MAX. */
+		if ((ret = dt_name(s, "mount point", f[4], sizeof(d->mount) - 1, err, errlen)))
+			return ret;
 		if ((ret = dt_dev(s, f[1], &r.dev, &d)))
-			return bad(s, err, errlen, ret == -E2BIG ? "too many or too long device names" : "out of memory");
+			return bad(s, err, errlen, dt_dev_why(ret));
 		snprintf(d->fs, sizeof(d->fs), "ufs");
 		d->fs_block_size = (uint32_t)v[0];
 		snprintf(d->mount, sizeof(d->mount), "%s", f[4]);
@@ -170,8 +214,9 @@ static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
 		if (n != 6 || num(f[1], &v[0]) || num(f[3], &v[1]) || num(f[4], &v[2]) || num(f[5], &v[3]))
 			return bad(s, err, errlen, "expected 'free TIME DEV INO OFFSET BYTES'");
 		if ((ret = dt_dev(s, f[2], &r.dev, &d)))
-			return bad(s, err, errlen, ret == -E2BIG ? "too many or too long device names" : "out of memory");
-		if ((ret = dt_range(s, v[2], s->o->partition_start, v[3], err, errlen)))
+			return bad(s, err, errlen, dt_dev_why(ret));
+		if ((ret = dt_range(s, v[2], s->o->partition_start, v[3], err, errlen)) ||
+		    (ret = dt_time(s, v[0], err, errlen)))
 			return ret;
 		r.kind = TS_FREE;
 		r.flags = TS_FS_UFS;
@@ -192,8 +237,9 @@ static int dt_line(struct dt_state *s, char *line, char *err, size_t errlen)
 		if ((op = dt_op(f[3])) < 0)
 			return bad(s, err, errlen, "CMD must be read, write, delete or flush");
 		if ((ret = dt_dev(s, f[2], &r.dev, &d)))
-			return bad(s, err, errlen, ret == -E2BIG ? "too many or too long device names" : "out of memory");
-		if ((ret = dt_range(s, v[1], 0, v[2], err, errlen)))
+			return bad(s, err, errlen, dt_dev_why(ret));
+		if ((ret = dt_range(s, v[1], 0, v[2], err, errlen)) || (ret = dt_time(s, v[0], err, errlen)) ||
+		    (done && (ret = dt_time(s, v[4], err, errlen))))
 			return ret;
 		r.kind = done ? TS_DONE : TS_ISSUE;
 		r.op = (uint8_t)op;

@@ -190,6 +190,24 @@ static int need_geom(struct tc_state *s, struct tep_event *e, bool xfs, char *er
 	return 0;
 }
 
+/* *v = *v * mul + add, false if it wraps. */
+static bool lin(uint64_t *v, uint64_t mul, uint64_t add)
+{
+	return !__builtin_mul_overflow(*v, mul, v) && !__builtin_add_overflow(*v, add, v);
+}
+
+/* A place computed from the event's numbers that wrapped or ends past any device (traces/bounds.c). */
+static int out_of_range(struct tc_state *s, struct tep_event *e, char *err, size_t errlen)
+{
+	return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 " (%s:%s): its extent ends past 2^63 - 1 bytes "
+		       "(no block device reaches that far)", s->path, s->nrec, e->system, e->name);
+}
+
+static bool in_range(uint64_t off, uint64_t len)
+{
+	return off <= TS_MAX_BYTES && len <= TS_MAX_BYTES - off;
+}
+
 static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, struct tep_record *rec,
 		       struct ts_record *r, char *err, size_t errlen)
 {
@@ -214,8 +232,12 @@ static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e
 		return 0;
 	r->op = (uint8_t)op;
 	r->dev = (uint32_t)dev;
-	r->offset = op == TS_OP_FLUSH ? 0 : sector * 512;	/* a flush request has no position */
-	r->length = op == TS_OP_FLUSH ? 0 : nr * 512;
+	r->offset = sector;	/* a flush request has no position */
+	r->length = nr;
+	if (op == TS_OP_FLUSH)
+		r->offset = r->length = 0;
+	else if (!lin(&r->offset, 512, 0) || !lin(&r->length, 512, 0) || !in_range(r->offset, r->length))
+		return out_of_range(s, e, err, errlen);
 	r->ino = (uint64_t)tep_data_pid(s->tep, rec);
 	switch (which) {
 	case EV_BIO_QUEUE:
@@ -313,8 +335,10 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 			return 0;	/* the allocation failed */
 		r->kind = which == EV_XFS_FREE ? TS_FREE : which == EV_XFS_ALLOC ? TS_ALLOC : TS_INTENT;
 		r->flags = TS_FS_XFS;
-		r->offset = (a * s->g.agblocks + b) * s->g.bs;
-		r->length = c * s->g.bs;
+		r->offset = a;
+		r->length = c;
+		if (!lin(&r->offset, s->g.agblocks, b) || !lin(&r->offset, s->g.bs, 0) || !lin(&r->length, s->g.bs, 0))
+			return out_of_range(s, e, err, errlen);
 		break;
 	case EV_EXT4_FREE:
 		if ((ret = need(s, e, rec, "block", &a, err, errlen)) || (ret = need(s, e, rec, "count", &c, err, errlen)))
@@ -323,16 +347,21 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 		r->kind = TS_FREE;
 		r->flags = TS_FS_EXT4;	/* the metadata flag is REQ_META, for requests (FORMAT.md) */
 		r->ino = ino;
-		r->offset = a * s->g.bs;
-		r->length = c * s->g.bs;
+		r->offset = a;
+		r->length = c;
+		if (!lin(&r->offset, s->g.bs, 0) || !lin(&r->length, s->g.bs, 0))
+			return out_of_range(s, e, err, errlen);
 		break;
 	case EV_EXT4_DISCARD:
 		if ((ret = need(s, e, rec, "blk", &a, err, errlen)) || (ret = need(s, e, rec, "count", &c, err, errlen)))
 			return ret;
 		r->kind = TS_INTENT;
 		r->flags = TS_FS_EXT4;
-		r->offset = a * s->g.bs + s->g.part;
-		r->length = c * s->g.bs;
+		r->offset = a;
+		r->length = c;
+		if (!lin(&r->offset, s->g.bs, s->g.part) || !lin(&r->length, s->g.bs, 0) ||
+		    !in_range(r->offset, r->length))
+			return out_of_range(s, e, err, errlen);
 		if (trim_noted(s, tep_data_pid(s->tep, rec), r->offset, r->length))
 			r->flags |= TS_F_FITRIM;
 		return 1;
@@ -349,16 +378,23 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 		/* ext4_mb_release_inode_pa()/_group_pa(): mb_free_blocks(), never a discard */
 		r->flags = TS_FS_EXT4 | (which == EV_EXT4_PA_FREE ? TS_F_PREALLOC : 0);
 		r->ino = ino;
-		r->offset = (a * s->g.bpg + s->g.first + (uint64_t)(uint32_t)b * s->g.cratio) * s->g.bs;
-		r->length = (uint64_t)(uint32_t)c * s->g.cratio * s->g.bs;
+		b = (uint32_t)b;
+		r->offset = a;
+		r->length = (uint32_t)c;
+		if (!lin(&b, s->g.cratio, 0) || !lin(&r->offset, s->g.bpg, s->g.first) || !lin(&r->offset, 1, b) ||
+		    !lin(&r->offset, s->g.bs, 0) || !lin(&r->length, s->g.cratio, 0) || !lin(&r->length, s->g.bs, 0) ||
+		    !lin(&r->offset, 1, s->g.part) || !in_range(r->offset, r->length))
+			return out_of_range(s, e, err, errlen);
+		r->offset -= s->g.part;	/* added below, with every other fs event's */
 		if (trim) {
-			trim_note(s, rec, r->offset + s->g.part, r->length);
+			trim_note(s, rec, r->offset + s->g.part, r->length);	/* checked above */
 			return 0;	/* its ext4_discard_blocks makes the INTENT */
 		}
 		break;
 	}
 	}
-	r->offset += s->g.part;
+	if (__builtin_add_overflow(r->offset, s->g.part, &r->offset) || !in_range(r->offset, r->length))
+		return out_of_range(s, e, err, errlen);
 	return 1;
 }
 
@@ -366,6 +402,10 @@ static int tc_record(struct tc_state *s, struct tep_record *rec, char *err, size
 {
 	struct ts_record r = { .time_ns = rec->ts };
 	int type = tep_data_type(s->tep, rec), ret;
+
+	if (rec->ts > TS_MAX_NS)
+		return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 ": time %llu ns is past the kernel's "
+			       "ktime_t range (2^63 - 1 ns)", s->path, s->nrec, (unsigned long long)rec->ts);
 
 	if (rec->missed_events > 0) {
 		struct ts_record lost = { .time_ns = rec->ts, .kind = TS_META, .op = TS_META_LOST,
