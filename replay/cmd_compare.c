@@ -254,13 +254,20 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 	return 0;
 }
 
-/* Every trace opens (header and device table parse) before any cell runs: bad input fails early. */
+/*
+ * Every trace opens (header and device table parse) before any cell runs: bad
+ * input fails early. Each cell reads its trace anew: a pipe or "-" is copied
+ * once first (trace_reader__spool()), before the workers fork.
+ */
 static int check_traces(const struct cmp_args *a, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < a->nt; i++) {
-		struct trace_reader *r = trace_reader__open(a->traces[i], err, errlen);
+		struct trace_reader *r;
+		int e = trace_reader__spool(a->traces[i], err, errlen);
 
-		if (!r)
+		if (e)
+			return e;
+		if (!(r = trace_reader__open(a->traces[i], err, errlen)))
 			return errno ? -errno : -EINVAL;
 		trace_reader__close(r);
 	}

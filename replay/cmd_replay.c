@@ -282,7 +282,9 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		return rc;
 	}
-	if (!(r = trace_reader__open(a.trace, err, sizeof(err)))) {
+	/* a real target reads the trace twice (its extent first): a pipe or "-" is copied once */
+	if ((a.cfg.target->realtime && trace_reader__spool(a.trace, err, sizeof(err))) ||
+	    !(r = trace_reader__open(a.trace, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}

@@ -480,22 +480,129 @@ static ssize_t batch_jsonl(struct trace_reader *r, const struct ts_record **recs
 	return r->pending < 0 ? r->pending : 0;
 }
 
+/* ---- spooled inputs ---- */
+
+/*
+ * The inputs trace_reader__spool() copied: filled before any reader opens and
+ * before a command forks its workers, read-only after (so no lock). A copy is
+ * an unlinked file: it goes away with the last process holding its fd.
+ */
+#define MAX_SPOOLS 64
+static struct spool { const char *path; int fd; } spools[MAX_SPOOLS];
+static size_t nspools;
+
+static const char *display_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "stdin";
+}
+
+static int spool_fd(const char *path)
+{
+	for (size_t i = 0; i < nspools; i++)
+		if (!strcmp(spools[i].path, path))
+			return spools[i].fd;
+	return -1;
+}
+
+static int spool_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmpl[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	/* a filesystem without O_TMPFILE: a named file, unlinked at once */
+	if (snprintf(tmpl, sizeof(tmpl), "%s/.trimsim-spool.XXXXXX", dir) >= (int)sizeof(tmpl)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+int trace_reader__spool(const char *path, char *err, size_t errlen)
+{
+	int in = -1, out = -1, ret = 0;
+	const char *name = display_name(path);
+	struct stat sb;
+	char *buf = NULL;
+
+	if (spool_fd(path) >= 0)
+		return 0;
+	if (strcmp(path, "-") && !stat(path, &sb) && S_ISREG(sb.st_mode))
+		return 0;	/* a file: every pass opens it anew */
+	if (nspools == MAX_SPOOLS)
+		return ts_errf(err, errlen, -E2BIG, "%s: more than %d inputs to copy", name, MAX_SPOOLS);
+	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (in < 0)
+		return ts_errf(err, errlen, -errno, "%s: %s", name, strerror(errno));
+	if ((out = spool_tmpfile()) < 0) {
+		ret = ts_errf(err, errlen, -errno, "%s: temporary copy in %s: %s", name,
+			      getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
+		goto out;
+	}
+	if (!(buf = malloc(TS_BUF_ALLOC))) {
+		ret = ts_errf(err, errlen, -ENOMEM, "%s: out of memory", name);
+		goto out;
+	}
+	for (uint64_t total = 0;;) {
+		ssize_t n = read_full(in, buf, TS_BUF_ALLOC);
+
+		if (n < 0) {
+			ret = trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") :
+					     ts_errf(err, errlen, (int)n, "%s: byte %" PRIu64 ": %s", name, total,
+						     strerror((int)-n));
+			goto out;
+		}
+		if (!n)
+			break;
+		if (write(out, buf, (size_t)n) != n) {	/* a regular file: a short write is a full disk */
+			ret = ts_errf(err, errlen, errno ? -errno : -ENOSPC, "%s: temporary copy: %s", name,
+				      strerror(errno ? errno : ENOSPC));
+			goto out;
+		}
+		total += (uint64_t)n;
+	}
+	spools[nspools++] = (struct spool){ .path = path, .fd = out };
+	out = -1;
+out:
+	free(buf);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return ret;
+}
+
 /* ---- public ---- */
 
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen)
 {
 	struct trace_reader *r = calloc(1, sizeof(*r));
 	unsigned char fixed[TS_FIXED_HDR];
+	int spooled = spool_fd(path);
+	char copy[32];
 	ssize_t got;
 	int ret = -ENOMEM;
 
 	if (r)
 		r->fd = -1;
-	if (!r || !(r->path = strdup(path))) {
-		ts_errf(err, errlen, 0, "%s: out of memory", path);
+	if (!r || !(r->path = strdup(display_name(path)))) {
+		ts_errf(err, errlen, 0, "%s: out of memory", display_name(path));
 		goto out;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a copy opens anew through /proc: its own offset, so workers read it side by side */
+	snprintf(copy, sizeof(copy), "/proc/self/fd/%d", spooled);
+	if (spooled >= 0)
+		r->fd = open(copy, O_RDONLY | O_CLOEXEC);
+	else
+		r->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (r->fd < 0) {
 		ret = fail(r, -errno, "%s", strerror(errno));
 		goto out;

@@ -198,8 +198,23 @@ struct trace_status {
 	uint64_t end_ns;	/* footer's end time (0 until the footer is read) */
 };
 
-/* NULL on error with errno set and a one-line message (naming path and offset) in err. */
+/*
+ * NULL on error with errno set and a one-line message (naming path and offset) in err.
+ * "-" is standard input (named "stdin" in messages). A path given to trace_reader__spool()
+ * opens its copy.
+ */
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen);
+/*
+ * For a command that reads a trace more than once (compare's cells, export's survey,
+ * replay's extent pass before a real target): a pipe, a FIFO or "-" can be read only
+ * once, so its bytes are copied here, once, to an unlinked temporary file in $TMPDIR
+ * (else /tmp); every later trace_reader__open(path) in this process, and in the workers
+ * it forks, reads that copy, its messages still naming path. Nothing is done for a
+ * regular file. Call it before any reader of path opens and before forking: the table
+ * it fills is written only then. 0, or -errno with a one-line message in err
+ * (-EINTR on SIGINT/SIGTERM while copying).
+ */
+int trace_reader__spool(const char *path, char *err, size_t errlen);
 const json_t *trace_reader__header(const struct trace_reader *r);
 /* Devices parsed from the header; valid until close. */
 const struct ts_device *trace_reader__devices(const struct trace_reader *r, size_t *n);

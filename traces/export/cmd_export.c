@@ -74,7 +74,8 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 	uint64_t no = 0;
 	int ret;
 
-	if ((ret = survey(in, salvage, &c, err, errlen)))
+	/* two passes over the input: a pipe or "-" is copied once first */
+	if ((ret = trace_reader__spool(in, err, errlen)) || (ret = survey(in, salvage, &c, err, errlen)))
 		return ret;
 	r = trace_reader__open(in, err, errlen);
 	if (!r)
