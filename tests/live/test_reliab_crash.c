@@ -64,17 +64,27 @@ static uint64_t read_all(const char *path, struct trace_status *st)
 	return n;
 }
 
-/* Waits until the trace file holds at least bytes (the recorder is running and flushing). */
-static void wait_size(const char *path, off_t bytes)
+/*
+ * Waits until the trace file holds at least bytes (the recorder is running and
+ * flushing). No deadline of its own: a loaded machine only makes it slower (the
+ * test's timeout is the guard); a recorder that exits first fails the test with
+ * what it said.
+ */
+static void wait_size(const char *path, off_t bytes, pid_t pid)
 {
+	char errf[300], *e;
 	struct stat s;
+	int status;
 
-	for (int i = 0; i < 300; i++) {
-		if (!stat(path, &s) && s.st_size >= bytes)
-			return;
+	while (stat(path, &s) || s.st_size < bytes) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			snprintf(errf, sizeof(errf), "%s/record.err", lfs.dir);
+			e = th_slurp(errf, NULL);
+			cr_assert_fail("the recorder exited (status 0x%x) before %s held %lld bytes: %s", status, path,
+				       (long long)bytes, e ? e : "");
+		}
 		usleep(50000);
 	}
-	cr_assert_fail("%s never reached %lld bytes", path, (long long)bytes);
 }
 
 Test(reliab_crash, sigkill_leaves_whole_records, .init = setup, .fini = lfs_down, .timeout = 180)
@@ -86,8 +96,8 @@ Test(reliab_crash, sigkill_leaves_whole_records, .init = setup, .fini = lfs_down
 	pid_t pid;
 
 	snprintf(out, sizeof(out), "%s/kill.tsim", lfs.dir);
-	pid = record_bg(out, "", 50);
-	wait_size(out, 64 * 1024);
+	pid = record_bg(out, "", 100000);	/* until killed */
+	wait_size(out, 64 * 1024, pid);
 	kill(-pid, SIGKILL);	/* the recorder, and the storm it ran (nothing else may keep the fs busy) */
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -115,8 +125,8 @@ Test(reliab_crash, sigint_leaves_a_complete_file, .init = setup, .fini = lfs_dow
 	pid_t pid;
 
 	snprintf(out, sizeof(out), "%s/int.tsim", lfs.dir);
-	pid = record_bg(out, "", 50);
-	wait_size(out, 64 * 1024);
+	pid = record_bg(out, "", 100000);	/* until killed */
+	wait_size(out, 64 * 1024, pid);
 	kill(pid, SIGINT);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	kill(-pid, SIGKILL);	/* whatever of the storm outlived the recorder */
