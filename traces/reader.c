@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -74,14 +75,25 @@ static int fail(struct trace_reader *r, int code, const char *fmt, ...)
 }
 
 /* Reads up to len bytes, looping over short reads; returns bytes read or -errno. */
+/*
+ * A pipe that waits: SIGINT/SIGTERM end the wait. A signal that lands between
+ * the flag's check and the read would leave read() blocked with the flag set:
+ * poll() wakes every 200 ms to look again (a file is always ready).
+ */
 static ssize_t read_full(int fd, void *buf, size_t len)
 {
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR && !trimsim_stop)	/* a pipe that waits: SIGINT ends the wait */
+		if (trimsim_stop)
+			return -EINTR;
+		if (poll(&pfd, 1, 200) == 0)
+			continue;
+		n = read(fd, (char *)buf + got, len - got);
+		if (n < 0 && errno == EINTR && !trimsim_stop)
 			continue;
 		if (n < 0)
 			return -errno;

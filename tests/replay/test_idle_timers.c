@@ -48,7 +48,11 @@ Test(idle, f2fs_thread_parks, .timeout = 120)
 	h_free_all(h);
 }
 
-/* fstrim.timer with nothing untrimmed: the passes in between are counted, not ticked. */
+/*
+ * fstrim.timer with nothing untrimmed: the passes in between are counted, not
+ * ticked. A free becomes untrimmed when its transaction commits (a META_COMMIT
+ * record here), and only then does a pass have work.
+ */
 Test(idle, fstrim_timer_parks, .timeout = 120)
 {
 	struct harness *h = h_new("source(free) | fitrim(interval=1s,final=0)", 0, 0);
@@ -56,16 +60,39 @@ Test(idle, fstrim_timer_parks, .timeout = 120)
 	h_mark(h, 10 * MS);
 	cr_expect_eq(policy__next_deadline(h->p), UINT64_MAX, "nothing untrimmed, yet a pass is due");
 	h_free(h, 500 * MS, 0, 1 * MIB, 0);
+	/* no commit record seen yet: the transaction's own commit timer, no pass */
+	cr_expect_eq(policy__next_deadline(h->p), 5 * S + 500 * MS, "a free not yet committed made a pass due");
+	h_commit(h, 600 * MS);
 	cr_expect_eq(policy__next_deadline(h->p), 1 * S);
 	h_mark(h, 1500 * MS);
 	cr_assert_eq(h->cap.n, 1);
 	EXPECT_EV(h, 0, 1 * S, 0, 1 * MIB);
 	cr_expect_eq(policy__next_deadline(h->p), UINT64_MAX);
 	h_free(h, 10 * S + 200 * MS, 4 * MIB, 1 * MIB, 0);	/* passes at 2..10 s ran over nothing */
+	h_commit(h, 10 * S + 300 * MS);
 	h_mark(h, 12 * S);
 	cr_assert_eq(h->cap.n, 2);
 	EXPECT_EV(h, 1, 11 * S, 4 * MIB, 1 * MIB);
 	cr_expect_eq(stage_figure(h, "passes"), 12);	/* 1 s .. 12 s */
 	h_end(h, 12 * S);
+	h_free_all(h);
+}
+
+/*
+ * No commit records: the transaction commits commit= (5 s) after its first free,
+ * on the stage's own timer. The passes parked before it trimmed nothing; the
+ * first pass after it trims the free, at its own time on the 1 s grid.
+ */
+Test(idle, fstrim_commit_timer_after_parked_passes, .timeout = 120)
+{
+	struct harness *h = h_new("source(free) | fitrim(interval=1s,final=0)", 0, 0);
+
+	h_free(h, 500 * MS, 0, 1 * MIB, 0);
+	cr_expect_eq(policy__next_deadline(h->p), 5 * S + 500 * MS, "the commit is the only deadline");
+	h_mark(h, 7 * S);
+	cr_assert_eq(h->cap.n, 1);
+	EXPECT_EV(h, 0, 6 * S, 0, 1 * MIB);
+	cr_expect_eq(stage_figure(h, "passes"), 7);	/* 1 .. 5 s parked, 6 s trims, 7 s parked */
+	h_end(h, 7 * S);
 	h_free_all(h);
 }
