@@ -81,9 +81,12 @@ Test(calibrate, plain_loop_gives_a_profile_and_chart)
 
 /*
  * Timing on a shared machine: parallel builds add scheduling delay (the loop
- * worker is an ordinary kworker), never subtract it. So up to three
- * calibrations run and the first within 20% passes; a fit that is wrong
- * fails all three. Every attempt is logged.
+ * worker is an ordinary kworker, the FUSE daemon an ordinary process), never
+ * subtract it: a fit at load 15 read 9 ms for the 5 ms injected. So the
+ * bound is one-sided where load can push: at least 80% of the delay (a fit
+ * that misses it reads ~0.05 ms here), at most 3x (a fit in the wrong unit or
+ * of the wrong term is off by orders of magnitude). Up to three calibrations
+ * run and the first in bounds passes; every attempt is logged.
  */
 Test(calibrate, fits_injected_trim_delay)
 {
@@ -106,7 +109,8 @@ Test(calibrate, fits_injected_trim_delay)
 		cr_log_info("slowfs 5 ms, attempt %d: fitted trim_base %.3f ms, trim_unmapped_base %.3f ms, "
 			    "queued_trim %s", i + 1, base * 1e3, unmapped * 1e3,
 			    json_is_true(json_object_get(p, "queued_trim")) ? "true" : "false");
-		ok = fabs(base - injected) <= 0.2 * injected && fabs(unmapped - injected) <= 0.2 * injected;
+		ok = base >= 0.8 * injected && base <= 3 * injected && unmapped >= 0.8 * injected &&
+		     unmapped <= 3 * injected;
 	}
 	cr_assert(ok, "trim_base %.3f ms, unmapped %.3f ms vs 5 ms injected", base * 1e3, unmapped * 1e3);
 	/* the loop worker serves a write queued behind a discard after it */
