@@ -23,7 +23,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_CFLAGS := -O1 -g $(SAN_FLAGS)
 
 # Library: everything that builds and tests without clang, bpftool or root.
-LIB_DIRS := traces traces/import traces/export models replay replay/policies replay/report replay/targets
+LIB_DIRS := traces traces/import traces/export models replay replay/engine replay/policies replay/report replay/targets
 LIB_SRCS := $(filter-out replay/main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 # Tracer: user side of the recorder (its BPF object is built by tracer/tracer.mk).
 TRACER_SRCS := $(filter-out %.bpf.c,$(wildcard tracer/*.c))
@@ -89,7 +89,7 @@ $(BUILD)/san/trimsim-built: $(BUILD)/san/trimsim
 
 $(BUILD)/san/tests/%: tests/%.c $(SAN_TEST_COMMON) $(BUILD)/san/libtrimsim.a $(SAN_TRACER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -Itests -o $@ $^ $(PKG_LIBS) -lcriterion
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -o $@ $^ $(PKG_LIBS) -lcriterion
 
 TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BUILD)/trimsim) \
 	TRIMSIM_SRC=$(abspath .) TRIMSIM_BUILD=$(abspath $(BUILD)) \

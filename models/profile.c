@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../traces/opts.h"
-#include "model.h"
-#include "model_int.h"
+#include "traces/opts.h"
+#include "models/model.h"
+#include "models/model_int.h"
 
 #define P(f) offsetof(struct model_params, f)
 #define TIB (1099511627776.0)

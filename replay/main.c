@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "../traces/output.h"
-#include "../traces/util.h"
+#include "replay/cli.h"
+#include "traces/output.h"
+#include "traces/util.h"
 
 
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "opts.h"
+#include "traces/opts.h"
 
 struct unit {
 	const char *name;

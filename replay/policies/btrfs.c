@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmap.h"
-#include "ivset.h"
-#include "kstages.h"
-#include "../../traces/util.h"
+#include "replay/policies/gmap.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
+#include "traces/util.h"
 
 #define BTRFS_NR_LISTS		3
 #define BTRFS_MAX_FILTER	(1ull << 20)	/* BTRFS_ASYNC_DISCARD_MAX_FILTER */

@@ -53,11 +53,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmap.h"
-#include "ivset.h"
-#include "kstages.h"
-#include "rbsim.h"
-#include "../../traces/util.h"
+#include "replay/policies/gmap.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
+#include "replay/policies/rbsim.h"
+#include "traces/util.h"
 
 #define EXT4_MIN_GROUP (256ull << 10)
 

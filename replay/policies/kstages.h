@@ -7,7 +7,7 @@
 #ifndef TRIMSIM_KSTAGES_H
 #define TRIMSIM_KSTAGES_H
 
-#include "../policy.h"
+#include "replay/policies/policy.h"
 
 extern const struct policy_stage_ops stage_ufs;		/* ufs.c */
 extern const struct policy_stage_ops stage_xfs_cil;	/* xfs.c */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "../../traces/util.h"
+#include "replay/policies/parse.h"
+#include "traces/util.h"
 
 struct policy_out {
 	struct policy *p;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evq.h"
-#include "stages.h"
-#include "../../traces/util.h"
+#include "replay/policies/evq.h"
+#include "replay/policies/stages.h"
+#include "traces/util.h"
 
 static const struct policy_stage_ops *const generic_stages[] = {
 	&stage_source, &stage_dispatch, &stage_batch, &stage_sort, &stage_merge,

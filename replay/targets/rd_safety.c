@@ -36,10 +36,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/loop.h>
-#include "../../traces/opts.h"
-#include "../../traces/trace.h"
-#include "../../traces/util.h"
-#include "rd_safety.h"
+#include "traces/opts.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/targets/rd_safety.h"
 
 #define SYSB "/sys/class/block"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live.h"
+#include "tests/live/live.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * 1024)

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/import/blkio.h"
 
 /* A JSON Lines trace with one device 7:0 whose header fields are DEV, records R(...), a footer. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace.h"
 
 /* Discard ISSUE records and bytes of the device the replay picks (the header's only/first fs device). */

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agree.h"
-#include "common/helpers.h"
+#include "tests/report/agree.h"
+#include "tests/common/helpers.h"
 
 static void write_trace(const char *path)
 {

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agree.h"
-#include "common/helpers.h"
+#include "tests/report/agree.h"
+#include "tests/common/helpers.h"
 
 static char trace[600];
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agree.h"
-#include "common/helpers.h"
+#include "tests/report/agree.h"
+#include "tests/common/helpers.h"
 
 TestSuite(demo, .init = th_dir_init, .fini = th_dir_fini);
 

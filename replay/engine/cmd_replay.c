@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "engine.h"
-#include "result.h"
-#include "../traces/output.h"
-#include "targets/rd_safety.h"
-#include "../traces/util.h"
+#include "replay/cli.h"
+#include "replay/engine/engine.h"
+#include "replay/engine/result.h"
+#include "traces/output.h"
+#include "replay/targets/rd_safety.h"
+#include "traces/util.h"
 
 #define BATCH 4096
 
@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		"      --dev MAJ:MIN     the traced device to replay (default: the header's only or\n"
 		"                        first filesystem device)\n"
 		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
-		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md); FILE ends in\n"
+		"  -o, --output FILE     write the result JSON (schema in replay/engine/RESULT.md); FILE ends in\n"
 		"                        .json or has no extension; - is stdout\n"
 		"  -q, --quiet           no summary table\n"
 		"\n"

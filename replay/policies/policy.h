@@ -7,7 +7,7 @@
  *
  * One small, read-only ops table per stage kind (fio style), options in an
  * opt_spec table beside the stage, per-instance state behind a void *.
- * replay/ENGINE.md explains how the engine drives them; this header is the
+ * replay/engine/ENGINE.md explains how the engine drives them; this header is the
  * contract. It only grows: new fields go at the end, new hooks are optional.
  *
  * How a pipeline runs (all calls in trace time order, single-threaded):
@@ -47,9 +47,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "../traces/opts.h"
-#include "../traces/trace.h"
-#include "target.h"
+#include "traces/opts.h"
+#include "traces/trace.h"
+#include "replay/targets/target.h"
 
 /*
  * A discard request flowing between stages. Passed by const pointer and
