@@ -146,6 +146,8 @@ struct policy_stage_ops {
 	/*
 	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
 	 * props: set source/qd here if the stage decides them. *priv: per-instance state.
+	 * Refuse a bad option (-EINVAL, message in err) from cfg alone: `trimsim replay` checks a
+	 * spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
 	 */
 	int (*init)(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		    void **priv, char *err, size_t errlen);
