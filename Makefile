@@ -76,14 +76,12 @@ $(BUILD)/san/libtrimsim.a: $(SAN_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-# --whole-archive: a module's strong cmd_X() must replace main.c's weak "not built yet" stub,
-# and the linker would never pull an archive member for a symbol main.o already defines.
 $(BUILD)/trimsim: $(call obj,$(BUILD),$(MAIN_SRC)) $(TRACER_OBJS) $(BUILD)/libtrimsim.a
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(BUILD)/libtrimsim.a -Wl,--no-whole-archive $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libtrimsim.a $(PKG_LIBS)
 
 # The sanitized binary the tests run (tests find it through $TRIMSIM).
 $(BUILD)/san/trimsim: $(call obj,$(BUILD)/san,$(MAIN_SRC)) $(SAN_TRACER_OBJS) $(BUILD)/san/libtrimsim.a
-	$(CC) $(SAN_CFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(BUILD)/san/libtrimsim.a -Wl,--no-whole-archive $(PKG_LIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/san/libtrimsim.a $(PKG_LIBS)
 $(BUILD)/san/trimsim-built: $(BUILD)/san/trimsim
 	@touch $@
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel-emulating stage kinds (branch presets), listed in
+ * Kernel-emulating stage kinds, listed in
  * policy_kernel_stages[] (presets.c). PRESETS.md documents each one: the
  * kernel file and function it follows, its tunables, what a trace cannot show.
  */

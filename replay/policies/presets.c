@@ -14,7 +14,7 @@
 #include "replay/policies/policy.h"
 #include "replay/policies/kstages.h"
 
-/* ---- Stage kinds with real kernel logic (branch presets appends here) ---- */
+/* ---- Stage kinds with real kernel logic ---- */
 const struct policy_stage_ops *const policy_kernel_stages[] = {
 	&stage_xfs_cil,
 	&stage_blk_plug,
@@ -135,7 +135,7 @@ const struct policy_preset policy_presets[] = {
 		.follows = NULL,
 		.tunables = no_tunables,
 	},
-	/* ---- kernel-emulating presets (branch presets appends below) ---- */
+	/* ---- kernel-emulating presets ---- */
 	{
 		.name = "xfs",
 		.help = "XFS -o discard: busy extents discarded after their checkpoint commits, sorted, one bio each, "
