@@ -23,7 +23,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 SAN_CFLAGS := -O1 -g $(SAN_FLAGS)
 
 # Library: everything that builds and tests without clang, bpftool or root.
-LIB_DIRS := traces traces/import traces/export models replay replay/policies replay/report replay/targets
+LIB_DIRS := traces traces/import traces/export models replay replay/engine replay/policies replay/report replay/targets
 LIB_SRCS := $(filter-out replay/main.c,$(wildcard $(addsuffix /*.c,$(LIB_DIRS))))
 # Tracer: user side of the recorder (its BPF object is built by tracer/tracer.mk).
 TRACER_SRCS := $(filter-out %.bpf.c,$(wildcard tracer/*.c))
@@ -76,20 +76,18 @@ $(BUILD)/san/libtrimsim.a: $(SAN_LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-# --whole-archive: a module's strong cmd_X() must replace main.c's weak "not built yet" stub,
-# and the linker would never pull an archive member for a symbol main.o already defines.
 $(BUILD)/trimsim: $(call obj,$(BUILD),$(MAIN_SRC)) $(TRACER_OBJS) $(BUILD)/libtrimsim.a
-	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(BUILD)/libtrimsim.a -Wl,--no-whole-archive $(PKG_LIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/libtrimsim.a $(PKG_LIBS)
 
 # The sanitized binary the tests run (tests find it through $TRIMSIM).
 $(BUILD)/san/trimsim: $(call obj,$(BUILD)/san,$(MAIN_SRC)) $(SAN_TRACER_OBJS) $(BUILD)/san/libtrimsim.a
-	$(CC) $(SAN_CFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(BUILD)/san/libtrimsim.a -Wl,--no-whole-archive $(PKG_LIBS)
+	$(CC) $(SAN_CFLAGS) -o $@ $(filter %.o,$^) $(BUILD)/san/libtrimsim.a $(PKG_LIBS)
 $(BUILD)/san/trimsim-built: $(BUILD)/san/trimsim
 	@touch $@
 
 $(BUILD)/san/tests/%: tests/%.c $(SAN_TEST_COMMON) $(BUILD)/san/libtrimsim.a $(SAN_TRACER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -Itests -o $@ $^ $(PKG_LIBS) -lcriterion
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -o $@ $^ $(PKG_LIBS) -lcriterion
 
 TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BUILD)/trimsim) \
 	TRIMSIM_SRC=$(abspath .) TRIMSIM_BUILD=$(abspath $(BUILD)) \

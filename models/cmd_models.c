@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../replay/cli.h"
-#include "../traces/opts.h"
-#include "model.h"
-#include "model_int.h"
+#include "replay/cli.h"
+#include "traces/opts.h"
+#include "models/model.h"
+#include "models/model_int.h"
 
 static void usage(FILE *f)
 {

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../traces/trace.h"
-#include "model_int.h"
+#include "traces/trace.h"
+#include "models/model_int.h"
 
 #define NIL UINT32_MAX
 #define TS_POINTS 256

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "model_int.h"
+#include "models/model.h"
+#include "models/model_int.h"
 
 struct model {
 	struct model_profile *prof;

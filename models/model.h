@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 #include <jansson.h>
-#include "../replay/target.h"
+#include "replay/targets/target.h"
 
 extern const struct target_ops model_target_ops;
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "../replay/target.h"
+#include "replay/targets/target.h"
 
 enum model_engine { ENGINE_PARAMETRIC = 0, ENGINE_FTL = 1 };
 enum gc_policy { GC_GREEDY = 0, GC_COST_BENEFIT = 1 };

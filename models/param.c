@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../traces/trace.h"
-#include "model_int.h"
+#include "traces/trace.h"
+#include "models/model_int.h"
 
 #define MAX_MAP_BITS (1ull << 30)
 #define NPEND 8	/* writes whose map update waits for its prefetched line (power of two) */

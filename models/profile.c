@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../traces/opts.h"
-#include "model.h"
-#include "model_int.h"
+#include "traces/opts.h"
+#include "models/model.h"
+#include "models/model_int.h"
 
 #define P(f) offsetof(struct model_params, f)
 #define TIB (1099511627776.0)
@@ -186,32 +186,6 @@ static char *dup_member(const json_t *root, const char *key, bool required, cons
 	return s;
 }
 
-/*
- * The generic parser prints ranges in bytes and ns; for sizes and durations
- * add the range in units a reader knows ("[0, 10000000000]" -> "0 ns .. 10.00 s").
- */
-static void human_range(const struct opt_spec *t, char *msg, size_t len)
-{
-	const char *k = strstr(msg, "option '");
-	char key[64], lo[32], hi[32];
-	const struct opt_spec *o;
-	size_t n = strlen(msg);
-
-	if (!k || !strstr(msg, "out of range") || sscanf(k, "option '%63[^']'", key) != 1)
-		return;
-	o = opts__find(t, key);
-	if (!o || (o->type != OPT_DURATION && o->type != OPT_BYTES))
-		return;
-	if (o->type == OPT_DURATION) {
-		fmt_duration((uint64_t)o->min, lo, sizeof(lo));
-		fmt_duration((uint64_t)o->max, hi, sizeof(hi));
-	} else {
-		fmt_bytes((uint64_t)o->min, lo, sizeof(lo));
-		fmt_bytes((uint64_t)o->max, hi, sizeof(hi));
-	}
-	snprintf(msg + n, len - n, " (%s .. %s)", lo, hi);
-}
-
 /* Reads and applies one profile document. */
 static int apply_doc(struct model_profile *prof, const json_t *root, const char *label, char *err, size_t errlen)
 {
@@ -239,10 +213,8 @@ static int apply_doc(struct model_profile *prof, const json_t *root, const char 
 	ret = opts__defaults(t, &prof->p, sub, sizeof(sub));
 	if (!ret)
 		ret = opts__apply_json(t, &prof->p, root, ignore_keys, sub, sizeof(sub));
-	if (ret) {
-		human_range(t, sub, sizeof(sub));
+	if (ret)
 		snprintf(err, errlen, "%s: %s", label, sub);
-	}
 	return ret;
 }
 
@@ -370,7 +342,6 @@ struct model_profile *model_profile__load(const char *spec, char *err, size_t er
 	ret = opts__parse_kv(prof->engine == ENGINE_FTL ? ftl_opts : param_opts, &prof->p, overrides, ',',
 			     sub, sizeof(sub));
 	if (ret) {
-		human_range(prof->engine == ENGINE_FTL ? ftl_opts : param_opts, sub, sizeof(sub));
 		snprintf(err, errlen, "%s: override: %s", label, sub);
 		goto out;
 	}

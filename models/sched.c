@@ -15,8 +15,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "../traces/trace.h"
-#include "model_int.h"
+#include "traces/trace.h"
+#include "models/model_int.h"
 
 #define HUGE_PAGE (2ull << 20)
 

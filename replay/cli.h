@@ -21,7 +21,7 @@ struct command {
 
 const struct command *cli_commands(size_t *n);
 
-/* Exit codes: 0 ok, 1 failure (bad input, I/O), 2 usage or not built, 128 + signal when interrupted. */
+/* Exit codes: 0 ok, 1 failure (bad input, I/O), 2 usage, 128 + signal when interrupted. */
 int cmd_record(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -11,35 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "../traces/output.h"
-#include "../traces/util.h"
-
-
-
-/*
- * Subcommands not built yet: weak definitions that say so and exit 2.
- * A module that implements one defines the strong symbol.
- */
-#define NOT_BUILT(fn, name)						\
-	int __attribute__((weak)) fn(int argc, char **argv)		\
-	{								\
-		(void)argc;						\
-		(void)argv;						\
-		fprintf(stderr, "trimsim %s: not built yet\n", name);	\
-		return 2;						\
-	}
-
-NOT_BUILT(cmd_record, "record")
-NOT_BUILT(cmd_info, "info")
-NOT_BUILT(cmd_convert, "convert")
-NOT_BUILT(cmd_import, "import")
-NOT_BUILT(cmd_export, "export")
-NOT_BUILT(cmd_replay, "replay")
-NOT_BUILT(cmd_compare, "compare")
-NOT_BUILT(cmd_calibrate, "calibrate")
-NOT_BUILT(cmd_policies, "policies")
-NOT_BUILT(cmd_models, "models")
+#include "replay/cli.h"
+#include "traces/output.h"
+#include "traces/util.h"
 
 static const struct command commands[] = {
 	{ "record", cmd_record, "record discard activity on a live system (eBPF or tracefs)", CMD_FINISHES_ON_SIGNAL },

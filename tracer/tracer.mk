@@ -18,7 +18,7 @@ $(BUILD)/vmlinux.h:
 $(BUILD)/tracer/trimsim.bpf.o: tracer/trimsim.bpf.c tracer/record.h tracer/core_fixes.bpf.h $(BUILD)/vmlinux.h
 	@mkdir -p $(dir $@)
 	$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
-		-I$(BUILD) -Itracer -c $< -o $@
+		-I$(BUILD) -I. -c $< -o $@
 
 $(TRACER_SKEL): $(BUILD)/tracer/trimsim.bpf.o
 	$(BPFTOOL) gen skeleton $< name trimsim_bpf > $@.tmp

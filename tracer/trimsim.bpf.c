@@ -14,8 +14,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "record.h"
-#include "core_fixes.bpf.h"
+#include "tracer/record.h"
+#include "tracer/core_fixes.bpf.h"
 
 /* Settings, set between trimsim_bpf__open() and __load(). */
 const volatile bool filter_on = false;	/* false: every device */

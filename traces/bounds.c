@@ -22,9 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
-#include "trace_int.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/util.h"
 
 /* blk_validate_block_size(): 512 .. BLK_MAX_BLOCK_SIZE (SZ_64K since Linux 6.15, PAGE_SIZE before). */
 #define BLOCK_MIN	512u

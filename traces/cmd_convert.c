@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "replay/cli.h"
-#include "trace.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/util.h"
 
 
 static void usage(FILE *f)

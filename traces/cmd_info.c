@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opts.h"
+#include "traces/opts.h"
 #include "replay/report/redundancy.h"
 #include "replay/cli.h"
-#include "trace.h"
-#include "trace_int.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/util.h"
 
 
 struct tally {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
-#include "trace_int.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/util.h"
 
 static const char *const kind_names[] = {
 	[TS_FREE] = "FREE", [TS_ALLOC] = "ALLOC", [TS_INTENT] = "INTENT", [TS_BIO] = "BIO",

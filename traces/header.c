@@ -6,8 +6,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/util.h"
 
 #ifndef TRIMSIM_VERSION
 #define TRIMSIM_VERSION "0"

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
-#include "trace_int.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/util.h"
 
 static const struct {
 	const char *name;

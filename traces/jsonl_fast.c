@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "trace.h"
-#include "trace_int.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/util.h"
 
 struct cur {
 	const char *p, *end;

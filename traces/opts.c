@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "opts.h"
+#include "traces/opts.h"
 
 struct unit {
 	const char *name;
@@ -193,16 +193,45 @@ static void choices_list(const struct opt_spec *o, char *buf, size_t len)
 	}
 }
 
+/* A byte or duration value in the units a reader knows ("256 KiB", "10.00 s"); "" for other types. */
+static char *fmt_value(enum opt_type type, uint64_t v, char *buf, size_t len)
+{
+	if (type == OPT_BYTES)
+		return fmt_bytes(v, buf, len);
+	if (type == OPT_DURATION)
+		return fmt_duration(v, buf, len);
+	buf[0] = 0;
+	return buf;
+}
+
 static int range_check(const struct opt_spec *o, double v, const char *val, char *err, size_t errlen)
 {
+	char lo[32], hi[32];
+
 	if (o->min == 0 && o->max == 0)
 		return 0;
 	if (v < o->min || v > o->max) {
-		snprintf(err, errlen, "option '%s': %s is out of range [%.17g, %.17g]",
-			 o->key, val, o->min, o->max);
+		/* bytes and durations also in units: "[0, 10000000000] (0 ns .. 10.00 s)" */
+		fmt_value(o->type, (uint64_t)o->min, lo, sizeof(lo));
+		fmt_value(o->type, (uint64_t)o->max, hi, sizeof(hi));
+		snprintf(err, errlen, "option '%s': %s is out of range [%.17g, %.17g]%s%s%s%s%s",
+			 o->key, val, o->min, o->max, lo[0] ? " (" : "", lo, lo[0] ? " .. " : "", hi, lo[0] ? ")" : "");
 		return -ERANGE;
 	}
 	return 0;
+}
+
+int opts__below(const struct opt_spec *t, const char *key, uint64_t v, uint64_t min, const char *why,
+		char *err, size_t errlen)
+{
+	const struct opt_spec *o = opts__find(t, key);
+	char m[32];
+
+	if (!o || !fmt_value(o->type, min, m, sizeof(m))[0])
+		snprintf(m, sizeof(m), "%" PRIu64, min);
+	snprintf(err, errlen, "option '%s': %" PRIu64 " is below %s%s%s%s", key, v, m,
+		 why ? " (" : "", why ? why : "", why ? ")" : "");
+	return -EINVAL;
 }
 
 static int parse_bool(const char *s, bool *b)

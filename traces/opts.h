@@ -57,6 +57,12 @@ json_t *opts__to_json(const struct opt_spec *t, const void *obj);
 /* "key (type, default X, range): help" lines. */
 void opts__print(const struct opt_spec *t, FILE *f, const char *indent);
 const struct opt_spec *opts__find(const struct opt_spec *t, const char *key);
+/*
+ * A floor the table's range cannot hold (0 still means "auto"): "option 'KEY': V is below MIN (why)",
+ * MIN in the option's units ("256 KiB", "1.0 ms"), as every range error (opts__set) gives them. -EINVAL.
+ */
+int opts__below(const struct opt_spec *t, const char *key, uint64_t v, uint64_t min, const char *why,
+		char *err, size_t errlen);
 /* "a, b, c": the known keys, for error messages. */
 void opts__keys(const struct opt_spec *t, char *buf, size_t len);
 

@@ -11,8 +11,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "output.h"
-#include "util.h"
+#include "traces/output.h"
+#include "traces/util.h"
 
 #define STREAM_BUF (64u << 10)
 

@@ -19,9 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace.h"
-#include "trace_int.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/util.h"
 
 #define JSONL_BATCH 1024u
 

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "trace.h"
+#include "traces/trace.h"
 
 #define TS_HOST_BIG_ENDIAN (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 

@@ -7,8 +7,8 @@
 #include <time.h>
 #include <sys/stat.h>
 
-#include "trace.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/util.h"
 
 volatile sig_atomic_t trimsim_stop;
 

@@ -15,7 +15,7 @@
  */
 extern volatile sig_atomic_t trimsim_stop;
 
-/* snprintf into an error buffer; returns -EINVAL-like code passed in, for `return ts_errf(...)`. */
+/* snprintf into err (nothing when err is NULL or errlen 0); returns code: `return ts_errf(err, len, -EINVAL, ...)`. */
 int ts_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* "7:0" */

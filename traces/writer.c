@@ -18,10 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace.h"
-#include "trace_int.h"
-#include "output.h"
-#include "util.h"
+#include "traces/trace.h"
+#include "traces/trace_int.h"
+#include "traces/output.h"
+#include "traces/util.h"
 
 struct trace_writer {
 	char *path;

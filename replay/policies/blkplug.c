@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kstages.h"
+#include "replay/policies/kstages.h"
 
 struct plug_cfg {
 	bool enable;

@@ -32,10 +32,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmap.h"
-#include "ivset.h"
-#include "kstages.h"
-#include "../../traces/util.h"
+#include "replay/policies/gmap.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
+#include "traces/util.h"
 
 #define BTRFS_NR_LISTS		3
 #define BTRFS_MAX_FILTER	(1ull << 20)	/* BTRFS_ASYNC_DISCARD_MAX_FILTER */
@@ -128,8 +128,8 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 
 	/* A discard of less than a sector (btrfs's sectorsize is at least 4 KiB) is none the fs sends. */
 	if (c->max_discard_size && c->max_discard_size < 4096)
-		return ts_errf(err, errlen, -EINVAL, "option 'max_discard_size': %llu is below 4 KiB (btrfs's least "
-			       "sectorsize)", (unsigned long long)c->max_discard_size);
+		return opts__below(btrfs_opts, "max_discard_size", c->max_discard_size, 4096, "btrfs's least sectorsize",
+				   err, errlen);
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->untrimmed = ivset__new(true)) || !(s->trimmed = ivset__new(true))) {
 		btrfs_destroy(s);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evq.h"
+#include "replay/policies/evq.h"
 
 int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 {

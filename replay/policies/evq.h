@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../policy.h"
+#include "replay/policies/policy.h"
 
 struct evq_item {
 	struct policy_event ev;	/* ev.segs is NULL in storage; use evq__get() */

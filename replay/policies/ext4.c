@@ -53,11 +53,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gmap.h"
-#include "ivset.h"
-#include "kstages.h"
-#include "rbsim.h"
-#include "../../traces/util.h"
+#include "replay/policies/gmap.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
+#include "replay/policies/rbsim.h"
+#include "traces/util.h"
 
 #define EXT4_MIN_GROUP (256ull << 10)
 
@@ -153,8 +153,8 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	/* mke2fs refuses fewer than 256 blocks per group (of at least 1 KiB): a group of a few bytes is no ext4's. */
 	if (s->cfg.bgsize && s->cfg.bgsize < EXT4_MIN_GROUP) {
 		ext4_destroy(s);
-		return ts_errf(err, errlen, -EINVAL, "option 'bgsize': %llu is below 256 KiB (256 blocks of 1 KiB, "
-			       "mke2fs's least)", (unsigned long long)((const struct ext4_cfg *)cfg)->bgsize);
+		return opts__below(ext4_opts, "bgsize", ((const struct ext4_cfg *)cfg)->bgsize, EXT4_MIN_GROUP,
+				   "256 blocks of 1 KiB, mke2fs's least", err, errlen);
 	}
 	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
 		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;

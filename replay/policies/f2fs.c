@@ -26,9 +26,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ivset.h"
-#include "kstages.h"
-#include "plist.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
+#include "replay/policies/plist.h"
 
 #define F2FS_MAX_REQ	64u
 

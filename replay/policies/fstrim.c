@@ -28,8 +28,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ivset.h"
-#include "kstages.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
 
 enum { FM_UNTRIMMED, FM_EXT4, FM_XFS };
 static const char *const fstrim_modes[] = { "untrimmed", "ext4", "xfs", NULL };

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ivset.h"
+#include "replay/policies/ivset.h"
 
 struct ivnode {
 	uint64_t start, end, val, aux;

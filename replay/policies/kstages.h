@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel-emulating stage kinds (branch presets), listed in
+ * Kernel-emulating stage kinds, listed in
  * policy_kernel_stages[] (presets.c). PRESETS.md documents each one: the
  * kernel file and function it follows, its tunables, what a trace cannot show.
  */
 #ifndef TRIMSIM_KSTAGES_H
 #define TRIMSIM_KSTAGES_H
 
-#include "../policy.h"
+#include "replay/policies/policy.h"
 
 extern const struct policy_stage_ops stage_ufs;		/* ufs.c */
 extern const struct policy_stage_ops stage_xfs_cil;	/* xfs.c */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
+#include "replay/policies/parse.h"
 
 #define MAX_ARGS 32
 #define MAX_DEPTH 4

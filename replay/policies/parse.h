@@ -3,7 +3,7 @@
 #ifndef TRIMSIM_POLICY_PARSE_H
 #define TRIMSIM_POLICY_PARSE_H
 
-#include "../policy.h"
+#include "replay/policies/policy.h"
 
 struct parsed_stage {
 	const struct policy_stage_ops *ops;

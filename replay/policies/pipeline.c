@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "../../traces/util.h"
+#include "replay/policies/parse.h"
+#include "traces/util.h"
 
 struct policy_out {
 	struct policy *p;
@@ -167,6 +167,8 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 	struct policy *p = NULL;
 	int ret;
 
+	if (err && errlen)
+		err[0] = 0;	/* what a failure wrote, told apart from what it did not */
 	ret = policy_parse(spec, &ps, err, errlen);
 	if (ret)
 		goto out;
@@ -215,7 +217,7 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 out:
 	parsed_free(&ps);
 	if (ret) {
-		if (ret == -ENOMEM && err && !strstr(err, "policy"))
+		if (ret == -ENOMEM && err && errlen && !err[0])
 			snprintf(err, errlen, "policy: out of memory");
 		policy__destroy(p);
 		errno = -ret;

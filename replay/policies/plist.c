@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "plist.h"
+#include "replay/policies/plist.h"
 
 #define PLIST_WORDS	(PLIST_NUM / 64)
 

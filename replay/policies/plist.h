@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ivset.h"
+#include "replay/policies/ivset.h"
 
 #define PLIST_NUM	512u	/* MAX_PLIST_NUM */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Named presets and the kernel-emulating stage kinds (replay/policy.h).
+ * Named presets and the kernel-emulating stage kinds (replay/policies/policy.h).
  *
  * A preset is a pipeline string; "${key}" in it is replaced by the tunable's
  * value (given as preset(key=value) or positionally, preset(value)) or its
@@ -11,10 +11,10 @@
  */
 #include <stddef.h>
 
-#include "../policy.h"
-#include "kstages.h"
+#include "replay/policies/policy.h"
+#include "replay/policies/kstages.h"
 
-/* ---- Stage kinds with real kernel logic (branch presets appends here) ---- */
+/* ---- Stage kinds with real kernel logic ---- */
 const struct policy_stage_ops *const policy_kernel_stages[] = {
 	&stage_xfs_cil,
 	&stage_blk_plug,
@@ -135,7 +135,7 @@ const struct policy_preset policy_presets[] = {
 		.follows = NULL,
 		.tunables = no_tunables,
 	},
-	/* ---- kernel-emulating presets (branch presets appends below) ---- */
+	/* ---- kernel-emulating presets ---- */
 	{
 		.name = "xfs",
 		.help = "XFS -o discard: busy extents discarded after their checkpoint commits, sorted, one bio each, "

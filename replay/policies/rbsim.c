@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rbsim.h"
+#include "replay/policies/rbsim.h"
 
 struct rbsim {
 	struct rbnode *pool;	/* pool[0] unused: index 0 is "none" */

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evq.h"
-#include "stages.h"
-#include "../../traces/util.h"
+#include "replay/policies/evq.h"
+#include "replay/policies/stages.h"
+#include "traces/util.h"
 
 static const struct policy_stage_ops *const generic_stages[] = {
 	&stage_source, &stage_dispatch, &stage_batch, &stage_sort, &stage_merge,
@@ -220,8 +220,8 @@ static int split_init(const void *cfg, const struct policy_env *env, struct poli
 	(void)props;
 	/* A discard is whole sectors (max_discard_sectors): a smaller piece is no command a kernel sends. */
 	if (((const struct split_state *)cfg)->max && ((const struct split_state *)cfg)->max < 512)
-		return ts_errf(err, errlen, -EINVAL, "option 'max': %llu is below a sector (512 bytes)",
-			       (unsigned long long)((const struct split_state *)cfg)->max);
+		return opts__below(split_opts, "max", ((const struct split_state *)cfg)->max, 512, "a sector",
+				   err, errlen);
 	if ((ret = keep_cfg(cfg, sizeof(struct split_state), priv)))
 		return ret;
 	s = *priv;

@@ -3,7 +3,7 @@
 #ifndef TRIMSIM_STAGES_H
 #define TRIMSIM_STAGES_H
 
-#include "../policy.h"
+#include "replay/policies/policy.h"
 
 extern const struct policy_stage_ops stage_source;
 extern const struct policy_stage_ops stage_dispatch;

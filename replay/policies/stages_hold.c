@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evq.h"
-#include "stages.h"
+#include "replay/policies/evq.h"
+#include "replay/policies/stages.h"
 
 static int emit_all(struct evq *q, uint64_t now, struct policy_out *out)
 {

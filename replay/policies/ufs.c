@@ -20,7 +20,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "kstages.h"
+#include "replay/policies/kstages.h"
 
 struct ufs_cfg {
 	bool trimcons;

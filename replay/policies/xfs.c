@@ -42,8 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ivset.h"
-#include "kstages.h"
+#include "replay/policies/ivset.h"
+#include "replay/policies/kstages.h"
 
 enum { PF_OFF, PF_ON, PF_AUTO };
 static const char *const xfs_push_flush[] = { "0", "1", "auto", NULL };

@@ -59,7 +59,7 @@ struct cell_runs {
 	double discard_s[RUNS_MAX];
 };
 
-/* Who submits a cell's discards (RESULT.md policy.waiter; replay/policy.h enum policy_waiter). */
+/* Who submits a cell's discards (RESULT.md policy.waiter; replay/policies/policy.h enum policy_waiter). */
 enum cell_waiter { CW_UNKNOWN = 0, CW_WORKLOAD, CW_WORKER };
 
 /*

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "runcell.h"
+#include "replay/report/report.h"
+#include "replay/report/runcell.h"
 
 int report_check_targets(const char *const *profiles, size_t np, const char *const *traces, size_t nt,
 			 bool destructive, char *err, size_t errlen)

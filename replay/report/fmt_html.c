@@ -10,10 +10,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../traces/opts.h"
-#include "probe.h"
-#include "report_int.h"
-#include "svg.h"
+#include "traces/opts.h"
+#include "replay/report/probe.h"
+#include "replay/report/report_int.h"
+#include "replay/report/svg.h"
 
 static const char css[] =
 	"body{font-family:sans-serif;margin:1.5em;color:#111}"

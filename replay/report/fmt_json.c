@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "report_int.h"
+#include "replay/report/report_int.h"
 
 static const char *kind_unit(enum col_kind k)
 {

@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../traces/opts.h"
-#include "report_int.h"
+#include "traces/opts.h"
+#include "replay/report/report_int.h"
 
 struct line {
 	const struct report_cell *hi, *lo, *worst;	/* most / least TRIM time; largest share */

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../traces/opts.h"
-#include "report_int.h"
+#include "traces/opts.h"
+#include "replay/report/report_int.h"
 
 static char *sig(double v, const char *unit, char *buf, size_t len)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
-#include "ranges.h"
+#include "replay/report/probe.h"
+#include "replay/report/ranges.h"
 
 #define FIRST_BIN_NS 1000000ull	/* 1 ms; doubles until the replay fits */
 

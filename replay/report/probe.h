@@ -35,9 +35,9 @@
 
 #include <stdint.h>
 
-#include "../../traces/trace.h"
-#include "../target.h"
-#include "cell.h"
+#include "traces/trace.h"
+#include "replay/targets/target.h"
+#include "replay/report/cell.h"
 
 struct report_probe;
 

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "ranges.h"
+#include "replay/report/ranges.h"
 
 struct extent {
 	uint64_t start, end;	/* [start, end) */

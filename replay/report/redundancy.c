@@ -4,10 +4,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../../traces/opts.h"
-#include "../../traces/util.h"
-#include "ranges.h"
-#include "redundancy.h"
+#include "traces/opts.h"
+#include "traces/util.h"
+#include "replay/report/ranges.h"
+#include "replay/report/redundancy.h"
 
 static const char *const layer_names[RL_MAX] = { "FREE", "INTENT", "BIO", "ISSUE" };
 

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "../../traces/trace.h"
+#include "traces/trace.h"
 
 enum redund_layer { RL_FREE = 0, RL_INTENT, RL_BIO, RL_ISSUE, RL_MAX };
 

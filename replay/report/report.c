@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "report_int.h"
+#include "replay/report/report_int.h"
 
 #define U(x) ((double)(x))
 

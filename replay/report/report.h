@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cell.h"
-#include "stats.h"
+#include "replay/report/cell.h"
+#include "replay/report/stats.h"
 
 #define REPORT_SCHEMA_VERSION	2
 /* Below this share of the workload's wall time, discard "does not matter" (seed 002). */

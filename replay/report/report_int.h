@@ -3,7 +3,7 @@
 #ifndef TRIMSIM_REPORT_INT_H
 #define TRIMSIM_REPORT_INT_H
 
-#include "report.h"
+#include "replay/report/report.h"
 
 struct report {
 	size_t nt, np, nm, ncells;

@@ -2,7 +2,7 @@
 /*
  * Runs one cell with the replay engine (see runcell.h).
  *
- * The figures come from the engine's result (replay/RESULT.md): counts, bytes,
+ * The figures come from the engine's result (replay/engine/RESULT.md): counts, bytes,
  * unique bytes, latency percentiles, discard busy time, foreground stall and
  * write latency against the engine's discard-free twin, peak rates,
  * makespan, the target's write amplification. The time series the report
@@ -15,7 +15,7 @@
  * process: target_ops.open has no other way in, and this keeps the engine and
  * the targets untouched.
  *
- * It builds against the replay engine when replay/engine.h is in the tree;
+ * It builds against the replay engine when replay/engine/engine.h is in the tree;
  * without it every cell fails with "the replay engine is not in this build",
  * so this module merges in any order and says plainly what is missing.
  */
@@ -27,16 +27,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../traces/trace.h"
-#include "../../traces/util.h"
-#include "runcell.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/report/runcell.h"
 
-#if __has_include("../engine.h")
-#include "../../models/model.h"
-#include "../engine.h"
-#include "../targets/rd_safety.h"
-#include "../targets/realdev.h"
-#include "probe.h"
+#if __has_include("replay/engine/engine.h")
+#include "models/model.h"
+#include "replay/engine/engine.h"
+#include "replay/targets/rd_safety.h"
+#include "replay/targets/realdev.h"
+#include "replay/report/probe.h"
 
 struct tap_ctx {
 	struct target_ops ops;		/* the tap: the inner target's table with our hooks */

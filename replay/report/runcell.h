@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "cell.h"
+#include "replay/report/cell.h"
 
 struct report;
 

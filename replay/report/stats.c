@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "replay/report/stats.h"
 
 void stat_acc__init(struct stat_acc *a)
 {

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "svg.h"
+#include "replay/report/svg.h"
 
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",

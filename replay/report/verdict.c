@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../traces/opts.h"
-#include "report_int.h"
+#include "traces/opts.h"
+#include "replay/report/report_int.h"
 
 static int say(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

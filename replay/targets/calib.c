@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "../../traces/opts.h"
-#include "calib.h"
+#include "traces/opts.h"
+#include "replay/targets/calib.h"
 
 #define PIB 1125899906842624.0
 #define TIB 1099511627776.0

@@ -25,14 +25,14 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../traces/opts.h"
-#include "../../traces/output.h"
-#include "../../traces/trace.h"
-#include "../../traces/util.h"
-#include "../cli.h"
-#include "calib.h"
-#include "rd_safety.h"
-#include "realdev.h"
+#include "traces/opts.h"
+#include "traces/output.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/cli.h"
+#include "replay/targets/calib.h"
+#include "replay/targets/rd_safety.h"
+#include "replay/targets/realdev.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)

@@ -18,9 +18,9 @@
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../traces/trace.h"
-#include "../../traces/util.h"
-#include "rd_int.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/targets/rd_int.h"
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 

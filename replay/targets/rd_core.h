@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "realdev.h"
+#include "replay/targets/realdev.h"
 
 struct rd_io;
 

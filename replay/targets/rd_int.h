@@ -5,7 +5,7 @@
 
 #include <liburing.h>
 #include <pthread.h>
-#include "rd_core.h"
+#include "replay/targets/rd_core.h"
 
 #define RD_CHUNK	(4u << 20)	/* largest single write/read syscall */
 #define RD_WBUF		(2 * RD_CHUNK)	/* pattern buffer: a chunk starts anywhere in the first half */

@@ -36,10 +36,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/loop.h>
-#include "../../traces/opts.h"
-#include "../../traces/trace.h"
-#include "../../traces/util.h"
-#include "rd_safety.h"
+#include "traces/opts.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/targets/rd_safety.h"
 
 #define SYSB "/sys/class/block"
 
@@ -225,7 +225,10 @@ static dev_t sysfs_dev(const char *name)
 
 #define STACK_MAX 8	/* loop devices stacked deeper than this are not followed */
 
-static int bdev_use(const char *name, dev_t dev, unsigned depth, char *why, size_t len);
+/* What bdev_use() found: no use, one that reads "is mounted/held/in use as swap", or "backs loopN". */
+enum use_kind { USE_NONE, USE_IS, USE_BACKS };
+
+static enum use_kind bdev_use(const char *name, dev_t dev, unsigned depth, char *why, size_t len);
 
 /*
  * A bound loop device whose backing is this block device (rdev) or this file
@@ -269,51 +272,53 @@ static int backing_of(dev_t rdev, dev_t fdev, ino_t ino, char *who, size_t len)
 /* What uses a loop device that backs the target: ", which is mounted on /mnt" (or nothing). */
 static void stacked_use(const char *loop, unsigned depth, char *why, size_t len)
 {
+	enum use_kind u = USE_NONE;
 	char use[1024];
 
 	why[0] = '\0';
-	if (depth < STACK_MAX && bdev_use(loop, sysfs_dev(loop), depth + 1, use, sizeof(use)))
-		snprintf(why, len, ", which %s%s", strncmp(use, "backs ", 6) ? "is " : "", use);
+	if (depth < STACK_MAX && (u = bdev_use(loop, sysfs_dev(loop), depth + 1, use, sizeof(use))))
+		snprintf(why, len, ", which %s%s", u == USE_IS ? "is " : "", use);
 }
 
 /*
  * Whether block device name (dev) is in use, the reason into why ("mounted on
  * /mnt", "held by dm-0 (holders)", "in use as swap", "backs loop7
- * (loop/backing_file), which is mounted on /mnt"); 1 if so.
+ * (loop/backing_file), which is mounted on /mnt"); the kind of use, USE_NONE if none.
  */
-static int bdev_use(const char *name, dev_t dev, unsigned depth, char *why, size_t len)
+static enum use_kind bdev_use(const char *name, dev_t dev, unsigned depth, char *why, size_t len)
 {
 	char what[2048], who[256], more[1100];
 	char node[96];
 	struct stat st;
 
 	if (mounted_at(name, dev, what, sizeof(what)))
-		return snprintf(why, len, "mounted on %s", what), 1;
+		return snprintf(why, len, "mounted on %s", what), USE_IS;
 	if (first_holder(name, who, sizeof(who)))
-		return snprintf(why, len, "held by %s (holders)", who), 1;
+		return snprintf(why, len, "held by %s (holders)", who), USE_IS;
 	if (is_swap(dev, 0, 0))
-		return snprintf(why, len, "in use as swap"), 1;
+		return snprintf(why, len, "in use as swap"), USE_IS;
 	snprintf(node, sizeof(node), "/dev/%s", name);
 	if (stat(node, &st) || !S_ISBLK(st.st_mode) || st.st_rdev != dev)
 		st.st_dev = 0, st.st_ino = 0;
 	if (backing_of(dev, st.st_dev, st.st_ino, who, sizeof(who))) {
 		stacked_use(who, depth, more, sizeof(more));
-		return snprintf(why, len, "backs %s (loop/backing_file)%s", who, more), 1;
+		return snprintf(why, len, "backs %s (loop/backing_file)%s", who, more), USE_BACKS;
 	}
-	return 0;
+	return USE_NONE;
 }
 
 /* One device; rel says how it relates to the one asked for ("", "its partition ", ...). */
 static int check_one(const char *path, const char *name, const char *rel, char *err, size_t errlen)
 {
 	char why[3400];
+	enum use_kind u = bdev_use(name, sysfs_dev(name), 0, why, sizeof(why));
 
-	if (!bdev_use(name, sysfs_dev(name), 0, why, sizeof(why)))
+	if (u == USE_NONE)
 		return 0;
 	if (!*rel)
 		return ts_errf(err, errlen, -EBUSY, "%s: %s; refusing to touch it", path, why);
 	return ts_errf(err, errlen, -EBUSY, "%s: %s%s %s%s; refusing to touch it", path, rel, name,
-		       strncmp(why, "backs ", 6) ? "is " : "", why);
+		       u == USE_IS ? "is " : "", why);
 }
 
 int rd_bdev_check_unused(const struct rd_bdev_info *bi, char *err, size_t errlen)

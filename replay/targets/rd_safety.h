@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "../policy.h"
+#include "replay/policies/policy.h"
 
 struct rd_bdev_info {
 	char path[PATH_MAX];	/* as given */

@@ -20,9 +20,9 @@
 #include <fcntl.h>
 #include <linux/ioctl.h>
 #include <string.h>
-#include "../../traces/trace.h"
-#include "../../traces/util.h"
-#include "rd_int.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/targets/rd_int.h"
 
 #ifndef BLOCK_URING_CMD_DISCARD
 #define BLOCK_URING_CMD_DISCARD _IO(0x12, 0)	/* include/uapi/linux/blkdev.h, Linux 6.12 */

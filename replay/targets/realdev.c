@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
-#include "../../traces/util.h"
-#include "rd_core.h"
-#include "rd_safety.h"
-#include "realdev.h"
+#include "traces/util.h"
+#include "replay/targets/rd_core.h"
+#include "replay/targets/rd_safety.h"
+#include "replay/targets/realdev.h"
 
 struct rd_opts {
 	unsigned dispatch;	/* enum realdev_dispatch */

@@ -11,7 +11,7 @@
 #ifndef TRIMSIM_REALDEV_H
 #define TRIMSIM_REALDEV_H
 
-#include "../target.h"
+#include "replay/targets/target.h"
 
 extern const struct target_ops device_target_ops;
 extern const struct target_ops file_target_ops;

@@ -12,8 +12,7 @@
 #   BENCH_COMPARE_TIMEOUT  seconds the compare run may take (default 120)
 #   BENCH_SECTIONS which sections to run (default "1 2 3 4 5")
 #   BENCH_DIR      where inputs go (default a fresh mktemp -d under /tmp, removed at the end)
-# Sections whose feature is not built print "not measured: <feature> not built";
-# root-only sections print "skipped: <reason>". BENCHMARKS.md records a run.
+# Root-only sections print "skipped: <reason>". BENCHMARKS.md records a run.
 set -u
 export LC_ALL=C
 
@@ -57,9 +56,6 @@ done
 
 # want N: section N was asked for.
 want() { [[ " ${BENCH_SECTIONS:-1 2 3 4 5} " == *" $1 "* ]]; }
-
-# has CMD: the subcommand is built (the weak stub says "not built yet").
-has() { ! "$T" "$1" --help 2>&1 | grep -q "not built yet"; }
 
 # median V...: the middle value (the lower middle for an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
@@ -193,35 +189,25 @@ fi
 if want 2; then
 	echo
 	echo "== 2. replay throughput (trimsim replay -q; events = trace records; cpu = user + system)"
-	if has replay; then
-		runs asrec "$REPS" "$T" replay "$big" -p as-recorded -M nvme -q &&
-			{ report "as-recorded, nvme ($N)" "$N"; asrec_eps=$EPS; asrec_cpu_eps=$(calc "$N / $CPU"); rss_big=$RSS; }
-		[ "${asrec_eps:-}" ] && target "parametric replay >= 10M events/s" \
-			"$(eng "$asrec_eps")/s ($(eng "$asrec_cpu_eps")/cpu-s)" "$(verdict "$asrec_cpu_eps" ">=" 1e7)"
-		# One run: no target rests on it and it is the longest replay (~20 s on a loaded VM).
-		runs xfs 1 "$T" replay "$big" -p xfs -M nvme -q && report "xfs, nvme ($N, 1 run)" "$N"
-		runs ftl "$REPS" "$T" replay "$small" -p xfs -M nvme-ftl -q &&
-			{ report "xfs, nvme-ftl 256 GiB FTL ($NS)" "$NS"; ftl_eps=$EPS; ftl_cpu_eps=$(calc "$NS / $CPU"); }
-		[ "${ftl_eps:-}" ] && target "FTL replay >= 2M events/s" \
-			"$(eng "$ftl_eps")/s ($(eng "$ftl_cpu_eps")/cpu-s)" "$(verdict "$ftl_cpu_eps" ">=" 2e6)"
-		if has compare; then
-			list=$(echo "$PRESETS" | tr ' ' ,)
-			# One run, bounded: a preset that stalls must not hold the whole bench.
-			if runs compare 1 timeout "$CMP_TIMEOUT" "$T" compare "$one" -p "$list" -M nvme --jobs 2 \
-				-o "$W/compare.json"; then
-				report "compare: 10 presets, nvme, --jobs 2 (10 x 1M, 1 run)" 10000000
-			elif [ "$RC" = 124 ]; then
-				echo "  compare: did not finish within ${CMP_TIMEOUT} s (10 presets x 1M records, --jobs 2)"
-			else
-				grep -E "failed|error" "$W/out.compare" | head -3 | sed 's/^ */    /'
-			fi
-		else
-			echo "  compare: not measured: trimsim compare not built"
-		fi
+	runs asrec "$REPS" "$T" replay "$big" -p as-recorded -M nvme -q &&
+		{ report "as-recorded, nvme ($N)" "$N"; asrec_eps=$EPS; asrec_cpu_eps=$(calc "$N / $CPU"); rss_big=$RSS; }
+	[ "${asrec_eps:-}" ] && target "parametric replay >= 10M events/s" \
+		"$(eng "$asrec_eps")/s ($(eng "$asrec_cpu_eps")/cpu-s)" "$(verdict "$asrec_cpu_eps" ">=" 1e7)"
+	# One run: no target rests on it and it is the longest replay (~20 s on a loaded VM).
+	runs xfs 1 "$T" replay "$big" -p xfs -M nvme -q && report "xfs, nvme ($N, 1 run)" "$N"
+	runs ftl "$REPS" "$T" replay "$small" -p xfs -M nvme-ftl -q &&
+		{ report "xfs, nvme-ftl 256 GiB FTL ($NS)" "$NS"; ftl_eps=$EPS; ftl_cpu_eps=$(calc "$NS / $CPU"); }
+	[ "${ftl_eps:-}" ] && target "FTL replay >= 2M events/s" \
+		"$(eng "$ftl_eps")/s ($(eng "$ftl_cpu_eps")/cpu-s)" "$(verdict "$ftl_cpu_eps" ">=" 2e6)"
+	list=$(echo "$PRESETS" | tr ' ' ,)
+	# One run, bounded: a preset that stalls must not hold the whole bench.
+	if runs compare 1 timeout "$CMP_TIMEOUT" "$T" compare "$one" -p "$list" -M nvme --jobs 2 \
+		-o "$W/compare.json"; then
+		report "compare: 10 presets, nvme, --jobs 2 (10 x 1M, 1 run)" 10000000
+	elif [ "$RC" = 124 ]; then
+		echo "  compare: did not finish within ${CMP_TIMEOUT} s (10 presets x 1M records, --jobs 2)"
 	else
-		echo "  not measured: trimsim replay not built"
-		target "parametric replay >= 10M events/s" "not built" "-"
-		target "FTL replay >= 2M events/s" "not built" "-"
+		grep -E "failed|error" "$W/out.compare" | head -3 | sed 's/^ */    /'
 	fi
 	section_done "2. replay"
 fi
@@ -234,11 +220,7 @@ fi
 if want 3; then
 	echo
 	echo "== 3. against fio: the same $NS-record trace, fio --ioengine=null --replay_no_stall=1 on its blktrace export"
-	if ! has replay || ! has export; then
-		missing=$(for c in replay export; do has $c || printf 'trimsim %s, ' $c; done)
-		echo "  not measured: ${missing%, } not built"
-		target ">= 20x fio null-engine replay" "not built" "-"
-	elif ! command -v fio >/dev/null; then
+	if ! command -v fio >/dev/null; then
 		echo "  skipped: fio is not installed (.ci/deps bench installs it)"
 		target ">= 20x fio null-engine replay" "skipped" "-"
 	else
@@ -319,10 +301,7 @@ if want 4; then
 
 	echo
 	echo "== 4. recorder: XFS -o discard, rm -rf of $FILES 4 KiB files on a loop device, then sync"
-	if ! has record; then
-		echo "  not measured: trimsim record not built"
-		target "recorder overhead < 5%, zero loss" "not built" "-"
-	elif [ "$(id -u)" != 0 ]; then
+	if [ "$(id -u)" != 0 ]; then
 		echo "  skipped: needs root (loop device, mount, eBPF)"
 		target "recorder overhead < 5%, zero loss" "skipped (not root)" "-"
 	elif ! command -v mkfs.xfs >/dev/null; then
@@ -385,11 +364,11 @@ fi
 if want 5; then
 	echo
 	echo "== 5. memory: peak RSS of as-recorded on nvme, 1M versus $N records"
-	if has replay && [ -z "${rss_big:-}" ]; then
+	if [ -z "${rss_big:-}" ]; then
 		runs membig 1 "$T" replay "$big" -p as-recorded -M nvme -q && rss_big=$RSS &&
 			report "as-recorded, nvme ($N, 1 run)" "$N"
 	fi
-	if has replay && [ -n "${rss_big:-}" ]; then
+	if [ -n "${rss_big:-}" ]; then
 		runs mem1 "$REPS" "$T" replay "$one" -p as-recorded -M nvme -q && rss_one=$RSS &&
 			report "as-recorded, nvme (1000000)" 1000000
 		if [ -n "${rss_one:-}" ]; then
@@ -398,9 +377,6 @@ if want 5; then
 				"$N" "$(mib "$rss_big")" "$g" "$(calc "$N / 1000000")"
 			target "flat memory (1M vs ${N} RSS)" "$(printf 'x%.2f' "$g")" "$(verdict "$g" "<=" 1.25)"
 		fi
-	else
-		echo "  not measured: trimsim replay not built"
-		target "flat memory" "not built" "-"
 	fi
 	section_done "5. memory"
 fi

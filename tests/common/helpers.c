@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <criterion/criterion.h>
 
-#include "helpers.h"
+#include "tests/common/helpers.h"
 
 static const char *env_or(const char *name, const char *def)
 {

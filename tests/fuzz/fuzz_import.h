@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "traces/import/importer.h"
-#include "fuzz_util.h"
+#include "tests/fuzz/fuzz_util.h"
 
 extern const struct importer_ops FUZZ_IMPORTER;
 

@@ -5,7 +5,7 @@
  * (traces/import/tracecmd.c, __lsan_default_suppressions).
  */
 #define FUZZ_IMPORTER importer_tracecmd
-#include "fuzz_import.h"
+#include "tests/fuzz/fuzz_import.h"
 
 /*
  * libtracecmd mallocs sizes read from the file and checks for NULL: glibc

@@ -13,8 +13,8 @@
 
 #include "traces/trace.h"
 #include "traces/trace_int.h"
-#include "fuzz_util.h"
-#include "fuzz_mutate.h"
+#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzz_mutate.h"
 
 static const char header[] =
 	"{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","

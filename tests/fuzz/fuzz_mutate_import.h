@@ -10,7 +10,7 @@
 #define TRIMSIM_FUZZ_MUTATE_IMPORT_H
 
 #include "traces/import/blkio.h"
-#include "fuzz_mutate.h"
+#include "tests/fuzz/fuzz_mutate.h"
 
 /* ---- blktrace: records of 48 bytes, each followed by pdu_len payload bytes ---- */
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/policy.h"
+#include "replay/policies/policy.h"
 #include "traces/trace.h"
-#include "fuzz_mutate.h"
+#include "tests/fuzz/fuzz_mutate.h"
 
 /*
  * Grammar-aware mutation: the string is taken as "name(args) | name(args)",

@@ -13,8 +13,8 @@
 
 #include "models/model.h"
 #include "traces/trace.h"
-#include "fuzz_util.h"
-#include "fuzz_mutate.h"
+#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzz_mutate.h"
 
 /*
  * JSON-aware mutation: one member of the profile object gets an edge value (an

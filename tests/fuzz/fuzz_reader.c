@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "traces/trace.h"
-#include "fuzz_mutate.h"
+#include "tests/fuzz/fuzz_mutate.h"
 
 /* Structure-aware (fuzz_mutate.h): a binary trace keeps its count and checksum right, JSON Lines its footer. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)

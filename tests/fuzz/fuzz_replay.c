@@ -11,10 +11,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 #include "traces/trace.h"
-#include "fuzz_util.h"
-#include "fuzz_mutate.h"
+#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzz_mutate.h"
 
 /* Structure-aware (fuzz_mutate.h): the trace after the selector byte stays a whole trace. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 enum lv_kind { LV_LOOP, LV_MOUNT, LV_FUSE, LV_DM };
 

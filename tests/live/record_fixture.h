@@ -18,7 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace.h"
 
 struct fsfix {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "live.h"
+#include "tests/live/live.h"
 #include "models/model.h"
 
 TestSuite(calibrate, .init = lv_init, .fini = lv_fini, .timeout = 240);

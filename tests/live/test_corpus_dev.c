@@ -29,8 +29,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live.h"
-#include "replay/policy.h"
+#include "tests/live/live.h"
+#include "replay/policies/policy.h"
 #include "traces/trace.h"
 
 #define MIB (1024ull * 1024)

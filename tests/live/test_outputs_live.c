@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "live.h"
-#include "reliab/spawn.h"
+#include "tests/live/live.h"
+#include "tests/reliab/spawn.h"
 
 TestSuite(outputs_live, .init = lv_init, .fini = lv_fini, .timeout = 300);
 

@@ -3,7 +3,7 @@
  * trimsim record on live filesystems (root, loop devices): XFS, ext4 and btrfs
  * mounted -o discard, the workload of issue 3, checked from the trace alone.
  */
-#include "record_fixture.h"
+#include "tests/live/record_fixture.h"
 
 static void setup_xfs(void) { fix_up("xfs", 512); }
 static void setup_ext4(void) { fix_up("ext4", 512); }

@@ -9,7 +9,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include "record_fixture.h"
+#include "tests/live/record_fixture.h"
 
 extern char **environ;
 

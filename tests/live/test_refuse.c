@@ -9,7 +9,7 @@
 #include <libgen.h>
 #include <string.h>
 
-#include "live.h"
+#include "tests/live/live.h"
 #include "replay/targets/realdev.h"
 #include "traces/opts.h"
 

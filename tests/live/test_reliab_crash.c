@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
-#include "reliab/live_fs.h"
+#include "tests/common/helpers.h"
+#include "tests/reliab/live_fs.h"
 #include "traces/trace.h"
 
 static void setup(void) { lfs_up(false); }

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
-#include "reliab/live_fs.h"
+#include "tests/common/helpers.h"
+#include "tests/reliab/live_fs.h"
 
 static bool swapped;
 

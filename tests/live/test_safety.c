@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "live.h"
+#include "tests/live/live.h"
 
 #define MIB (1024ull * 1024)
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace.h"
 
 TestSuite(workloads, .fini = th_dir_fini);

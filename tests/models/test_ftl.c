@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "drive.h"
+#include "tests/models/drive.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)

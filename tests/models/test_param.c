@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "drive.h"
+#include "tests/models/drive.h"
 
 #define MIB (1024ull * 1024)
 #define MS 1000000ull

@@ -7,8 +7,8 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
-#include "common/helpers.h"
-#include "drive.h"
+#include "tests/common/helpers.h"
+#include "tests/models/drive.h"
 
 static const char *const bundled[] = { "emmc", "ftl-sata", "hdd-nodiscard", "nvme-ftl", "nvme", "sata-good",
 				       "sata-sf2281", "sdcard", "thin-cloud" };

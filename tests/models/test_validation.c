@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "drive.h"
+#include "tests/common/helpers.h"
+#include "tests/models/drive.h"
 
 #define KIB 1024ull
 #define MIB (1024ull * KIB)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct lfs {
 	char dir[128], loop[64], mnt[192], small[192];

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct bad {
 	char name[40];

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/import/blkio.h"
 
 /* A JSON Lines trace with one device 7:0 whose header fields are DEV, records R(...), a footer. */
@@ -136,7 +136,7 @@ ParameterizedTestParameters(bounds, refused)
 		  "(2^63 - 1 ns)\n", 1, "out.tsim" },
 		/* impossible parameters that made one record's work huge (found by fuzz_policy) */
 		{ "split below a sector", "in.jsonl", HDRD(GIB) FOOT(0), "replay in.jsonl -p 'source(free) | split(max=1)' "
-		  "-o out.json", "trimsim replay: policy: stage 'split': option 'max': 1 is below a sector (512 bytes)\n",
+		  "-o out.json", "trimsim replay: policy: stage 'split': option 'max': 1 is below 512 B (a sector)\n",
 		  2, "out.json" },
 		{ "ext4 group of 4 KiB", "in.jsonl", HDRD(GIB) FOOT(0), "replay in.jsonl -p 'ext4(bgsize=4K)' -o out.json",
 		  "trimsim replay: policy: stage 'ext4-mb': option 'bgsize': 4096 is below 256 KiB (256 blocks of 1 KiB, "

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 static const char *const roots[] = { "tracer/", "traces/", "replay/", "models/", "tests/", ".ci/" };
 

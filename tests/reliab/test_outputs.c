@@ -23,8 +23,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
-#include "reliab/spawn.h"
+#include "tests/common/helpers.h"
+#include "tests/reliab/spawn.h"
 
 struct cmd {
 	char name[32];

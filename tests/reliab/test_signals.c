@@ -17,8 +17,8 @@
 #include <inttypes.h>
 #include <sys/stat.h>
 
-#include "reliab/spawn.h"
-#include "replay/rgen.h"
+#include "tests/reliab/spawn.h"
+#include "tests/replay/rgen.h"
 
 enum input { IN_NONE = 0, IN_PIPE_TRACE = 1, IN_PIPE_DTRACE = 2, IN_BIG = 4, IN_SLOW = 16 };
 

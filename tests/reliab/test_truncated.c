@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 #define SRC_TRACE "traces/corpus/xfs-discard-rmlarge.tsim"
 #define REC 48

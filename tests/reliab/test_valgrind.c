@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "reliab/live_fs.h"
+#include "tests/common/helpers.h"
+#include "tests/reliab/live_fs.h"
 
 #define VALGRIND "valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect " \
 	"--errors-for-leak-kinds=definite,indirect --track-origins=yes"

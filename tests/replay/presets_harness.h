@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/policy.h"
+#include "replay/policies/policy.h"
 
 #define K 1024ull
 #define MIB (1024ull * 1024)

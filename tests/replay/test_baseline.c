@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <jansson.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct twin_case {
 	char trace[64];

@@ -10,7 +10,7 @@
 
 #include "replay/targets/calib.h"
 #include "replay/targets/rd_core.h"
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "models/model.h"
 
 struct fit_case {

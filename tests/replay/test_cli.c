@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
-#include "rgen.h"
+#include "tests/common/helpers.h"
+#include "tests/replay/rgen.h"
 
 static char trace[512];
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace.h"
 
 /* Discard ISSUE records and bytes of the device the replay picks (the header's only/first fs device). */
@@ -44,9 +44,8 @@ Test(corpus, as_recorded_counts_are_exact, .timeout = 300)
 	DIR *dir;
 
 	snprintf(dirpath, sizeof(dirpath), "%s/traces/corpus", th_src());
-	if (!(dir = opendir(dirpath))) {
-		cr_skip_test("no traces/corpus in this tree yet");
-	}
+	dir = opendir(dirpath);
+	cr_assert_not_null(dir, "%s: no corpus", dirpath);
 	while ((de = readdir(dir))) {
 		char path[2048], out[1200], cmd[4096], *err = NULL;
 		uint64_t cmds, bytes;

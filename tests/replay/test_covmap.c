@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/covmap.h"
-#include "replay/rangeset.h"
+#include "replay/engine/covmap.h"
+#include "replay/engine/rangeset.h"
 
 static uint64_t rng_next(uint64_t *s)
 {

@@ -4,7 +4,7 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 
 #define K 1024ull
 #define MS 1000000ull

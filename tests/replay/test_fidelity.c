@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "presets_harness.h"
+#include "tests/common/helpers.h"
+#include "tests/replay/presets_harness.h"
 #include "traces/trace.h"
 
 struct fid_case {

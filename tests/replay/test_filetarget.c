@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "replay/targets/rd_core.h"
 #include "replay/targets/realdev.h"
 #include "traces/trace.h"

@@ -7,7 +7,7 @@
  * commands go out at the same times as when every wake ran (the corpus replays
  * stay byte-identical), and fstrim still counts every pass.
  */
-#include "presets_harness.h"
+#include "tests/replay/presets_harness.h"
 
 static uint64_t stage_figure(struct harness *h, const char *key)
 {

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "replay/policy.h"
+#include "tests/common/helpers.h"
+#include "replay/policies/policy.h"
 #include "traces/trace.h"
 
 #define MS 1000000ull

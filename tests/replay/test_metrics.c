@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "replay/hist.h"
-#include "replay/rangeset.h"
+#include "replay/engine/hist.h"
+#include "replay/engine/rangeset.h"
 
 static uint64_t rng_next(uint64_t *s)
 {

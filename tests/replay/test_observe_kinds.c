@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A stage's observe_kinds (replay/policy.h) lists the record kinds its
+ * A stage's observe_kinds (replay/policies/policy.h) lists the record kinds its
  * observe() reads; the pipeline calls observe() only for those and the engine
  * skips records no stage wants. A kind missing from a mask silently changes
  * results, so every preset replays corpus traces (written with --io: every
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct obs_case {
 	char preset[40];

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "replay/policy.h"
+#include "replay/policies/policy.h"
 
 struct perr_case {
 	char policy[96];

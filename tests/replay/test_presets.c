@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ufs / ufs-trimcons, xfs and ext4 presets driven with synthetic FREE / ALLOC / COMMIT streams. */
-#include "presets_harness.h"
+#include "tests/replay/presets_harness.h"
 
 #include <criterion/parameterized.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Background discarders: btrfs-async, f2fs and fstrim, driven with synthetic streams. */
-#include "presets_harness.h"
+#include "tests/replay/presets_harness.h"
 
 /* ---- btrfs-async ---- */
 Test(btrfs, nothing_before_the_120s_delay)

@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct pin_case {
 	char trace[64];

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "presets_harness.h"
+#include "tests/common/helpers.h"
+#include "tests/replay/presets_harness.h"
 
 #define GIB (1024 * MIB)
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "replay/engine.h"
+#include "replay/engine/engine.h"
 #include "traces/util.h"
 
 #define MS 1000000ull

@@ -4,7 +4,7 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "replay/policy.h"
+#include "replay/policies/policy.h"
 
 #define K 1024ull
 #define S 1000000000ull

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct bad_case {
 	char args[256];		/* after "trimsim compare"; TRACE is replaced by a readable file */

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agree.h"
-#include "common/helpers.h"
+#include "tests/report/agree.h"
+#include "tests/common/helpers.h"
 
 static char trace[600];
 
@@ -100,26 +100,12 @@ static int compare(const char *args, char **out, char **err)
 	return th_run(cmd, out, err);
 }
 
-/* Until the replay engine is merged, compare says so for every cell: skip, with that reason. */
-static void need_engine(void)
-{
-	char *out = NULL;
-
-	compare("rm.tsim -p none -M nvme", &out, NULL);
-	if (out && strstr(out, "the replay engine is not in this build")) {
-		free(out);
-		cr_skip_test("the replay engine is not in this build");
-	}
-	free(out);
-}
-
 #define MATRIX "rm.tsim -p 'xfs,ext4,sort-merge-async(qd=8),passthrough,none' -M sata-sf2281,nvme"
 
 Test(compare_run, deterministic_whatever_the_jobs)
 {
 	char *out = NULL, *err = NULL;
 
-	need_engine();
 	cr_assert_eq(compare(MATRIX " -j 2 -q -o a.json", &out, &err), 0, "%s", err);
 	cr_assert(!out || !*out, "-q: nothing on stdout");
 	free(out);
@@ -137,7 +123,6 @@ Test(compare_run, formats_agree_and_verdict)
 {
 	char *table = NULL, *err = NULL;
 
-	need_engine();
 	cr_assert_eq(compare(MATRIX " -o r.json -o r.csv -o r.html", &table, &err), 0, "%s", err);
 	free(err);
 	char *js = slurp_in("r.json"), *csv = slurp_in("r.csv"), *tcopy = strdup(table);
@@ -179,7 +164,6 @@ Test(compare_run, html_in_chromium)
 {
 	char cmd[2400], *out = NULL, *err = NULL;
 
-	need_engine();
 	cr_assert_eq(compare(MATRIX " -q -o r.html", NULL, &err), 0, "%s", err);
 	free(err);
 	snprintf(cmd, sizeof(cmd), "xmllint --noout %s/r.html", th_dir());
@@ -211,7 +195,6 @@ Test(compare_run, runs_on_models_a_failing_cell_and_commas_in_a_policy)
 	int st = compare("rm.tsim -p 'xfs,fstrim(interval=1d,minlen=64K),none' -M nvme,file:/nonexistent/disk.img "
 			 "--runs 3 -o r.json", &out, &err);
 
-	need_engine();
 	/* the failing cells report their error, the others still report; the exit status says something failed */
 	cr_assert_eq(st, 1, "%s", err);
 	cr_assert(strstr(out, "file:/nonexistent/disk.img error: /nonexistent/disk.img: No such file or directory"),
@@ -247,7 +230,6 @@ Test(compare_run, runs_on_a_file_target)
 {
 	char args[1200], img[700], *out = NULL, *err = NULL;
 
-	need_engine();
 	snprintf(img, sizeof(img), "%s/disk.img", th_dir());
 	FILE *f = fopen(img, "w");
 
@@ -257,12 +239,6 @@ Test(compare_run, runs_on_a_file_target)
 	snprintf(args, sizeof(args), "rm.tsim -p 'sort-merge-async,none' -M file:%s --runs 3 -j 1 -o r.json", img);
 	int st = compare(args, &out, &err);
 
-	/* without a registered file target, "file:PATH" is taken for a model profile path */
-	if (st && out && (strstr(out, "unknown profile 'file:") || strstr(out, "unable to open file:"))) {
-		free(out);
-		free(err);
-		cr_skip_test("the file target is not registered in this build");
-	}
 	cr_assert_eq(st, 0, "%s\n%s", out, err);
 	cr_assert(strstr(out, "runs (seconds):"), "%s", out);
 	cr_assert(strstr(out, "`sort-merge-async` vs `none` (3 runs each), makespan"), "%s", out);

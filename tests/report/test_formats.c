@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture.h"
+#include "tests/report/fixture.h"
 
-#include "agree.h"
+#include "tests/report/agree.h"
 
 Test(formats, table_json_csv_agree)
 {

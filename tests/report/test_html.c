@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "fixture.h"
+#include "tests/common/helpers.h"
+#include "tests/report/fixture.h"
 
 static char html[600];
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 static const char trace[] =
 	"{\"trimsim\":1,\"header\":{\"devices\":[{\"dev\":\"8:0\",\"name\":\"sda\"}],\"format\":\"trimsim\",\"version\":1}}\n"

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/import/blkio.h"
 #include "traces/trace.h"
 

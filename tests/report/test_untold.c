@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace.h"
 
 /* The trace minus its BIO, ISSUE and DONE records. */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agree.h"
-#include "fixture.h"
+#include "tests/report/agree.h"
+#include "tests/report/fixture.h"
 
 static bool has(const struct report *r, const char *needle)
 {

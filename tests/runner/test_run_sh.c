@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 /* Arrays, not pointers: Criterion copies the table into each test's process. */
 struct run_case {

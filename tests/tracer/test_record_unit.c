@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "tracer/recorder.h"
 
 /* ---- rwbs, as blk_fill_rwbs() (kernel/trace/blktrace.c) writes it ---- */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 #define NCOL 16
 #define CORPUS_LIMIT (20u << 20)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 TestSuite(dtrace_script, .init = th_dir_init, .fini = th_dir_fini);
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
-#include "export_util.h"
+#include "tests/common/helpers.h"
+#include "tests/traces/export_util.h"
 #include "traces/import/importer.h"
 
 #define NCMD 400

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace.h"
 #include "traces/trace_int.h"
-#include "gen.h"
+#include "tests/traces/gen.h"
 
 TestSuite(format, .init = th_dir_init, .fini = th_dir_fini);
 

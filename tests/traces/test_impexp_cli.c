@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "export_util.h"
+#include "tests/common/helpers.h"
+#include "tests/traces/export_util.h"
 
 TestSuite(impexp_cli, .init = th_dir_init, .fini = th_dir_fini);
 

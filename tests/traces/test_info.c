@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/helpers.h"
-#include "gen.h"
+#include "tests/common/helpers.h"
+#include "tests/traces/gen.h"
 
 TestSuite(info, .init = th_dir_init, .fini = th_dir_fini);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -65,6 +66,10 @@ ParameterizedTestParameters(opts, bad_values)
 	static struct bad b[] = {
 		{ .kv = "nope=1", .msg = "unknown option 'nope' (known: trim_base, discard_max_bytes, qd, queued_trim, jitter, gc, name)" },
 		{ .kv = "qd=0", .msg = "option 'qd': 0 is out of range [1, 1024]" },
+		/* bytes and durations: the range in units too, for every module's tables */
+		{ .kv = "trim_base=20", .msg = "option 'trim_base': 20 is out of range [0, 10000000000] (0 ns .. 10.00 s)" },
+		{ .kv = "discard_max_bytes=100", .msg = "option 'discard_max_bytes': 100 is out of range [512, "
+			"1099511627776] (512 B .. 1 TiB)" },
 		{ .kv = "trim_base=5x", .msg = "option 'trim_base': '5x' is not a valid duration (e.g. 500us, 5ms, 2s, 1w)" },
 		{ .kv = "gc=fifo", .msg = "option 'gc': 'fifo' is not one of: greedy, cost-benefit" },
 		{ .kv = "qd", .msg = "option 'qd': expected key=value" },
@@ -79,6 +84,31 @@ ParameterizedTest(struct bad *b, opts, bad_values)
 	char err[256] = "";
 
 	cr_assert_neq(opts__parse_kv(cfg_opts, &c, b->kv, ',', err, sizeof(err)), 0);
+	cr_assert_str_eq(err, b->msg);
+}
+
+/* A floor the range cannot hold (0 = auto): opts__below() says it in the option's units. */
+/* char arrays, not pointers: Criterion hands parameters to another process (as struct bad). */
+struct below { char key[24]; uint64_t v, min; char why[16], msg[96]; };
+
+ParameterizedTestParameters(opts, below)
+{
+	static struct below b[] = {
+		{ .key = "discard_max_bytes", .v = 4096, .min = 256 << 10, .why = "a group",
+		  .msg = "option 'discard_max_bytes': 4096 is below 256 KiB (a group)" },
+		{ .key = "trim_base", .v = 5, .min = 1000000,
+		  .msg = "option 'trim_base': 5 is below 1.0 ms" },
+		{ .key = "qd", .v = 1, .min = 4, .why = "four lanes", .msg = "option 'qd': 1 is below 4 (four lanes)" },
+		{ .key = "nope", .v = 1, .min = 4, .msg = "option 'nope': 1 is below 4" },
+	};
+	return cr_make_param_array(struct below, b, sizeof(b) / sizeof(b[0]));
+}
+
+ParameterizedTest(struct below *b, opts, below)
+{
+	char err[256] = "";
+
+	cr_assert_eq(opts__below(cfg_opts, b->key, b->v, b->min, b->why[0] ? b->why : NULL, err, sizeof(err)), -EINVAL);
 	cr_assert_str_eq(err, b->msg);
 }
 

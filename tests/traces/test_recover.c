@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 #include "traces/trace_int.h"
-#include "gen.h"
+#include "tests/traces/gen.h"
 
 TestSuite(recover, .init = th_dir_init, .fini = th_dir_fini);
 

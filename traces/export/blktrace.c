@@ -21,7 +21,7 @@
 
 #include "traces/import/blkio.h"
 #include "traces/util.h"
-#include "exporter.h"
+#include "traces/export/exporter.h"
 
 #define BT_MAX_PIECE	(0xffffffffull & ~511ull)
 

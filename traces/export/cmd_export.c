@@ -10,7 +10,7 @@
 #include "traces/import/cliopt.h"
 #include "traces/output.h"
 #include "traces/util.h"
-#include "exporter.h"
+#include "traces/export/exporter.h"
 
 static void export_usage(FILE *f)
 {

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "traces/util.h"
-#include "exporter.h"
+#include "traces/export/exporter.h"
 
 #define FIO_MAX_PIECE	(0xffffffffull & ~4095ull)
 #define FIO_MAX_FILES	64

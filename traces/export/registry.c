@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "traces/util.h"
-#include "exporter.h"
+#include "traces/export/exporter.h"
 
 extern const struct exporter_ops exporter_blktrace;
 extern const struct exporter_ops exporter_fio;

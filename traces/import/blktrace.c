@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "traces/util.h"
-#include "blkio.h"
-#include "importer.h"
+#include "traces/import/blkio.h"
+#include "traces/import/importer.h"
 
 struct bt_opts {
 	uint64_t device_size;

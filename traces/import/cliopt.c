@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "traces/util.h"
-#include "cliopt.h"
+#include "traces/import/cliopt.h"
 
 int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
 		 char *err, size_t errlen)

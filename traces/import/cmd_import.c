@@ -8,8 +8,8 @@
 
 #include "replay/cli.h"
 #include "traces/util.h"
-#include "cliopt.h"
-#include "importer.h"
+#include "traces/import/cliopt.h"
+#include "traces/import/importer.h"
 
 static void import_usage(FILE *f)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "traces/util.h"
-#include "importer.h"
+#include "traces/import/importer.h"
 
 #define DT_MAJOR 4000u	/* synthetic dev_t major for FreeBSD device names */
 #define DT_MAX_DEVS 256

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "traces/util.h"
-#include "fsgeom.h"
+#include "traces/import/fsgeom.h"
 
 static uint32_t be32_at(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return be32toh(v); }
 static uint32_t le32_at(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return le32toh(v); }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "importer.h"
+#include "traces/import/importer.h"
 
 struct slot {
 	uint64_t offset, t_ns, len;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "traces/util.h"
-#include "importer.h"
+#include "traces/import/importer.h"
 
 extern const struct importer_ops importer_blktrace;
 extern const struct importer_ops importer_tracecmd;

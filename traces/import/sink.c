@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "traces/util.h"
-#include "importer.h"
+#include "traces/import/importer.h"
 
 #define SPOOL_BATCH 1024	/* records buffered before a write: 48 KiB */
 

@@ -44,8 +44,8 @@
 #include <event-parse.h>
 
 #include "traces/util.h"
-#include "fsgeom.h"
-#include "importer.h"
+#include "traces/import/fsgeom.h"
+#include "traces/import/importer.h"
 
 struct tc_opts {
 	char device[256];

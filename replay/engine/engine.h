@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "metrics.h"
-#include "policy.h"
-#include "target.h"
-#include "../traces/trace.h"
+#include "replay/engine/metrics.h"
+#include "replay/policies/policy.h"
+#include "replay/targets/target.h"
+#include "traces/trace.h"
 
 enum engine_timing { TIMING_TRACE = 0, TIMING_ASAP = 1 };
 

@@ -7,7 +7,7 @@
  *
  * One small, read-only ops table per stage kind (fio style), options in an
  * opt_spec table beside the stage, per-instance state behind a void *.
- * replay/ENGINE.md explains how the engine drives them; this header is the
+ * replay/engine/ENGINE.md explains how the engine drives them; this header is the
  * contract. It only grows: new fields go at the end, new hooks are optional.
  *
  * How a pipeline runs (all calls in trace time order, single-threaded):
@@ -47,9 +47,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "../traces/opts.h"
-#include "../traces/trace.h"
-#include "target.h"
+#include "traces/opts.h"
+#include "traces/trace.h"
+#include "replay/targets/target.h"
 
 /*
  * A discard request flowing between stages. Passed by const pointer and
@@ -146,6 +146,8 @@ struct policy_stage_ops {
 	/*
 	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
 	 * props: set source/qd here if the stage decides them. *priv: per-instance state.
+	 * Refuse a bad option (-EINVAL, message in err) from cfg alone: `trimsim replay` checks a
+	 * spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
 	 */
 	int (*init)(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		    void **priv, char *err, size_t errlen);

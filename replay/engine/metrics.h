@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 #include <jansson.h>
-#include "hist.h"
-#include "target.h"
+#include "replay/engine/hist.h"
+#include "replay/targets/target.h"
 
 /* What the engine knows about a command when it submits it. */
 struct metrics_cmd {

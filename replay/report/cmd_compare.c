@@ -17,14 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../traces/opts.h"
-#include "../traces/output.h"
-#include "../traces/trace.h"
-#include "../traces/util.h"
-#include "cli.h"
-#include "policy.h"
-#include "report/report.h"
-#include "report/runcell.h"
+#include "traces/opts.h"
+#include "traces/output.h"
+#include "traces/trace.h"
+#include "traces/util.h"
+#include "replay/cli.h"
+#include "replay/policies/policy.h"
+#include "replay/report/report.h"
+#include "replay/report/runcell.h"
 
 #define MAX_ITEMS 256
 #define MAX_OUTS 8

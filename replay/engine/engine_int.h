@@ -3,8 +3,8 @@
 #ifndef TRIMSIM_ENGINE_INT_H
 #define TRIMSIM_ENGINE_INT_H
 
-#include "engine.h"
-#include "policies/evq.h"
+#include "replay/engine/engine.h"
+#include "replay/policies/evq.h"
 
 struct fg_item {
 	uint64_t tag, ready, offset, length;

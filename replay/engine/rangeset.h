@@ -2,8 +2,8 @@
 /*
  * A set of byte ranges kept as merged, disjoint intervals (a treap keyed by
  * start). Memory grows with the number of disjoint intervals, never with the
- * number of insertions. Used for unique discarded bytes (metrics) and for
- * free-space tracking (fstrim emulation).
+ * number of insertions. Its one user is covmap.c, for the partly covered 4 KiB
+ * granules of the unique-bytes map (the policies keep their sets in ivset.h).
  */
 #ifndef TRIMSIM_RANGESET_H
 #define TRIMSIM_RANGESET_H

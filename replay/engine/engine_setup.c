@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_int.h"
+#include "replay/engine/engine_int.h"
 
 /*
  * The baseline twin never receives a discard. On a model target it is opened

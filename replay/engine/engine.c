@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine_int.h"
-#include "../traces/util.h"
+#include "replay/engine/engine_int.h"
+#include "traces/util.h"
 
 static int efail(struct engine *e, int ret, const char *fmt, const char *detail)
 {

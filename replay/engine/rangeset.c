@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rangeset.h"
+#include "replay/engine/rangeset.h"
 
 #define CHUNK 4096
 

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "../traces/opts.h"
+#include "traces/opts.h"
 
 struct target_seg {
 	uint64_t offset;	/* bytes */
@@ -96,7 +96,7 @@ struct target_ops {
 	int (*check)(const char *arg, const struct target_env *env, char *err, size_t errlen);
 };
 
-/* The explicit registry (replay/targets.c). */
+/* The explicit registry (replay/targets/targets.c). */
 const struct target_ops *const *target_registry(size_t *n);
 const struct target_ops *target_find(const char *name);
 

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 #include <jansson.h>
-#include "engine.h"
+#include "replay/engine/engine.h"
 
 #define RESULT_SCHEMA "trimsim-result/1"
 

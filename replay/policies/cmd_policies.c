@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "policy.h"
-#include "../traces/util.h"
+#include "replay/cli.h"
+#include "replay/policies/policy.h"
+#include "traces/util.h"
 
 static void usage(FILE *f)
 {

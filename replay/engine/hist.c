@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "hist.h"
+#include "replay/engine/hist.h"
 
 void hist_init(struct hist *h)
 {

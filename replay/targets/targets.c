@@ -2,15 +2,15 @@
 /* The explicit target registry (target.h). */
 #include <string.h>
 
-#include "target.h"
-#include "../models/model.h"
-#include "targets/realdev.h"
+#include "replay/targets/target.h"
+#include "models/model.h"
+#include "replay/targets/realdev.h"
 
 extern const struct target_ops fixed_target_ops;
 
 static const struct target_ops *const targets[] = {
 	&model_target_ops,	/* models/model.c: parametric and FTL device models (-M PROFILE) */
-	&fixed_target_ops,	/* replay/target_fixed.c: ideal fixed-latency device */
+	&fixed_target_ops,	/* replay/targets/target_fixed.c: ideal fixed-latency device */
 	&device_target_ops,	/* replay/targets/realdev.c: a real block device (--device, --destructive) */
 	&file_target_ops,	/* replay/targets/realdev.c: a regular file, discards punch holes (--file) */
 };

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "covmap.h"
-#include "metrics.h"
-#include "../traces/trace.h"
+#include "replay/engine/covmap.h"
+#include "replay/engine/metrics.h"
+#include "traces/trace.h"
 
 #define NS_PER_S 1000000000ull
 #define UNIQUE_BATCH 256	/* discarded ranges buffered before they go into the coverage map */

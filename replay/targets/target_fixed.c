@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target.h"
-#include "../traces/trace.h"
+#include "replay/targets/target.h"
+#include "traces/trace.h"
 
 struct fixed_cfg {
 	uint64_t read, write, flush, discard;	/* ns */

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "result.h"
-#include "../traces/output.h"
-#include "../traces/util.h"
+#include "replay/engine/result.h"
+#include "traces/output.h"
+#include "traces/util.h"
 
 json_t *result__build(const struct engine *e, const struct trace_reader *r, const char *trace_path,
 		      const char *target_name)

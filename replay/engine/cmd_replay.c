@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "engine.h"
-#include "result.h"
-#include "../traces/output.h"
-#include "targets/rd_safety.h"
-#include "../traces/util.h"
+#include "replay/cli.h"
+#include "replay/engine/engine.h"
+#include "replay/engine/result.h"
+#include "traces/output.h"
+#include "replay/targets/rd_safety.h"
+#include "traces/util.h"
 
 #define BATCH 4096
 
@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		"      --dev MAJ:MIN     the traced device to replay (default: the header's only or\n"
 		"                        first filesystem device)\n"
 		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
-		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md); FILE ends in\n"
+		"  -o, --output FILE     write the result JSON (schema in replay/engine/RESULT.md); FILE ends in\n"
 		"                        .json or has no extension; - is stdout\n"
 		"  -q, --quiet           no summary table\n"
 		"\n"
@@ -202,13 +202,17 @@ static int null_sink(void *arg, const struct policy_event *ev)
 	return 0;
 }
 
-/* Policy string errors first, before any file is opened; *props: what it reads. */
+/*
+ * Policy string errors first, before any file is opened; *props: what it reads.
+ * -EINVAL: the spec is bad (a usage error; stages refuse options whatever the
+ * device, policy.h init), else -errno.
+ */
 static int check_policy(const char *spec, struct policy_props *props, char *err, size_t errlen)
 {
 	struct policy *p = policy__new(spec, NULL, null_sink, NULL, err, errlen);
 
 	if (!p)
-		return -EINVAL;
+		return errno ? -errno : -EINVAL;
 	*props = *policy__props(p);
 	policy__destroy(p);
 	return 0;
@@ -264,7 +268,7 @@ int cmd_replay(int argc, char **argv)
 	a.cfg.target_arg = a.target_arg;
 	if ((ret = check_policy(a.policy, &props, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
-		return 2;
+		return ret == -EINVAL ? 2 : 1;
 	}
 	a.cfg.target = target_find(a.target_name);
 	if (!a.cfg.target) {
@@ -318,8 +322,7 @@ int cmd_replay(int argc, char **argv)
 			goto out;
 	}
 	if (!(e = engine__new(&a.cfg, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim replay: %s\n", err);
-		rc = strstr(err, "policy:") ? 2 : 1;
+		fprintf(stderr, "trimsim replay: %s\n", err);	/* the spec passed check_policy(): a failed run */
 		goto out;
 	}
 	if ((ret = feed_all(e, r, a.trace, err, sizeof(err)))) {

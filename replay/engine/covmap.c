@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "covmap.h"
-#include "rangeset.h"
+#include "replay/engine/covmap.h"
+#include "replay/engine/rangeset.h"
 
 #define GRAN_SHIFT	12			/* 4 KiB granules */
 #define GRAN		(1ull << GRAN_SHIFT)
