@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/helpers.h"
+#include "tests/common/helpers.h"
 
 struct pcase {
 	char name[40];
