@@ -8,40 +8,26 @@
 #include "engine_int.h"
 
 /*
- * The baseline twin never receives a discard. On a model target it is opened
- * with discard_supported=false: a model then keeps no map of mapped space
- * (models/param.c: the map only prices discards; writes, reads and flushes
- * cost the same), so the twin's writes skip its bitmap. Foreground timing is
- * unchanged (tests/replay/test_baseline.c: the twin's latencies equal those
- * of the policy `none`, which runs the unmodified profile).
+ * The baseline twin never receives a discard; it is opened with target_env.twin.
+ * A model then sets discard_supported=false (models/model.c) and keeps no map of
+ * mapped space (models/param.c: the map only prices discards; writes, reads and
+ * flushes cost the same), so the twin's writes skip its bitmap. Foreground timing
+ * is unchanged (tests/replay/test_baseline.c: the twin's latencies equal those of
+ * the policy `none`, which runs the unmodified profile).
  */
-static const char *twin_arg(const struct engine *e, char *buf, size_t len)
-{
-	const char *arg = e->cfg.target_arg ? e->cfg.target_arg : "";
-	const char *slash = strrchr(arg, '/'), *colon = strchr(slash ? slash : arg, ':');
-
-	if (strcmp(e->cfg.target->name, "model"))
-		return arg;
-	if (snprintf(buf, len, "%s%s%s", arg, !colon ? ":" : colon[1] ? "," : "",
-		     "discard_supported=false") >= (int)len)
-		return arg;
-	return buf;
-}
-
 static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, size_t errlen)
 {
-	char twin[1100];
 	struct target_env env = {
 		.seed = e->cfg.seed, .device_size = e->cfg.dev ? e->cfg.dev->size : 0,
 		.trace_extent = e->cfg.trace_extent, .qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
+		.twin = shadow,
 	};
 	int ret;
 
 	l->ops = e->cfg.target;
 	l->shadow = shadow;
 	evq_init(&l->dq);
-	ret = l->ops->open(shadow ? twin_arg(e, twin, sizeof(twin)) : e->cfg.target_arg ? e->cfg.target_arg : "",
-			   &env, &l->priv, err, errlen);
+	ret = l->ops->open(e->cfg.target_arg ? e->cfg.target_arg : "", &env, &l->priv, err, errlen);
 	if (ret) {
 		l->priv = NULL;
 		if (!err[0])

@@ -169,26 +169,14 @@ static void tap_init(struct tap_ctx *ctx, const struct target_ops *inner, const 
 	ctx->ops.close = tap_close;
 }
 
-/* "file:/tmp/x" -> target file, arg "/tmp/x"; anything else is a model profile (with overrides). */
+/* A -M item: a model profile or a target spec (target_spec_parse, as replay -M). */
 static const struct target_ops *target_of(const char *profile, char *name, size_t nlen, const char **arg)
 {
-	const char *colon = strchr(profile, ':');
-	const struct target_ops *t;
+	char err[256];
+	const struct target_ops *t = target_spec_parse(profile, false, arg, err, sizeof(err));
 
-	if (colon && (size_t)(colon - profile) < nlen) {
-		snprintf(name, nlen, "%.*s", (int)(colon - profile), profile);
-		if (strcmp(name, "model") && (t = target_find(name))) {
-			*arg = colon + 1;
-			return t;
-		}
-		if (!strcmp(name, "model")) {
-			*arg = colon + 1;
-			return target_find("model");
-		}
-	}
-	snprintf(name, nlen, "model");
-	*arg = profile;
-	return target_find("model");
+	snprintf(name, nlen, "%s", t->name);
+	return t;
 }
 
 /* The traced device to replay, as trimsim replay picks it: the only one, else the first with a filesystem. */
