@@ -87,6 +87,14 @@ out:
 	return e;
 }
 
+/* The write amplification a target reports (models/ftl.c), in its report object; NULL if none. */
+static json_t *target_write_amp(json_t *target)
+{
+	json_t *wa = json_object_get(target, "write_amplification");
+
+	return json_is_number(wa) ? wa : NULL;
+}
+
 json_t *engine__result(const struct engine *e)
 {
 	json_t *o = json_object(), *t = json_object(), *tr = json_object(), *rec = json_object();
@@ -120,9 +128,9 @@ json_t *engine__result(const struct engine *e)
 	json_object_set_new(o, "seed", json_integer((json_int_t)e->cfg.seed));
 	ret = metrics__to_json(e->m, o);
 	if (!ret) {	/* the device's own figure, where the target knows it (FTL models) */
-		json_t *wa = json_object_get(json_object_get(o, "target"), "write_amplification");
+		json_t *wa = target_write_amp(json_object_get(o, "target"));
 
-		if (json_is_number(wa))
+		if (wa)
 			json_object_set(json_object_get(o, "device"), "write_amplification", wa);
 	}
 out:
@@ -138,6 +146,29 @@ out:
 }
 
 const struct metrics *engine__metrics(const struct engine *e) { return e->m; }
+const struct policy *engine__policy(const struct engine *e) { return e->pol; }
+bool engine__has_twin(const struct engine *e) { return e->nlanes > 1; }
+uint64_t engine__span(const struct engine *e) { return e->last_trace - e->t0; }
+
+int engine__write_amp(const struct engine *e, double *wa)
+{
+	json_t *t, *v;
+	int ret = 0;
+
+	*wa = 0;
+	if (!e->cfg.target->report)
+		return 0;
+	if (!(t = json_object()) || e->cfg.target->report(e->lane[0].priv, t)) {
+		json_decref(t);
+		return 0;
+	}
+	if ((v = target_write_amp(t))) {
+		*wa = json_number_value(v);
+		ret = 1;
+	}
+	json_decref(t);
+	return ret;
+}
 const char *engine__error(const struct engine *e) { return e->err[0] ? e->err : "replay: unknown error"; }
 size_t engine__peak_queued(const struct engine *e) { return e->peak_q; }
 uint32_t engine__devno(const struct engine *e) { return e->cfg.devno; }
