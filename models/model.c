@@ -30,6 +30,8 @@ static int model_open(const char *arg, const struct target_env *env, void **priv
 		ret = -errno;
 		goto out;
 	}
+	if (env->twin)	/* it never receives a discard: nothing to price, no map of mapped space to keep */
+		m->prof->p.discard_supported = false;
 	m->eng = m->prof->engine == ENGINE_FTL ? &ftl_engine_ops : &param_engine_ops;
 	m->e = m->eng->open(m->prof, env, err, errlen);
 	if (!m->e) {

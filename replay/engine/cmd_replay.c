@@ -30,7 +30,8 @@ static void usage(FILE *f)
 		"and reports discard commands, bytes, latencies, foreground stall and makespan.\n"
 		"\n"
 		"  -p, --policy POLICY   preset or pipeline (default as-recorded); see trimsim policies\n"
-		"  -M, --model PROFILE   device model profile with overrides (default nvme); see trimsim models\n"
+		"  -M, --model PROFILE   device model profile with overrides (default nvme); see trimsim models;\n"
+		"                        or a target spec NAME:ARG (file:PATH, device:PATH, fixed:...)\n"
 		"  -t, --target NAME[:ARG]  any registered target, e.g. fixed:discard=9ms,qd=1\n"
 		"      --device PATH     a real block device (needs --destructive: its data is destroyed)\n"
 		"      --file PATH       a regular file: discards punch holes (one that holds data needs\n"
@@ -60,22 +61,39 @@ static void usage(FILE *f)
 }
 
 struct args {
-	const char *trace, *policy, *out, *target_name;
-	char target_arg[1024];
+	const char *trace, *policy, *out;
+	char spec[1024];	/* the target spec every target option becomes (target_spec_parse) */
+	bool strict;		/* -t, --device, --file: the spec names a registered target */
+	bool spec_set;
+	const struct target_ops *kind;	/* what spec names (NULL: nothing built in), to refuse a second one */
 	struct engine_cfg cfg;
 	bool quiet, dev_set;
 };
 
 enum { O_DEVICE = 256, O_FILE, O_QD, O_DESTRUCTIVE, O_TIMING, O_SPEED, O_SEED, O_DEV, O_NOBASE };
 
-static int set_target(struct args *a, const char *name, const char *arg)
+/*
+ * -M SPEC, -t SPEC, --device PATH (device:PATH), --file PATH (file:PATH): one target, one
+ * parser; an unknown target is reported after the policy (cmd_replay), as before.
+ */
+static int set_target(struct args *a, const char *prefix, const char *spec, bool strict)
 {
-	if (a->target_name && strcmp(a->target_name, name)) {
+	const struct target_ops *t;
+	const char *arg;
+	char err[256];
+
+	if (snprintf(a->spec, sizeof(a->spec), "%s%s", prefix, spec) >= (int)sizeof(a->spec)) {
+		fprintf(stderr, "trimsim replay: target '%s': longer than %zu bytes\n", spec, sizeof(a->spec) - 1);
+		return -EINVAL;
+	}
+	t = target_spec_parse(a->spec, strict, &arg, err, sizeof(err));
+	if (a->spec_set && a->kind != t) {
 		fprintf(stderr, "trimsim replay: choose one target (-M, -t, --device or --file)\n");
 		return -EINVAL;
 	}
-	a->target_name = name;
-	snprintf(a->target_arg, sizeof(a->target_arg), "%s", arg);
+	a->spec_set = true;
+	a->strict = strict;
+	a->kind = t;
 	return 0;
 }
 
@@ -101,20 +119,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->cfg.baseline = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:M:t:o:qh", lo, NULL)) != -1) {
-		char *colon;
 		int ret = 0;
 
 		switch (c) {
 		case 'p': a->policy = optarg; break;
-		case 'M': ret = set_target(a, "model", optarg); break;
-		case 't':
-			colon = strchr(optarg, ':');
-			if (colon)
-				*colon = 0;
-			ret = set_target(a, optarg, colon ? colon + 1 : "");
-			break;
-		case O_DEVICE: ret = set_target(a, "device", optarg); break;
-		case O_FILE: ret = set_target(a, "file", optarg); break;
+		case 'M': ret = set_target(a, "", optarg, false); break;
+		case 't': ret = set_target(a, "", optarg, true); break;
+		case O_DEVICE: ret = set_target(a, "device:", optarg, true); break;
+		case O_FILE: ret = set_target(a, "file:", optarg, true); break;
 		case 'o': a->out = optarg; break;
 		case 'q': a->quiet = true; break;
 		case O_DESTRUCTIVE: a->cfg.destructive = true; break;
@@ -157,8 +169,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return -EINVAL;
 	}
 	a->trace = argv[optind];
-	if (!a->target_name)
-		set_target(a, "model", "nvme");
+	if (!a->spec_set)
+		set_target(a, "", "nvme", false);
 	return 0;
 }
 
@@ -246,7 +258,7 @@ static bool failed_commands(const struct args *a, const struct engine *e)
 	if (!n || !a->cfg.target->realtime)
 		return false;
 	fprintf(stderr, "trimsim replay: %s: %" PRIu64 " of %" PRIu64 " commands failed on %s:%s (%s)\n", a->trace,
-		n, metrics__commands(engine__metrics(e)), a->target_name, a->target_arg, why);
+		n, metrics__commands(engine__metrics(e)), a->cfg.target->name, a->cfg.target_arg, why);
 	return true;
 }
 
@@ -265,20 +277,12 @@ int cmd_replay(int argc, char **argv)
 	if ((ret = parse_args(argc, argv, &a)))
 		return ret > 0 ? 0 : 2;
 	a.cfg.policy = a.policy;
-	a.cfg.target_arg = a.target_arg;
 	if ((ret = check_policy(a.policy, &props, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		return ret == -EINVAL ? 2 : 1;
 	}
-	a.cfg.target = target_find(a.target_name);
-	if (!a.cfg.target) {
-		size_t n;
-		const struct target_ops *const *t = target_registry(&n);
-
-		fprintf(stderr, "trimsim replay: target '%s' is not built in (targets:", a.target_name);
-		for (size_t i = 0; i < n; i++)
-			fprintf(stderr, " %s", t[i]->name);
-		fprintf(stderr, ")\n");
+	if (!(a.cfg.target = target_spec_parse(a.spec, a.strict, &a.cfg.target_arg, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
 		return 2;
 	}
 	if (a.out && !(out = result__open(a.out, err, sizeof(err)))) {	/* a bad -o fails before the replay */
@@ -335,7 +339,7 @@ int cmd_replay(int argc, char **argv)
 	engine__source_missing(e, why, sizeof(why));
 	if (not_applicable(&a, why))
 		goto out;
-	if (!(res = result__build(e, r, a.trace, a.target_name))) {
+	if (!(res = result__build(e, r, a.trace, a.cfg.target->name))) {
 		fprintf(stderr, "trimsim replay: out of memory\n");
 		goto out;
 	}

@@ -466,6 +466,8 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r)
 
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
+	const struct engine_observer *ob = e->cfg.observer;
+
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
 		bool fg;
@@ -483,9 +485,9 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				lane_sync(&e->lane[k], 0);
 				e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
 			}
+			if (ob && ob->start)
+				ob->start(ob->arg, e->t0, e->base);
 		}
-		if (e->cfg.observer && e->cfg.observer->record)
-			e->cfg.observer->record(e->cfg.observer->arg, &r);
 		if (r.time_ns < e->last_trace) {
 			e->out_of_order++;
 			r.time_ns = e->last_trace;
@@ -497,11 +499,16 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * no stage observes) changes no state: what is due before it runs
 		 * before the next record that matters, in the same order.
 		 */
-		if (e->skip_idle && !fg && !policy__wants(e->pol, &r))
+		if (e->skip_idle && !fg && !policy__wants(e->pol, &r)) {
+			if (ob && ob->record)
+				ob->record(ob->arg, &recs[i]);
 			continue;
+		}
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
 		if (ret)
 			return ret;
+		if (ob && ob->record)
+			ob->record(ob->arg, &recs[i]);
 		if ((ret = policy__record(e->pol, &r)))
 			return efail(e, ret, "%s", policy__error(e->pol));
 		if (fg && (ret = enqueue_fg(e, &r)))

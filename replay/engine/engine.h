@@ -21,17 +21,29 @@
 enum engine_timing { TIMING_TRACE = 0, TIMING_ASAP = 1 };
 
 /*
- * Optional watcher (reports, plots): sees what the engine sees on the real
- * target, in engine order. Any hook may be NULL; a hook's error stops the replay.
+ * Optional watcher (the compare report, tests): sees what the engine sees on
+ * the real target, in the order the engine handles it (ENGINE.md, "Observers").
+ * Times: records carry trace time; commands and completions engine time.
+ * Any hook may be NULL; a submit hook's error stops the replay.
  */
 struct engine_observer {
 	void *arg;
-	/* Every record of the replayed device, before the policy sees it. */
+	/*
+	 * Every record of the replayed device, as read, when the engine takes it:
+	 * after the completions and timers due before it, or at once when nothing
+	 * reacts to it (a skipped record, ENGINE.md "Cost per record").
+	 */
 	void (*record)(void *arg, const struct ts_record *rec);
 	/* Every command submitted to the target (discards: all their ranges in cmd->segs or offset/length). */
 	int (*submit)(void *arg, const struct target_cmd *cmd);
 	/* Every completion from the target (not the baseline twin's). */
 	void (*done)(void *arg, const struct target_done *d);
+	/*
+	 * Once, before the first record: that record's trace time and the engine
+	 * time it maps to, the origins of the two clocks (a real-time target's
+	 * completions are on its own clock, which starts before the replay).
+	 */
+	void (*start)(void *arg, uint64_t trace_ns, uint64_t engine_ns);
 };
 
 struct engine_cfg {
@@ -73,6 +85,14 @@ bool engine__source_missing(const struct engine *e, char *why, size_t len);
 /* The result object (RESULT.md) minus the trace and run sections the caller adds. */
 json_t *engine__result(const struct engine *e);
 const struct metrics *engine__metrics(const struct engine *e);
+/* The pipeline replayed (its props and expanded form, for the report). */
+const struct policy *engine__policy(const struct engine *e);
+/* Foreground was measured on a discard-free twin (RESULT.md target.baseline). */
+bool engine__has_twin(const struct engine *e);
+/* The replayed records' span, first to last, in trace time (RESULT.md records.span_ns). */
+uint64_t engine__span(const struct engine *e);
+/* The target's write amplification (FTL models, RESULT.md device.write_amplification): 1, or 0 when it has none. */
+int engine__write_amp(const struct engine *e, double *wa);
 const char *engine__error(const struct engine *e);
 /* Peak entries held in the dispatch queues and in-flight table (memory-bound tests). */
 size_t engine__peak_queued(const struct engine *e);

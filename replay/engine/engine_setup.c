@@ -8,40 +8,26 @@
 #include "replay/engine/engine_int.h"
 
 /*
- * The baseline twin never receives a discard. On a model target it is opened
- * with discard_supported=false: a model then keeps no map of mapped space
- * (models/param.c: the map only prices discards; writes, reads and flushes
- * cost the same), so the twin's writes skip its bitmap. Foreground timing is
- * unchanged (tests/replay/test_baseline.c: the twin's latencies equal those
- * of the policy `none`, which runs the unmodified profile).
+ * The baseline twin never receives a discard; it is opened with target_env.twin.
+ * A model then sets discard_supported=false (models/model.c) and keeps no map of
+ * mapped space (models/param.c: the map only prices discards; writes, reads and
+ * flushes cost the same), so the twin's writes skip its bitmap. Foreground timing
+ * is unchanged (tests/replay/test_baseline.c: the twin's latencies equal those of
+ * the policy `none`, which runs the unmodified profile).
  */
-static const char *twin_arg(const struct engine *e, char *buf, size_t len)
-{
-	const char *arg = e->cfg.target_arg ? e->cfg.target_arg : "";
-	const char *slash = strrchr(arg, '/'), *colon = strchr(slash ? slash : arg, ':');
-
-	if (strcmp(e->cfg.target->name, "model"))
-		return arg;
-	if (snprintf(buf, len, "%s%s%s", arg, !colon ? ":" : colon[1] ? "," : "",
-		     "discard_supported=false") >= (int)len)
-		return arg;
-	return buf;
-}
-
 static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, size_t errlen)
 {
-	char twin[1100];
 	struct target_env env = {
 		.seed = e->cfg.seed, .device_size = e->cfg.dev ? e->cfg.dev->size : 0,
 		.trace_extent = e->cfg.trace_extent, .qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
+		.twin = shadow,
 	};
 	int ret;
 
 	l->ops = e->cfg.target;
 	l->shadow = shadow;
 	evq_init(&l->dq);
-	ret = l->ops->open(shadow ? twin_arg(e, twin, sizeof(twin)) : e->cfg.target_arg ? e->cfg.target_arg : "",
-			   &env, &l->priv, err, errlen);
+	ret = l->ops->open(e->cfg.target_arg ? e->cfg.target_arg : "", &env, &l->priv, err, errlen);
 	if (ret) {
 		l->priv = NULL;
 		if (!err[0])
@@ -101,6 +87,14 @@ out:
 	return e;
 }
 
+/* The write amplification a target reports (models/ftl.c), in its report object; NULL if none. */
+static json_t *target_write_amp(json_t *target)
+{
+	json_t *wa = json_object_get(target, "write_amplification");
+
+	return json_is_number(wa) ? wa : NULL;
+}
+
 json_t *engine__result(const struct engine *e)
 {
 	json_t *o = json_object(), *t = json_object(), *tr = json_object(), *rec = json_object();
@@ -134,9 +128,9 @@ json_t *engine__result(const struct engine *e)
 	json_object_set_new(o, "seed", json_integer((json_int_t)e->cfg.seed));
 	ret = metrics__to_json(e->m, o);
 	if (!ret) {	/* the device's own figure, where the target knows it (FTL models) */
-		json_t *wa = json_object_get(json_object_get(o, "target"), "write_amplification");
+		json_t *wa = target_write_amp(json_object_get(o, "target"));
 
-		if (json_is_number(wa))
+		if (wa)
 			json_object_set(json_object_get(o, "device"), "write_amplification", wa);
 	}
 out:
@@ -152,6 +146,29 @@ out:
 }
 
 const struct metrics *engine__metrics(const struct engine *e) { return e->m; }
+const struct policy *engine__policy(const struct engine *e) { return e->pol; }
+bool engine__has_twin(const struct engine *e) { return e->nlanes > 1; }
+uint64_t engine__span(const struct engine *e) { return e->last_trace - e->t0; }
+
+int engine__write_amp(const struct engine *e, double *wa)
+{
+	json_t *t, *v;
+	int ret = 0;
+
+	*wa = 0;
+	if (!e->cfg.target->report)
+		return 0;
+	if (!(t = json_object()) || e->cfg.target->report(e->lane[0].priv, t)) {
+		json_decref(t);
+		return 0;
+	}
+	if ((v = target_write_amp(t))) {
+		*wa = json_number_value(v);
+		ret = 1;
+	}
+	json_decref(t);
+	return ret;
+}
 const char *engine__error(const struct engine *e) { return e->err[0] ? e->err : "replay: unknown error"; }
 size_t engine__peak_queued(const struct engine *e) { return e->peak_q; }
 uint32_t engine__devno(const struct engine *e) { return e->cfg.devno; }

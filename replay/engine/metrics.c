@@ -367,3 +367,26 @@ const struct hist *metrics__latency(const struct metrics *m, unsigned op)
 {
 	return op <= TS_OP_MAX ? &m->lat[op] : NULL;
 }
+
+const struct hist *metrics__fg_latency(const struct metrics *m, unsigned op)
+{
+	return op <= TS_OP_MAX ? &m->app[op] : NULL;
+}
+
+const struct hist *metrics__twin_latency(const struct metrics *m, unsigned op)
+{
+	return op <= TS_OP_MAX ? &m->base[op] : NULL;
+}
+
+const struct hist *metrics__command_bytes(const struct metrics *m) { return &m->cmd_size; }
+
+void metrics__totals(const struct metrics *m, struct metrics_totals *t)
+{
+	*t = (struct metrics_totals){
+		.d_cmds = m->d_cmds, .d_requests = m->d_requests, .d_bytes = m->d_bytes,
+		.d_unique = covmap__bytes(m->unique), .d_errors = m->d_errors, .d_busy_ns = m->discard.total,
+		.d_held_ns = tunion_ns(&m->d_held), .d_waited_ns = tunion_ns(&m->d_waited),
+		.d_peak_cmds_s = m->rate.peak_cmds, .d_peak_bytes_s = m->rate.peak_bytes,
+		.fg_cmds = m->fg_cmds, .stall_ns = m->stall_ns, .makespan_ns = m->end_ns,
+	};
+}

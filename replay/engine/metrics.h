@@ -41,6 +41,24 @@ int metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns);
 /* The "discard", "foreground", "latency", "device", "makespan_ns" members into obj. */
 int metrics__to_json(const struct metrics *m, json_t *obj);
 
+/* The run's totals (RESULT.md names), for the compare report: complete after metrics__finish. */
+struct metrics_totals {
+	uint64_t d_cmds;		/* discard.commands */
+	uint64_t d_requests;		/* discard.requests */
+	uint64_t d_bytes;		/* discard.bytes */
+	uint64_t d_unique;		/* discard.unique_bytes */
+	uint64_t d_errors;		/* discard.errors */
+	uint64_t d_busy_ns;		/* discard.busy_ns */
+	uint64_t d_held_ns;		/* discard.held_ns */
+	uint64_t d_waited_ns;		/* discard.waited_ns */
+	uint64_t d_peak_cmds_s;		/* discard.peak_commands_per_s */
+	uint64_t d_peak_bytes_s;	/* discard.peak_bytes_per_s */
+	uint64_t fg_cmds;		/* foreground.commands */
+	uint64_t stall_ns;		/* foreground.stall_ns */
+	uint64_t makespan_ns;		/* makespan_ns */
+};
+void metrics__totals(const struct metrics *m, struct metrics_totals *t);
+
 /* Accessors for the summary table and tests. */
 uint64_t metrics__discard_cmds(const struct metrics *m);
 uint64_t metrics__discard_bytes(const struct metrics *m);
@@ -50,6 +68,13 @@ uint64_t metrics__makespan(const struct metrics *m);
 uint64_t metrics__commands(const struct metrics *m);
 /* Commands that completed with an error; summary gets "ENOSPC 3280, EIO 2" (errno order). */
 uint64_t metrics__failed(const struct metrics *m, char *summary, size_t len);
+/* Histograms by op (enum ts_op; NULL past TS_OP_MAX): latency (done - submit, RESULT.md latency.OP) */
 const struct hist *metrics__latency(const struct metrics *m, unsigned op);
+/* foreground: done - ready, what the application waited (foreground.latency.OP) */
+const struct hist *metrics__fg_latency(const struct metrics *m, unsigned op);
+/* foreground on the discard-free twin (foreground.baseline_latency.OP) */
+const struct hist *metrics__twin_latency(const struct metrics *m, unsigned op);
+/* Bytes per discard command (discard.command_bytes). */
+const struct hist *metrics__command_bytes(const struct metrics *m);
 
 #endif

@@ -8,8 +8,8 @@
  *
  * Filled in two steps:
  *  1. the replay of the cell: raw figures (counts, bytes, latencies, device
- *     times, makespan) and the time series a report_probe collects from the
- *     engine's completions (replay/report/probe.h);
+ *     times, makespan) from the engine's metrics, and the time series a
+ *     report_probe collects as the engine's observer (replay/report/probe.h);
  *  2. report__finish(): the figures relative to the `none` baseline of the
  *     same (trace, profile) -- stall, write-latency inflation, added time,
  *     share of wall time.
@@ -22,10 +22,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Latency histogram: log buckets, LAT_PER_OCT per power of two from 1 us (bucket 0: < 1 us). */
-#define LAT_BUCKETS	1024
-#define LAT_PER_OCT	32
-#define LAT_BASE_NS	1000ull
+#include "replay/engine/hist.h"
+
 /* Command-size histogram: bucket i holds sizes in [512 << (i-1), 512 << i), bucket 0: < 512 B. */
 #define SIZE_BUCKETS	32
 #define SIZE_BASE	512ull
@@ -33,12 +31,17 @@
 #define SERIES_BINS	240
 #define RUNS_MAX	64
 
+/*
+ * Discard latency (submit to completion): the engine's histogram (struct hist,
+ * replay/hist.h: metrics__latency), copied because a cell is plain data. The
+ * table's percentiles and the latency chart both come from it.
+ */
 struct cell_lat {
 	uint64_t count;
-	uint64_t sum_ns;
+	uint64_t sum_ns;		/* saturates at UINT64_MAX */
 	uint64_t min_ns;		/* valid when count > 0 */
 	uint64_t max_ns;
-	uint64_t buckets[LAT_BUCKETS];
+	uint64_t buckets[HIST_BUCKETS];	/* hist_bucket() indices; hist_bucket_range() gives each one's range */
 };
 
 struct cell_series {

@@ -8,10 +8,10 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/opts.h"
-#include "replay/report/probe.h"
 #include "replay/report/report_int.h"
 #include "replay/report/svg.h"
 
@@ -94,22 +94,32 @@ static void cells_table(const struct report *r, FILE *f, size_t t)
 	fputs("</tbody>\n</table>\n", f);
 }
 
-/* Latency CDF: cumulative share of discards at each bucket's upper bound. */
+/*
+ * Latency CDF from the engine's histogram (the one the table's percentiles come
+ * from): the cumulative share of discards at each non-empty bucket's upper end.
+ */
+static double lat_x(unsigned b, bool upper)
+{
+	uint64_t lo, hi;
+
+	hist_bucket_range(b, &lo, &hi);
+	return upper ? (double)hi + 1 : lo ? (double)lo : ((double)hi + 1) / 2;	/* a log axis has no 0 */
+}
+
 static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 {
 	struct svg_chart ch = { .logx = true, .xfmt = SAX_NS, .yfmt = SAX_PLAIN, .x0 = INFINITY, .x1 = 0,
 				.y0 = 0, .y1 = 1 };
+	double *x = malloc((HIST_BUCKETS + 1) * sizeof(*x)), *y = malloc((HIST_BUCKETS + 1) * sizeof(*y));
 	char id[64];
 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		for (unsigned b = 0; report_cell_ok(c) && b < LAT_BUCKETS; b++)
+		for (unsigned b = 0; report_cell_ok(c) && b < HIST_BUCKETS; b++)
 			if (c->lat.buckets[b]) {
-				double x = (double)cell_lat_bucket_upper(b);
-
-				ch.x0 = fmin(ch.x0, b ? (double)cell_lat_bucket_upper(b - 1) : x / 2);
-				ch.x1 = fmax(ch.x1, x);
+				ch.x0 = fmin(ch.x0, lat_x(b, false));
+				ch.x1 = fmax(ch.x1, lat_x(b, true));
 			}
 	}
 	if (isinf(ch.x0)) {
@@ -119,27 +129,29 @@ static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 	snprintf(id, sizeof(id), "cdf-%zu-%zu", t, m);
 	svg__begin(&ch, f, id, "latency-cdf", "discard latency CDF", "latency (submit to completion)",
 		   "share of discards");
-	for (size_t p = 0; p < r->np; p++) {
+	for (size_t p = 0; x && y && p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
-		double x[LAT_BUCKETS + 1], y[LAT_BUCKETS + 1], cum = 0;
+		uint64_t cum = 0;
 		size_t n = 0;
 
 		if (!report_cell_ok(c) || !c->lat.count)
 			continue;
-		for (unsigned b = 0; b < LAT_BUCKETS; b++) {
+		for (unsigned b = 0; b < HIST_BUCKETS; b++) {
 			if (!c->lat.buckets[b])
 				continue;
 			if (!n) {
-				x[n] = b ? (double)cell_lat_bucket_upper(b - 1) : ch.x0;
+				x[n] = lat_x(b, false);
 				y[n++] = 0;
 			}
 			cum += c->lat.buckets[b];
-			x[n] = (double)cell_lat_bucket_upper(b);
-			y[n++] = cum / c->lat.count;
+			x[n] = lat_x(b, true);
+			y[n++] = (double)cum / (double)c->lat.count;
 		}
 		svg__series(&ch, x, y, n, c->policy, p, false);
 	}
 	svg__end(&ch);
+	free(x);
+	free(y);
 }
 
 static void chart_sizes(const struct report *r, FILE *f, size_t t, size_t m)

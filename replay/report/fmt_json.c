@@ -72,6 +72,23 @@ static json_t *runs_json(const struct cell_runs *runs)
 			 "discard", acc_json(&b, runs->discard_s, runs->n));
 }
 
+/* The engine's discard latency histogram: its non-empty buckets as [lo_ns, hi_ns, count]. */
+static json_t *lat_json(const struct cell_lat *l)
+{
+	json_t *b = json_array();
+
+	for (unsigned i = 0; b && i < HIST_BUCKETS; i++)
+		if (l->buckets[i]) {
+			uint64_t lo, hi;
+
+			hist_bucket_range(i, &lo, &hi);
+			json_array_append_new(b, json_pack("[I,I,I]", (json_int_t)lo, (json_int_t)hi,
+							   (json_int_t)l->buckets[i]));
+		}
+	return json_pack("{s:I,s:I,s:I,s:I,s:o}", "count", (json_int_t)l->count, "sum_ns", (json_int_t)l->sum_ns,
+			 "min_ns", (json_int_t)l->min_ns, "max_ns", (json_int_t)l->max_ns, "buckets", b);
+}
+
 static json_t *cell_json(const struct report_cell *c)
 {
 	size_t ncol;
@@ -101,10 +118,7 @@ static json_t *cell_json(const struct report_cell *c)
 	for (size_t k = 0; m && k < ncol; k++)
 		json_object_set_new(m, cols[k].key, num(cols[k].kind, cols[k].get(c)));
 	json_object_set_new(o, "metrics", m);
-	json_object_set_new(o, "latency_hist", json_pack("{s:I,s:I,s:I,s:I,s:o}",
-		"base_ns", (json_int_t)LAT_BASE_NS, "per_octave", (json_int_t)LAT_PER_OCT,
-		"count", (json_int_t)c->lat.count, "sum_ns", (json_int_t)c->lat.sum_ns,
-		"counts", u64_array(c->lat.buckets, used(c->lat.buckets, LAT_BUCKETS))));
+	json_object_set_new(o, "latency_hist", lat_json(&c->lat));
 	json_object_set_new(o, "size_hist", json_pack("{s:I,s:o}", "base_bytes", (json_int_t)SIZE_BASE,
 		"counts", u64_array(c->size_hist, used(c->size_hist, SIZE_BUCKETS))));
 	json_object_set_new(o, "series", json_pack("{s:I,s:I,s:o,s:o,s:o,s:o}",

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* report_probe: fills a report_cell from what a replay sees (see probe.h). */
+/* What the report takes from a replay: the engine's figures and an observer's series (see probe.h). */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/trace.h"
+#include "replay/engine/metrics.h"
 #include "replay/report/probe.h"
 #include "replay/report/ranges.h"
 
@@ -12,11 +13,11 @@
 
 struct report_probe {
 	struct report_cell *c;
-	struct ranges *uniq;
 	struct ranges *held;		/* foreground [submit, start) intervals */
-	struct cell_lat wlat;		/* foreground write latency */
-	uint64_t start_ns, last_rec_ns;
+	bool legacy_prealloc;
+	uint64_t t0, e0;		/* the first record's trace time and engine time: replay time 0 */
 	uint64_t fg_last_done;		/* latest foreground completion */
+	uint64_t fg_queue_ns;		/* sum of foreground start - submit */
 	bool held_lost;			/* out of memory for the held intervals: fg_held_ns is a lower bound */
 	uint64_t freed, intended, trimmed;
 	bool saw_free, saw_intent;
@@ -27,61 +28,7 @@ struct report_probe {
 	/* free-not-yet-trimmed, two candidate sources, value at the end of each bin */
 	uint64_t unt_free[SERIES_BINS], unt_intent[SERIES_BINS];
 	uint8_t touched[SERIES_BINS];
-	/* peak rate over aligned seconds */
-	uint64_t sec, sec_cmds, sec_bytes;
 };
-
-unsigned cell_lat_bucket(uint64_t ns)
-{
-	if (ns < LAT_BASE_NS)
-		return 0;
-	double b = 1.0 + floor(log2((double)ns / LAT_BASE_NS) * LAT_PER_OCT);
-
-	return b >= LAT_BUCKETS - 1 ? LAT_BUCKETS - 1 : (unsigned)b;
-}
-
-uint64_t cell_lat_bucket_upper(unsigned b)
-{
-	return (uint64_t)(LAT_BASE_NS * exp2((double)b / LAT_PER_OCT));
-}
-
-static uint64_t bucket_lower(unsigned b)
-{
-	return b ? cell_lat_bucket_upper(b - 1) : 0;
-}
-
-void cell_lat_add(struct cell_lat *l, uint64_t ns)
-{
-	if (!l->count || ns < l->min_ns)
-		l->min_ns = ns;
-	l->count++;
-	l->sum_ns += ns;
-	if (ns > l->max_ns)
-		l->max_ns = ns;
-	l->buckets[cell_lat_bucket(ns)]++;
-}
-
-uint64_t cell_lat_quantile(const struct cell_lat *l, double q)
-{
-	if (!l->count)
-		return 0;
-	double rank = q * l->count, seen = 0;
-
-	for (unsigned b = 0; b < LAT_BUCKETS; b++) {
-		if (!l->buckets[b])
-			continue;
-		if (seen + l->buckets[b] >= rank) {
-			double lo = bucket_lower(b), hi = cell_lat_bucket_upper(b);
-			double v = lo + (hi - lo) * (rank - seen) / l->buckets[b];
-
-			if (v < l->min_ns)
-				v = l->min_ns;
-			return v > l->max_ns ? l->max_ns : (uint64_t)v;
-		}
-		seen += l->buckets[b];
-	}
-	return l->max_ns;
-}
 
 unsigned cell_size_bucket(uint64_t bytes)
 {
@@ -92,25 +39,26 @@ unsigned cell_size_bucket(uint64_t bytes)
 	return b;
 }
 
-struct report_probe *report_probe__new(struct report_cell *cell, uint64_t start_ns)
+struct report_probe *report_probe__new(struct report_cell *cell, bool legacy_prealloc)
 {
 	struct report_probe *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	p->uniq = ranges__new();
-	p->held = ranges__new();
-	if (!p->uniq || !p->held) {
-		ranges__destroy(p->uniq);
-		ranges__destroy(p->held);
+	if (!(p->held = ranges__new())) {
 		free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
 	p->c = cell;
-	p->start_ns = p->last_rec_ns = start_ns;
+	p->legacy_prealloc = legacy_prealloc;
 	cell->series.bin_ns = FIRST_BIN_NS;
 	return p;
+}
+
+static uint64_t since(uint64_t t, uint64_t origin)
+{
+	return t > origin ? t - origin : 0;
 }
 
 /* Halve the resolution: pair up bins until t fits. */
@@ -136,13 +84,12 @@ static void fold(struct report_probe *p)
 	s->bin_ns *= 2;
 }
 
+/* The bin of replay time t. */
 static unsigned bin_of(struct report_probe *p, uint64_t t)
 {
-	uint64_t rel = t > p->start_ns ? t - p->start_ns : 0;
-
-	while (rel / p->c->series.bin_ns >= SERIES_BINS)
+	while (t / p->c->series.bin_ns >= SERIES_BINS)
 		fold(p);
-	unsigned b = (unsigned)(rel / p->c->series.bin_ns);
+	unsigned b = (unsigned)(t / p->c->series.bin_ns);
 
 	if (b + 1 > p->c->series.nbins)
 		p->c->series.nbins = b + 1;
@@ -158,10 +105,18 @@ static void note_untrimmed(struct report_probe *p, uint64_t t)
 	p->touched[b] = 1;
 }
 
-void report_probe__record(struct report_probe *p, const struct ts_record *rec)
+static void on_start(void *arg, uint64_t trace_ns, uint64_t engine_ns)
 {
-	if (rec->time_ns > p->last_rec_ns)
-		p->last_rec_ns = rec->time_ns;
+	struct report_probe *p = arg;
+
+	p->t0 = trace_ns;
+	p->e0 = engine_ns;
+}
+
+static void on_record(void *arg, const struct ts_record *rec)
+{
+	struct report_probe *p = arg;
+
 	if ((rec->kind == TS_ISSUE || rec->kind == TS_DONE) && rec->op == TS_OP_DISCARD) {
 		if (rec->kind == TS_DONE) {
 			p->rec_inflight -= p->rec_inflight > 0;
@@ -171,7 +126,7 @@ void report_probe__record(struct report_probe *p, const struct ts_record *rec)
 		}
 		return;
 	}
-	if (rec->kind == TS_FREE && (rec->flags & TS_F_PREALLOC))
+	if (ts_free_is_prealloc(rec, p->legacy_prealloc))
 		return;	/* given back unused: never written, nothing for the device to unmap */
 	if (rec->kind == TS_FREE) {
 		p->freed += rec->length;
@@ -182,89 +137,54 @@ void report_probe__record(struct report_probe *p, const struct ts_record *rec)
 	} else {
 		return;
 	}
-	note_untrimmed(p, rec->time_ns);
-}
-
-int report_probe__discard_ranges(struct report_probe *p, uint64_t offset, uint64_t length,
-				 const struct target_seg *segs, uint32_t nr_segs)
-{
-	int err;
-
-	if (!segs || nr_segs <= 1)
-		return ranges__add(p->uniq, offset, length);
-	for (uint32_t i = 0; i < nr_segs; i++)
-		if ((err = ranges__add(p->uniq, segs[i].offset, segs[i].length)))
-			return err;
-	return 0;
-}
-
-static void peak_close_second(struct report_probe *p)
-{
-	struct report_cell *c = p->c;
-
-	if (p->sec_cmds > c->peak_cmds_s)
-		c->peak_cmds_s = p->sec_cmds;
-	if (p->sec_bytes > c->peak_bytes_s)
-		c->peak_bytes_s = p->sec_bytes;
+	note_untrimmed(p, since(rec->time_ns, p->t0));
 }
 
 static void discard_done(struct report_probe *p, const struct target_done *d)
 {
-	struct report_cell *c = p->c;
-	uint64_t sec = (d->done_ns - (d->done_ns > p->start_ns ? p->start_ns : d->done_ns)) / 1000000000ull;
-	unsigned b = bin_of(p, d->done_ns);
-	uint64_t busy = d->done_ns > d->start_ns ? d->done_ns - d->start_ns : 0;
+	struct cell_series *s = &p->c->series;
+	uint64_t done = since(d->done_ns, p->e0);
+	unsigned b = bin_of(p, done);
 
-	c->cmds++;
-	c->bytes += d->bytes;
-	c->discard_ns += busy;
-	cell_lat_add(&c->lat, d->done_ns > d->submit_ns ? d->done_ns - d->submit_ns : 0);
-	c->size_hist[cell_size_bucket(d->bytes)]++;
-	c->series.cmds[b]++;
-	c->series.bytes[b] += d->bytes;
-	c->series.busy_ns[b] += busy;
-	if (sec != p->sec) {
-		peak_close_second(p);
-		p->sec = sec;
-		p->sec_cmds = p->sec_bytes = 0;
-	}
-	p->sec_cmds++;
-	p->sec_bytes += d->bytes;
-	if (d->error)
-		c->errors++;
-	else {
+	s->cmds[b]++;
+	s->bytes[b] += d->bytes;
+	s->busy_ns[b] += d->done_ns > d->start_ns ? d->done_ns - d->start_ns : 0;
+	if (!d->error) {
 		p->trimmed += d->freed;
-		note_untrimmed(p, d->done_ns);
+		note_untrimmed(p, done);
 	}
 }
 
-void report_probe__done(struct report_probe *p, const struct target_done *d)
+static void on_done(void *arg, const struct target_done *d)
 {
-	struct report_cell *c = p->c;
+	struct report_probe *p = arg;
+	uint64_t submit = since(d->submit_ns, p->e0), start = since(d->start_ns, p->e0);
+	uint64_t done = since(d->done_ns, p->e0);
 
 	if (d->klass == TC_DISCARD) {
 		discard_done(p, d);
 		return;
 	}
-	c->fg_cmds++;
-	c->fg_stall_ns += d->start_ns > d->submit_ns ? d->start_ns - d->submit_ns : 0;
-	if (d->done_ns > p->fg_last_done)
-		p->fg_last_done = d->done_ns;
-	if (d->start_ns > d->submit_ns && ranges__add(p->held, d->submit_ns, d->start_ns - d->submit_ns))
+	p->fg_queue_ns += start > submit ? start - submit : 0;
+	if (done > p->fg_last_done)
+		p->fg_last_done = done;
+	if (start > submit && ranges__add(p->held, submit, start - submit))
 		p->held_lost = true;
-	if (d->op == TS_OP_WRITE)
-		cell_lat_add(&p->wlat, d->done_ns > d->submit_ns ? d->done_ns - d->submit_ns : 0);
 }
 
-void report_probe__finish(struct report_probe *p, uint64_t end_ns)
+void report_probe__observer(struct report_probe *p, struct engine_observer *ob)
+{
+	*ob = (struct engine_observer){ .arg = p, .start = on_start, .record = on_record, .done = on_done };
+}
+
+void report_probe__finish(struct report_probe *p)
 {
 	struct report_cell *c = p->c;
 	struct cell_series *s = &c->series;
 	bool use_free = p->saw_free || !p->saw_intent;
 	uint64_t last = 0;
 
-	peak_close_second(p);
-	bin_of(p, end_ns);	/* the series spans the whole replay */
+	bin_of(p, c->makespan_ns);	/* the series spans the whole replay */
 	for (unsigned i = 0; i < s->nbins; i++) {
 		if (p->touched[i])
 			last = use_free ? p->unt_free[i] : p->unt_intent[i];
@@ -272,28 +192,71 @@ void report_probe__finish(struct report_probe *p, uint64_t end_ns)
 	}
 	if (p->saw_free || p->saw_intent)
 		c->have |= CH_UNTRIMMED;
-	c->unique_bytes = ranges__unique(p->uniq);
 	c->fg_held_ns = ranges__unique(p->held);
-	c->lat_p50_ns = cell_lat_quantile(&c->lat, 0.50);
-	c->lat_p99_ns = cell_lat_quantile(&c->lat, 0.99);
-	c->lat_max_ns = c->lat.max_ns;
-	if (p->wlat.count) {
-		c->write_p99_ns = cell_lat_quantile(&p->wlat, 0.99);
-		c->have |= CH_WRITE_P99;
-	}
-	c->wall_ns = p->last_rec_ns - p->start_ns;
+	if (!(c->have & CH_TWIN))
+		c->fg_stall_ns = p->fg_queue_ns;
 	c->rec_serial = p->rec_discards >= 2 && !p->rec_overlap;
-	c->makespan_ns = end_ns > p->start_ns ? end_ns - p->start_ns : 0;
-	c->workload_ns = p->fg_last_done > p->start_ns ? p->fg_last_done - p->start_ns : 0;
-	if (c->workload_ns < c->wall_ns)
-		c->workload_ns = c->wall_ns;
+	c->workload_ns = p->fg_last_done > c->wall_ns ? p->fg_last_done : c->wall_ns;
 }
 
 void report_probe__destroy(struct report_probe *p)
 {
 	if (!p)
 		return;
-	ranges__destroy(p->uniq);
 	ranges__destroy(p->held);
 	free(p);
+}
+
+/* ---- the engine's figures ---- */
+
+static uint64_t p99(const struct hist *h)
+{
+	return hist_quantile(h, 0.99);
+}
+
+void report_cell__from_metrics(struct report_cell *c, const struct metrics *m, bool twin)
+{
+	const struct hist *lat = metrics__latency(m, TS_OP_DISCARD), *sizes = metrics__command_bytes(m);
+	const struct hist *w = metrics__fg_latency(m, TS_OP_WRITE), *wb = metrics__twin_latency(m, TS_OP_WRITE);
+	struct metrics_totals t;
+
+	metrics__totals(m, &t);
+	c->cmds = t.d_cmds;
+	c->requests = t.d_requests;
+	c->errors = t.d_errors;
+	c->bytes = t.d_bytes;
+	c->unique_bytes = t.d_unique;
+	c->discard_ns = t.d_busy_ns;
+	c->peak_cmds_s = t.d_peak_cmds_s;
+	c->peak_bytes_s = t.d_peak_bytes_s;
+	c->d_held_ns = t.d_held_ns;
+	c->d_waited_ns = t.d_waited_ns;
+	c->fg_cmds = t.fg_cmds;
+	c->makespan_ns = t.makespan_ns;
+	c->lat = (struct cell_lat){ .count = lat->n, .min_ns = lat->n ? lat->min : 0, .max_ns = lat->max,
+				    .sum_ns = lat->sum > UINT64_MAX ? UINT64_MAX : (uint64_t)lat->sum };
+	if (lat->b)
+		memcpy(c->lat.buckets, lat->b, sizeof(c->lat.buckets));
+	c->lat_p50_ns = hist_quantile(lat, 0.50);
+	c->lat_p99_ns = p99(lat);
+	c->lat_max_ns = lat->n ? lat->max : 0;
+	/* power-of-two size buckets: each of the histogram's buckets lies within one (hist.h) */
+	memset(c->size_hist, 0, sizeof(c->size_hist));
+	for (unsigned i = 0; sizes->b && i < HIST_BUCKETS; i++)
+		if (sizes->b[i]) {
+			uint64_t lo, hi;
+
+			hist_bucket_range(i, &lo, &hi);
+			c->size_hist[cell_size_bucket(lo)] += sizes->b[i];
+		}
+	if (w->n) {
+		c->write_p99_ns = p99(w);
+		c->have |= CH_WRITE_P99;
+	}
+	if (twin) {
+		c->have |= CH_TWIN;
+		c->fg_stall_ns = t.stall_ns;
+		if (wb->n)
+			c->write_p99_base_ns = p99(wb);
+	}
 }

@@ -55,14 +55,14 @@ static const struct report_col columns[] = {
 	  "p99 foreground write latency / the `none` cell's" },
 	{ "write_amp", "WA", CK_RATIO, true, g_wa, "device write amplification (FTL targets)" },
 	{ "peak_cmds_per_s", "peak/s", CK_RATE, true, g_peak,
-	  "most discard commands completed within one aligned second" },
+	  "most discard commands submitted within one aligned second" },
 	{ "added_ns", "added", CK_NS, true, g_added,
 	  "time discard adds to the workload: the largest of its later end, its extra held-up time "
 	  "(versus the `none` cell, else versus the trace itself) and its own wait for the discards "
 	  "(discard_wait_ns)" },
 	{ "share", "share", CK_SHARE, true, g_share, "added_ns / wall_ns" },
 	{ "requests", "requests", CK_COUNT, false, g_req, "source requests (FREE/INTENT/BIO) the commands carried" },
-	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes within one aligned second" },
+	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes submitted within one aligned second" },
 	{ "fg_stall_ns", "fgwait", CK_NS, false, g_fgstall, "time foreground commands queued (start - submit)" },
 	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
 	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },

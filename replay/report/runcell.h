@@ -2,7 +2,7 @@
 /*
  * Runs one cell of a comparison: replays a trace through a policy into a
  * target (a device model profile, or a real target spec) with the replay
- * engine, and fills a report_cell (figures + the probe's series).
+ * engine, and fills a report_cell (the engine's figures + the probe's series).
  */
 #ifndef TRIMSIM_REPORT_RUNCELL_H
 #define TRIMSIM_REPORT_RUNCELL_H
@@ -20,7 +20,8 @@ struct report;
 struct cell_job {
 	const char *trace;
 	const char *policy;
-	const char *profile;	/* "sata-sf2281" (a model profile) or "target:arg" (file:/path, blockdev:/dev/x) */
+	const char *profile;	/* a target spec (target_spec_parse): "sata-sf2281" (a model profile),
+				   "file:/path", "device:/dev/x" */
 	uint64_t seed;
 	unsigned runs;		/* real-time targets: repeat this many times */
 	unsigned qd;		/* --qd: every target's queue depth (0: each its own) */

@@ -58,6 +58,8 @@ struct target_env {
 	unsigned qd;		/* requested queue depth, 0 = target default */
 	bool destructive;	/* real targets: allowed to write/discard */
 	bool quiet;
+	bool twin;		/* the engine's discard-free baseline twin (ENGINE.md): it never receives a
+				   discard, so a model prices none (discard_supported=false) and keeps no map */
 	const char *action;	/* real targets: what --destructive would allow, for the refusal
 				   ("calibration writes and discards the whole device"); NULL: replaying */
 };
@@ -99,5 +101,15 @@ struct target_ops {
 /* The explicit registry (replay/targets/targets.c). */
 const struct target_ops *const *target_registry(size_t *n);
 const struct target_ops *target_find(const char *name);
+/*
+ * The one target spec grammar (replay -M/-t/--device/--file, compare -M items):
+ *   NAME:ARG  a registered target: model:PROFILE[:k=v,...], fixed:discard=9ms, device:/dev/sdb, file:/tmp/x
+ *   NAME      (strict only) a registered target with an empty ARG: -t fixed
+ *   PROFILE[:key=value,...]  (not strict) anything else is a device model profile: nvme, sata-sf2281:trim_base=5ms
+ * strict (-t, --device, --file): NAME must be registered. *arg points into spec.
+ * NULL with "target 'NAME' is not built in (targets: model fixed ...)" in err.
+ */
+const struct target_ops *target_spec_parse(const char *spec, bool strict, const char **arg, char *err,
+					   size_t errlen);
 
 #endif

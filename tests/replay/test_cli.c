@@ -155,6 +155,9 @@ static struct bad_case bads[] = {
 	{ .args = "--timing later", .rc = 2, .want = "--timing 'later': expected trace or asap" },
 	{ .args = "--speed 0", .rc = 2, .want = "--speed '0'" },
 	{ .args = "--dev 8", .rc = 2, .want = "--dev '8': expected MAJOR:MINOR" },
+	{ .args = "-M nvme -t fixed", .rc = 2, .want = "choose one target (-M, -t, --device or --file)" },
+	{ .args = "--file /tmp/x -M file:/tmp/y -t fixed", .rc = 2, .want = "choose one target" },
+	{ .args = "-M nosuch:x", .rc = 1, .want = "nosuch" },
 };
 
 ParameterizedTestParameters(cli, bad_input)
@@ -276,5 +279,43 @@ Test(cli, file_target_real_time)
 	cr_assert_eq(jget(j, "foreground", "commands"), 1000);
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "target"), "name")), "file");
 	cr_assert_eq(json_is_true(json_object_get(json_object_get(j, "target"), "baseline")), 0);
+	json_decref(j);
+}
+
+/* Every way to name a target goes through target_spec_parse(): -M file:PATH is the file target, as in compare. */
+struct spec_form {
+	char fmt[96];		/* %s: the scratch directory */
+	char name[16];
+	char spec[32];		/* the result's target.spec after the scratch directory ("" = as is) */
+};
+
+static struct spec_form forms[] = {
+	{ .fmt = "-M file:%s/m.img", .name = "file", .spec = "/m.img" },
+	{ .fmt = "--file %s/f.img", .name = "file", .spec = "/f.img" },
+	{ .fmt = "-t file:%s/t.img", .name = "file", .spec = "/t.img" },
+	{ .fmt = "-M model:nvme", .name = "model", .spec = "nvme" },
+	{ .fmt = "-M 'sata-sf2281:trim_base=5ms'", .name = "model", .spec = "sata-sf2281:trim_base=5ms" },
+	{ .fmt = "-t fixed:discard=2ms", .name = "fixed", .spec = "discard=2ms" },
+};
+
+ParameterizedTestParameters(cli, target_spec_forms)
+{
+	return cr_make_param_array(struct spec_form, forms, sizeof(forms) / sizeof(forms[0]));
+}
+
+ParameterizedTest(struct spec_form *c, cli, target_spec_forms)
+{
+	char arg[1200], want[700];
+	json_t *j, *t;
+	bool file = !strcmp(c->name, "file");
+
+	snprintf(arg, sizeof(arg), "-p 'source(intent) | dispatch(qd=4)' --speed 8 ");
+	snprintf(arg + strlen(arg), sizeof(arg) - strlen(arg), c->fmt, th_dir());
+	snprintf(want, sizeof(want), "%s%s", file ? th_dir() : "", c->spec);
+	j = run_json(arg, 0);
+	t = json_object_get(j, "target");
+	cr_assert_str_eq(json_string_value(json_object_get(t, "name")), c->name, "%s", arg);
+	cr_assert_str_eq(json_string_value(json_object_get(t, "spec")), want, "%s", arg);
+	cr_assert_eq(jget(j, "discard", "commands"), 1000, "%s", arg);
 	json_decref(j);
 }

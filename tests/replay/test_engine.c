@@ -352,3 +352,53 @@ Test(engine, observer_sees_records_submits_and_completions)
 	cr_assert_eq(s.dones, 2);
 	engine__free(e);
 }
+
+/* The observer's sequence, one letter per hook: S start, R record, s submit, d done. */
+struct trail { char ev[32]; size_t n; uint64_t t0, e0; };
+
+static void tr_start(void *arg, uint64_t t, uint64_t e)
+{
+	struct trail *s = arg;
+
+	s->ev[s->n++] = 'S';
+	s->t0 = t, s->e0 = e;
+}
+static void tr_record(void *arg, const struct ts_record *r) { (void)r; ((struct trail *)arg)->ev[((struct trail *)arg)->n++] = 'R'; }
+static void tr_done(void *arg, const struct target_done *d) { (void)d; ((struct trail *)arg)->ev[((struct trail *)arg)->n++] = 'd'; }
+static int tr_submit(void *arg, const struct target_cmd *c)
+{
+	(void)c;
+	((struct trail *)arg)->ev[((struct trail *)arg)->n++] = 's';
+	return 0;
+}
+
+Test(engine, observer_sees_the_engines_order)
+{
+	/*
+	 * A record comes after what was due before it (the discard done at 1 ms before the
+	 * write at 3 ms); a record nothing reacts to (FREE, for passthrough) at once, before
+	 * the write's completion that the next record, or the end, brings. start: the first
+	 * record's trace time and the engine time it maps to.
+	 */
+	struct trail s = { .n = 0 };
+	struct engine_observer ob = { .arg = &s, .record = tr_record, .submit = tr_submit, .done = tr_done,
+				      .start = tr_start };
+	struct engine_cfg cfg = {
+		.policy = "passthrough", .target = &fixed_target_ops, .target_arg = "discard=1ms,write=10us,per_mib=0",
+		.speed = 1, .baseline = false, .observer = &ob,
+	};
+	struct ts_record r[] = {
+		rec(7 * S, TS_INTENT, TS_OP_DISCARD, 0, 4 * K),
+		rec(7 * S + 3 * MS, TS_ISSUE, TS_OP_WRITE, 64 * K, 4 * K),
+		rec(7 * S + 4 * MS, TS_FREE, TS_OP_DISCARD, 128 * K, 4 * K),
+	};
+	char err[512];
+	struct engine *e = engine__new(&cfg, err, sizeof(err));
+
+	cr_assert_not_null(e, "%s", err);
+	run(e, r, 3);
+	cr_assert_str_eq(s.ev, "SRsdRsRd");
+	cr_assert_eq(s.t0, 7 * S);
+	cr_assert_eq(s.e0, 0);
+	engine__free(e);
+}

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A synthetic comparison built through the probe, as the engine would: one
- * trace, policies none / xfs-like (many small serial discards) / ext4-like
+ * A synthetic comparison built as the engine builds a cell: every command goes
+ * through the metrics core (submit, done) and every record and completion
+ * through the report_probe's observer hooks; the cell then takes the figures
+ * from the metrics (report_cell__from_metrics) and the series from the probe.
+ * One trace, policies none / xfs-like (many small serial discards) / ext4-like
  * (few large ones) / fstrim(interval=1w), two profiles. Numbers are chosen so
  * every figure is known in advance.
  */
@@ -11,6 +14,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "replay/metrics.h"
 #include "replay/report/probe.h"
 #include "replay/report/report.h"
 
@@ -31,45 +35,56 @@ static const struct fx_policy fx_xfs = { 2000, 13517, 9 * FX_MS, 5 * FX_MS, 8 * 
 static const struct fx_policy fx_ext4 = { 24, 21ull << 20, 20 * FX_MS, 0, 500 * FX_MS };
 static const struct fx_policy fx_fstrim = { 12, 64ull << 20, 40 * FX_MS, 0, 480 * FX_MS, true };
 
-/* scale: multiplies discard latencies (profile 2 is a fast SSD). */
-static inline void fx_discard(struct report_probe *p, struct report_cell *c, const struct fx_policy *fp,
-			      uint64_t i, uint64_t t, uint64_t lat)
+/* One command as the engine runs it: submitted at t, started at start, done at done (metrics, then the observer). */
+static inline void fx_cmd(struct metrics *m, const struct engine_observer *ob, uint8_t op, uint64_t off,
+			  uint64_t len, uint64_t t, uint64_t start, uint64_t done)
 {
-	uint64_t off = fp->overlap ? 0 : i * fp->size;
-	struct target_done d = { .submit_ns = t, .start_ns = t, .done_ns = t + lat, .bytes = fp->size,
-				 .freed = fp->size, .op = TS_OP_DISCARD, .klass = TC_DISCARD, .dev_cmds = 1 };
+	bool discard = op == TS_OP_DISCARD;
+	struct target_seg seg = { off, len };
+	struct metrics_cmd mc = { .submit_ns = t, .ready_ns = t, .bytes = len, .segs = &seg, .count = 1, .op = op,
+				  .klass = discard ? TC_DISCARD : TC_FOREGROUND };
+	struct target_done d = { .submit_ns = t, .start_ns = start, .done_ns = done, .bytes = len,
+				 .freed = discard ? len : 0, .op = op, .klass = mc.klass, .dev_cmds = 1 };
 
-	cr_assert_eq(report_probe__discard_ranges(p, off, fp->size, NULL, 0), 0);
-	report_probe__done(p, &d);
-	c->requests++;
+	cr_assert_eq(metrics__submit(m, &mc), 0);
+	cr_assert_eq(metrics__done(m, &mc, &d), 0);
+	ob->done(ob->arg, &d);
 }
 
 /* scale: multiplies discard latencies (profile 2 is a fast SSD). Events reach the probe in time order. */
 static inline void fx_fill(struct report_cell *c, const struct fx_policy *fp, double scale, uint64_t wall_ns)
 {
-	struct report_probe *p = report_probe__new(c, 0);
+	struct metrics *m = metrics__new();
+	struct report_probe *p = report_probe__new(c, false);
+	struct engine_observer ob;
 	uint64_t lat = (uint64_t)(fp->lat_ns * scale), i = 0, t = 0;
 
+	cr_assert_not_null(m);
 	cr_assert_not_null(p);
+	report_probe__observer(p, &ob);
+	ob.start(ob.arg, 0, 0);
 	/* The workload: FREE records over the wall time, 100 foreground writes; discards back to back from 0. */
 	for (unsigned k = 0; k <= 100; k++) {
 		struct ts_record rec = { .time_ns = k * (wall_ns / 100), .offset = k * (1ull << 20),
 					 .length = 1ull << 20, .kind = TS_FREE };
 
 		for (; i < fp->ncmds && t + lat <= rec.time_ns; i++, t += lat)
-			fx_discard(p, c, fp, i, t, lat);
-		report_probe__record(p, &rec);
+			fx_cmd(m, &ob, TS_OP_DISCARD, fp->overlap ? 0 : i * fp->size, fp->size, t, t, t + lat);
+		ob.record(ob.arg, &rec);
 		/* the workload's last write waits behind the discards: the workload ends late by extra */
 		uint64_t wait = (uint64_t)((k < 100 ? fp->fg_wait_ns : fp->extra_makespan_ns) * scale);
-		struct target_done w = { .submit_ns = rec.time_ns, .start_ns = rec.time_ns + wait,
-					 .done_ns = rec.time_ns + wait + 100000, .bytes = 4096,
-					 .op = TS_OP_WRITE, .klass = TC_FOREGROUND };
-		report_probe__done(p, &w);
+
+		fx_cmd(m, &ob, TS_OP_WRITE, k * 4096ull, 4096, rec.time_ns, rec.time_ns + wait,
+		       rec.time_ns + wait + 100000);
 	}
 	for (; i < fp->ncmds; i++, t += lat)
-		fx_discard(p, c, fp, i, t, lat);
-	report_probe__finish(p, wall_ns + (uint64_t)(fp->extra_makespan_ns * scale));
+		fx_cmd(m, &ob, TS_OP_DISCARD, fp->overlap ? 0 : i * fp->size, fp->size, t, t, t + lat);
+	cr_assert_eq(metrics__finish(m, wall_ns + (uint64_t)(fp->extra_makespan_ns * scale), 0), 0);
+	report_cell__from_metrics(c, m, false);
+	c->wall_ns = wall_ns;	/* the engine's span: the trace's first to last record */
+	report_probe__finish(p);
 	report_probe__destroy(p);
+	metrics__free(m);
 }
 
 /* policies: none, xfs, ext4, fstrim(interval=1w,minlen=64K); profiles: slow, fast (1/100 the latency). */
