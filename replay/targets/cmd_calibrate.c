@@ -381,8 +381,8 @@ static int write_svg(struct output *o, const struct calib_point *mp, const struc
 		     size_t n, const struct calib_result *r, char *err, size_t errlen)
 {
 	const struct calib_series s[] = {
-		{ "mapped", "#d62728", mp, n, &r->trim },
-		{ "unmapped", "#1f77b4", up, n, &r->trim_unmapped },
+		{ "mapped", 1, mp, n, &r->trim },
+		{ "unmapped", 0, up, n, &r->trim_unmapped },
 	};
 	char title[400], *buf = NULL;
 	size_t len = 0;
