@@ -80,7 +80,7 @@ int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what)
 }
 
 /* ---- describe: the canonical pipeline text ---- */
-static void fmt_value(const struct opt_spec *o, const void *cfg, char *buf, size_t len)
+void policy_opt_format(const struct opt_spec *o, const void *cfg, char *buf, size_t len)
 {
 	const char *p = (const char *)cfg + o->off;
 	static const char units_b[] = "KMGTPE";
@@ -135,7 +135,7 @@ static int build_desc(struct policy *p)
 
 		pl = (size_t)snprintf(part, sizeof(part), "%s%s", i ? " | " : "", p->st[i].ops->name);
 		for (size_t k = 0; o && o[k].key && pl < sizeof(part); k++) {
-			fmt_value(&o[k], p->st[i].cfg, val, sizeof(val));
+			policy_opt_format(&o[k], p->st[i].cfg, val, sizeof(val));
 			pl += (size_t)snprintf(part + pl, sizeof(part) - pl, "%s%s=%s", k ? "," : "(", o[k].key, val);
 			if (!o[k + 1].key && pl < sizeof(part))
 				pl += (size_t)snprintf(part + pl, sizeof(part) - pl, ")");
@@ -512,8 +512,8 @@ int policy_registry_validate(char *err, size_t errlen)
 	for (const struct policy_preset *pr = policy_presets; pr->name; pr++) {
 		struct policy *p = policy__new(pr->name, NULL, null_sink, NULL, msg, sizeof(msg));
 
-		if (!p)
-			return snprintf(err, errlen, "preset '%s': %s", pr->name, msg), -EINVAL;
+		if (!p || policy_preset_check(pr, msg, sizeof(msg)))
+			return policy__destroy(p), snprintf(err, errlen, "preset '%s': %s", pr->name, msg), -EINVAL;
 		policy__destroy(p);
 		if (policy_stage_find(pr->name))
 			return snprintf(err, errlen, "preset '%s' has the name of a stage", pr->name), -EINVAL;
