@@ -28,12 +28,11 @@ static void usage(FILE *f)
 		"example:\n"
 		"  trimsim models\n"
 		"  trimsim models sata-sf2281:trim_base=5ms,qd=1\n"
-		"  trimsim models --json ./my-ssd.json\n"
-		"\n"
-		"parametric parameters:\n");
-	opts__print(model_profile__opts("parametric"), f, "  ");
-	fprintf(f, "\nftl parameters:\n");
-	opts__print(model_profile__opts("ftl"), f, "  ");
+		"  trimsim models --json ./my-ssd.json\n");
+	for (size_t i = 0; model_engines[i]; i++) {
+		fprintf(f, "\n\"model\": \"%s\" (%s), parameters:\n", model_engines[i]->name, model_engines[i]->help);
+		opts__print(model_engines[i]->opts, f, "  ");
+	}
 }
 
 static void fmt_value(const struct opt_spec *o, const void *obj, char *buf, size_t len)
@@ -54,7 +53,7 @@ static void fmt_value(const struct opt_spec *o, const void *obj, char *buf, size
 
 static void print_text(const struct model_profile *prof, bool full)
 {
-	const struct opt_spec *t = model_profile__opts(model_profile__engine(prof));
+	const struct opt_spec *t = prof->engine->opts;
 	char v[64];
 
 	printf("%s (%s)%s%s\n", prof->name, model_profile__engine(prof), prof->description ? ": " : "",
