@@ -44,6 +44,7 @@ struct exporter_ops {
 
 const struct exporter_ops *const *exporters(size_t *n);
 const struct exporter_ops *exporter__find(const char *name);
+const char *exporter__name_at(size_t i);	/* NULL past the end */
 int exporters__validate(char *err, size_t errlen);
 
 /*

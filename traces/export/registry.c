@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "traces/import/cliopt.h"
 #include "traces/util.h"
 #include "exporter.h"
 
@@ -24,12 +25,16 @@ const struct exporter_ops *const *exporters(size_t *n)
 	return registry;
 }
 
+const char *exporter__name_at(size_t i)
+{
+	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
+}
+
 const struct exporter_ops *exporter__find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
-		if (!strcmp(registry[i]->name, name))
-			return registry[i];
-	return NULL;
+	long i = cliopt__plugin(exporter__name_at, name);
+
+	return i < 0 ? NULL : registry[i];
 }
 
 int exporters__validate(char *err, size_t errlen)
