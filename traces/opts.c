@@ -247,14 +247,8 @@ static int set_one(const struct opt_spec *o, void *obj, const char *val, char *e
 		}
 		return 0;
 	case OPT_BYTES:
-		if (parse_bytes(val, &u))
-			goto bad;
-		if ((ret = range_check(o, (double)u, val, err, errlen)))
-			return ret;
-		*(uint64_t *)p = u;
-		return 0;
 	case OPT_DURATION:
-		if (parse_duration(val, &u))
+		if ((o->type == OPT_BYTES ? parse_bytes : parse_duration)(val, &u))
 			goto bad;
 		if ((ret = range_check(o, (double)u, val, err, errlen)))
 			return ret;
