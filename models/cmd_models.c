@@ -35,22 +35,6 @@ static void usage(FILE *f)
 	}
 }
 
-static void fmt_value(const struct opt_spec *o, const void *obj, char *buf, size_t len)
-{
-	const char *p = (const char *)obj + o->off;
-
-	switch (o->type) {
-	case OPT_BYTES: fmt_bytes(*(const uint64_t *)p, buf, len); break;
-	case OPT_DURATION: fmt_duration(*(const uint64_t *)p, buf, len); break;
-	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
-	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
-	case OPT_DOUBLE: snprintf(buf, len, "%g", *(const double *)p); break;
-	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
-	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
-	default: snprintf(buf, len, "?"); break;
-	}
-}
-
 static void print_text(const struct model_profile *prof, bool full)
 {
 	const struct opt_spec *t = prof->engine->opts;
@@ -60,7 +44,7 @@ static void print_text(const struct model_profile *prof, bool full)
 	       prof->description ? prof->description : "");
 	if (full) {
 		for (; t->key; t++) {
-			fmt_value(t, &prof->p, v, sizeof(v));
+			opts__format(t, &prof->p, true, v, sizeof(v));
 			printf("  %-22s %s\n", t->key, v);
 		}
 	} else {

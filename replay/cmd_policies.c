@@ -81,7 +81,7 @@ static int preset_options(const struct policy_preset *pr,
 	for (size_t i = 0; !ret && i < p.n; i++)
 		for (const struct opt_spec *o = p.st[i].ops->opts; strcmp(p.st[i].ops->name, "source") && o && o->key;
 		     o++) {
-			policy_opt_format(o, p.st[i].cfg, val, sizeof(val));
+			opts__format(o, p.st[i].cfg, false, val, sizeof(val));
 			fn(arg, o->key, p.st[i].ops->name, o, val);
 		}
 	for (const struct policy_alias *al = pr->aliases; !ret && al && al->key; al++)
@@ -89,7 +89,7 @@ static int preset_options(const struct policy_preset *pr,
 			if (!strcmp(p.st[i].ops->name, al->stage)) {
 				const struct opt_spec *o = opts__find(p.st[i].ops->opts, al->opt);
 
-				policy_opt_format(o, p.st[i].cfg, val, sizeof(val));
+				opts__format(o, p.st[i].cfg, false, val, sizeof(val));
 				fn(arg, al->key, al->stage, o, val);
 			}
 	parsed_free(&p);

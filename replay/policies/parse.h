@@ -20,8 +20,6 @@ struct parsed {
 int policy_parse(const char *spec, struct parsed *out, char *err, size_t errlen);
 void parsed_free(struct parsed *p);
 int grow_parsed(struct parsed *p);
-/* An option's value in cfg as the canonical pipeline text writes it ("30s", "64M", "true"). */
-void policy_opt_format(const struct opt_spec *o, const void *cfg, char *buf, size_t len);
 /* The preset's pipeline parses, and its positional keys and aliases reach an option; 0 or -EINVAL with err. */
 int policy_preset_check(const struct policy_preset *pr, char *err, size_t errlen);
 
