@@ -28,40 +28,23 @@ static void usage(FILE *f)
 		"example:\n"
 		"  trimsim models\n"
 		"  trimsim models sata-sf2281:trim_base=5ms,qd=1\n"
-		"  trimsim models --json ./my-ssd.json\n"
-		"\n"
-		"parametric parameters:\n");
-	opts__print(model_profile__opts("parametric"), f, "  ");
-	fprintf(f, "\nftl parameters:\n");
-	opts__print(model_profile__opts("ftl"), f, "  ");
-}
-
-static void fmt_value(const struct opt_spec *o, const void *obj, char *buf, size_t len)
-{
-	const char *p = (const char *)obj + o->off;
-
-	switch (o->type) {
-	case OPT_BYTES: fmt_bytes(*(const uint64_t *)p, buf, len); break;
-	case OPT_DURATION: fmt_duration(*(const uint64_t *)p, buf, len); break;
-	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
-	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
-	case OPT_DOUBLE: snprintf(buf, len, "%g", *(const double *)p); break;
-	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
-	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
-	default: snprintf(buf, len, "?"); break;
+		"  trimsim models --json ./my-ssd.json\n");
+	for (size_t i = 0; model_engines[i]; i++) {
+		fprintf(f, "\n\"model\": \"%s\" (%s), parameters:\n", model_engines[i]->name, model_engines[i]->help);
+		opts__print(model_engines[i]->opts, f, "  ");
 	}
 }
 
 static void print_text(const struct model_profile *prof, bool full)
 {
-	const struct opt_spec *t = model_profile__opts(model_profile__engine(prof));
+	const struct opt_spec *t = prof->engine->opts;
 	char v[64];
 
 	printf("%s (%s)%s%s\n", prof->name, model_profile__engine(prof), prof->description ? ": " : "",
 	       prof->description ? prof->description : "");
 	if (full) {
 		for (; t->key; t++) {
-			fmt_value(t, &prof->p, v, sizeof(v));
+			opts__format(t, &prof->p, true, v, sizeof(v));
 			printf("  %-22s %s\n", t->key, v);
 		}
 	} else {

@@ -595,7 +595,58 @@ static int ftl_report(void *e, json_t *o)
 	return 0;
 }
 
+static const char *const gc_choices[] = { "greedy", "cost-benefit", NULL };
+
+static const struct opt_spec ftl_opts[] = {
+	MODEL_COMMON_OPTS,
+	{ "page_size", OPT_BYTES, MODEL_P(page_size), 512, 65536, "4K", "mapping unit (flash page)" },
+	{ "block_size", OPT_BYTES, MODEL_P(block_size), 4096, 1073741824, "1M", "erase block" },
+	{ "op", OPT_DOUBLE, MODEL_P(op), 0.01, 4, "0.07", "over-provisioning: spare / user capacity" },
+	{ "gc_policy", OPT_ENUM, MODEL_P(gc_policy), 0, 0, "greedy", "victim selection", gc_choices },
+	{ "gc_low", OPT_DOUBLE, MODEL_P(gc_low), 0, 0.5, "0.02", "start GC when free blocks fall below this share" },
+	{ "gc_high", OPT_DOUBLE, MODEL_P(gc_high), 0, 0.5, "0.04", "GC until free blocks reach this share" },
+	{ "page_read", OPT_DURATION, MODEL_P(page_read), 0, 1e9, "10us", "effective read time per page" },
+	{ "page_write", OPT_DURATION, MODEL_P(page_write), 0, 1e9, "15us", "effective program time per page" },
+	{ "block_erase", OPT_DURATION, MODEL_P(block_erase), 0, 1e9, "1ms", "effective erase time per block" },
+	{ "prefill", OPT_DOUBLE, MODEL_P(prefill), 0, 1, "0", "share of user space written sequentially before time 0" },
+	{ "gc_idle", OPT_BOOL, MODEL_P(gc_idle), 0, 0, "false",
+	  "collect in idle gaps (up to gc_high) without delaying commands" },
+	{ 0 },
+};
+
+/* Relations between the FTL parameters a single option range cannot express. */
+static int ftl_check(const struct model_params *p, const char *label, char *err, size_t errlen)
+{
+	if (!model_is_pow2(p->page_size)) {
+		snprintf(err, errlen, "%s: option 'page_size': %llu must be a power of two in [512, 65536]",
+			 label, (unsigned long long)p->page_size);
+		return -ERANGE;
+	}
+	if (p->block_size % p->page_size || p->block_size / p->page_size < 2 ||
+	    p->block_size / p->page_size > 65536) {
+		snprintf(err, errlen, "%s: option 'block_size': %llu must be 2..65536 pages of page_size (%llu)",
+			 label, (unsigned long long)p->block_size, (unsigned long long)p->page_size);
+		return -ERANGE;
+	}
+	if ((double)p->capacity / (double)p->page_size * (1.0 + p->op) > 4.0e9) {
+		snprintf(err, errlen, "%s: option 'capacity': %llu needs more than 4e9 pages of %llu bytes "
+			 "(raise page_size)", label, (unsigned long long)p->capacity,
+			 (unsigned long long)p->page_size);
+		return -ERANGE;
+	}
+	if (p->gc_high <= p->gc_low) {
+		snprintf(err, errlen, "%s: option 'gc_high': %g must be greater than gc_low (%g)",
+			 label, p->gc_high, p->gc_low);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 const struct model_engine_ops ftl_engine_ops = {
+	.name = "ftl",
+	.help = "page-mapped FTL: L2P table, over-provisioning, garbage collection (greedy or cost-benefit)",
+	.opts = ftl_opts,
+	.check = ftl_check,
 	.open = ftl_open,
 	.submit = ftl_submit,
 	.sched = ftl_sched,

@@ -16,6 +16,21 @@ struct model {
 	unsigned qd;
 };
 
+/* The engines, in the order trimsim models lists them. */
+const struct model_engine_ops *const model_engines[] = {
+	&param_engine_ops,
+	&ftl_engine_ops,
+	NULL,
+};
+
+const struct model_engine_ops *model_engine_find(const char *name)
+{
+	for (size_t i = 0; model_engines[i]; i++)
+		if (!strcmp(model_engines[i]->name, name))
+			return model_engines[i];
+	return NULL;
+}
+
 static int model_open(const char *arg, const struct target_env *env, void **priv, char *err, size_t errlen)
 {
 	struct model *m = calloc(1, sizeof(*m));
@@ -32,7 +47,7 @@ static int model_open(const char *arg, const struct target_env *env, void **priv
 	}
 	if (env->twin)	/* it never receives a discard: nothing to price, no map of mapped space to keep */
 		m->prof->p.discard_supported = false;
-	m->eng = m->prof->engine == ENGINE_FTL ? &ftl_engine_ops : &param_engine_ops;
+	m->eng = m->prof->engine;
 	m->e = m->eng->open(m->prof, env, err, errlen);
 	if (!m->e) {
 		ret = -errno;

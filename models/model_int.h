@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "replay/targets/target.h"
+#include "traces/opts.h"
 
-enum model_engine { ENGINE_PARAMETRIC = 0, ENGINE_FTL = 1 };
 enum gc_policy { GC_GREEDY = 0, GC_COST_BENEFIT = 1 };
 
 /* One flat parameter set; each engine's option table names the fields it uses. */
@@ -46,7 +46,7 @@ struct model_profile {
 	char path[256];			/* "" for bundled */
 	char *source;
 	char *description;
-	enum model_engine engine;
+	const struct model_engine_ops *engine;	/* the one its "model" field names */
 	struct model_params p;
 };
 
@@ -155,8 +155,17 @@ typedef uint64_t (*model_unmap_fn)(void *ctx, uint64_t off, uint64_t len, bool *
 uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
 		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d);
 
-/* Engines: the model target dispatches to one of these. */
+/*
+ * Engines: the model target dispatches to the one a profile's "model" field names.
+ * Adding one: a new file with its ops (name, help, option table, callbacks) and one
+ * line in model_engines[] (models/model.c).
+ */
 struct model_engine_ops {
+	const char *name;		/* the profile's "model" value: "parametric" */
+	const char *help;		/* one line for trimsim models */
+	const struct opt_spec *opts;	/* the struct model_params fields it reads (MODEL_COMMON_OPTS first) */
+	/* Optional: relations between its parameters a single option range cannot express. 0 or -ERANGE. */
+	int (*check)(const struct model_params *p, const char *label, char *err, size_t errlen);
 	void *(*open)(const struct model_profile *prof, const struct target_env *env,
 		      char *err, size_t errlen);
 	int (*submit)(void *e, const struct target_cmd *cmd);
@@ -166,6 +175,45 @@ struct model_engine_ops {
 };
 extern const struct model_engine_ops param_engine_ops;
 extern const struct model_engine_ops ftl_engine_ops;
+extern const struct model_engine_ops *const model_engines[];	/* NULL-terminated (models/model.c) */
+const struct model_engine_ops *model_engine_find(const char *name);	/* NULL if none */
+
+static inline bool model_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* The options every engine reads, first in its table. */
+#define MODEL_P(f) offsetof(struct model_params, f)
+#define MODEL_TIB (1099511627776.0)
+#define MODEL_PIB (1125899906842624.0)
+#define MODEL_COMMON_OPTS \
+	{ "capacity", OPT_BYTES, MODEL_P(capacity), 1048576, MODEL_PIB, "120G", \
+	  "device size used when the trace header gives none" }, \
+	{ "qd", OPT_U32, MODEL_P(qd), 1, 65535, "32", "queue depth: commands the engine may keep in flight" }, \
+	{ "channels", OPT_U32, MODEL_P(channels), 1, 1024, "1", "commands the device serves at the same time" }, \
+	{ "queued_trim", OPT_BOOL, MODEL_P(queued_trim), 0, 0, "false", \
+	  "TRIM is queued (NCQ TRIM, NVMe deallocate); false: it drains the queue and blocks all I/O" }, \
+	{ "discard_supported", OPT_BOOL, MODEL_P(discard_supported), 0, 0, "true", \
+	  "false: discards are rejected with EOPNOTSUPP (counted in the report)" }, \
+	{ "discard_max_bytes", OPT_BYTES, MODEL_P(discard_max_bytes), 512, MODEL_PIB, "2G", \
+	  "largest discard command; larger requests are split (queue/discard_max_bytes)" }, \
+	{ "max_discard_segments", OPT_U32, MODEL_P(max_discard_segments), 1, 65535, "1", \
+	  "ranges one discard command may carry (queue/max_discard_segments)" }, \
+	{ "discard_granularity", OPT_BYTES, MODEL_P(discard_granularity), 512, 1073741824, "512", \
+	  "unit the device unmaps; smaller pieces cost a command and free nothing" }, \
+	{ "jitter", OPT_DOUBLE, MODEL_P(jitter), 0, 0.9, "0", "service time x (1 +/- jitter), seeded" }, \
+	{ "read_base", OPT_DURATION, MODEL_P(read_base), 0, 10e9, "100us", "fixed cost of a read" }, \
+	{ "write_base", OPT_DURATION, MODEL_P(write_base), 0, 10e9, "50us", "fixed cost of a write" }, \
+	{ "flush_base", OPT_DURATION, MODEL_P(flush_base), 0, 10e9, "1ms", "cost of a cache flush" }, \
+	{ "trim_base", OPT_DURATION, MODEL_P(trim_base), 0, 10e9, "100us", \
+	  "fixed cost of a discard command that unmaps something" }, \
+	{ "trim_per_range", OPT_DURATION, MODEL_P(trim_per_range), 0, 10e9, "0", \
+	  "extra cost per range after the first in a multi-range discard" }, \
+	{ "trim_unmapped_base", OPT_DURATION, MODEL_P(trim_unmapped_base), 0, 10e9, "50us", \
+	  "fixed cost of a discard that unmaps nothing (already unmapped or sub-granularity)" }, \
+	{ "trim_bw", OPT_BYTES, MODEL_P(trim_bw), 0, MODEL_PIB, "0", \
+	  "mapped bytes unmapped per second; 0 = no per-byte cost" }
 
 /* The ranges of a command: its segs, or its single offset/length. */
 static inline const struct target_seg *model_ranges(const struct target_cmd *c, struct target_seg *one,

@@ -314,7 +314,21 @@ static void param_close(void *e)
 	free(m);
 }
 
+static const struct opt_spec param_opts[] = {
+	MODEL_COMMON_OPTS,
+	{ "read_bw", OPT_BYTES, MODEL_P(read_bw), 1024, MODEL_TIB, "500M", "read bytes per second" },
+	{ "write_bw", OPT_BYTES, MODEL_P(write_bw), 1024, MODEL_TIB, "250M", "write bytes per second" },
+	{ "trim_unmapped_bw", OPT_BYTES, MODEL_P(trim_unmapped_bw), 0, MODEL_PIB, "0",
+	  "already-unmapped bytes per second; 0 = no per-byte cost" },
+	{ "initially_mapped", OPT_BOOL, MODEL_P(initially_mapped), 0, 0, "true",
+	  "the device starts fully mapped (a used device); false: factory fresh" },
+	{ 0 },
+};
+
 const struct model_engine_ops param_engine_ops = {
+	.name = "parametric",
+	.help = "per-op latency and bandwidth, queued vs non-queued TRIM, splitting, granularity, a mapped-space bitmap",
+	.opts = param_opts,
 	.open = param_open,
 	.submit = param_submit,
 	.sched = param_sched,

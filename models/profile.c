@@ -14,78 +14,13 @@
 #include "models/model.h"
 #include "models/model_int.h"
 
-#define P(f) offsetof(struct model_params, f)
-#define TIB (1099511627776.0)
-#define PIB (1125899906842624.0)
-
-static const char *const gc_choices[] = { "greedy", "cost-benefit", NULL };
-
-#define COMMON_OPTS \
-	{ "capacity", OPT_BYTES, P(capacity), 1048576, PIB, "120G", \
-	  "device size used when the trace header gives none" }, \
-	{ "qd", OPT_U32, P(qd), 1, 65535, "32", "queue depth: commands the engine may keep in flight" }, \
-	{ "channels", OPT_U32, P(channels), 1, 1024, "1", "commands the device serves at the same time" }, \
-	{ "queued_trim", OPT_BOOL, P(queued_trim), 0, 0, "false", \
-	  "TRIM is queued (NCQ TRIM, NVMe deallocate); false: it drains the queue and blocks all I/O" }, \
-	{ "discard_supported", OPT_BOOL, P(discard_supported), 0, 0, "true", \
-	  "false: discards are rejected with EOPNOTSUPP (counted in the report)" }, \
-	{ "discard_max_bytes", OPT_BYTES, P(discard_max_bytes), 512, PIB, "2G", \
-	  "largest discard command; larger requests are split (queue/discard_max_bytes)" }, \
-	{ "max_discard_segments", OPT_U32, P(max_discard_segments), 1, 65535, "1", \
-	  "ranges one discard command may carry (queue/max_discard_segments)" }, \
-	{ "discard_granularity", OPT_BYTES, P(discard_granularity), 512, 1073741824, "512", \
-	  "unit the device unmaps; smaller pieces cost a command and free nothing" }, \
-	{ "jitter", OPT_DOUBLE, P(jitter), 0, 0.9, "0", "service time x (1 +/- jitter), seeded" }, \
-	{ "read_base", OPT_DURATION, P(read_base), 0, 10e9, "100us", "fixed cost of a read" }, \
-	{ "write_base", OPT_DURATION, P(write_base), 0, 10e9, "50us", "fixed cost of a write" }, \
-	{ "flush_base", OPT_DURATION, P(flush_base), 0, 10e9, "1ms", "cost of a cache flush" }, \
-	{ "trim_base", OPT_DURATION, P(trim_base), 0, 10e9, "100us", \
-	  "fixed cost of a discard command that unmaps something" }, \
-	{ "trim_per_range", OPT_DURATION, P(trim_per_range), 0, 10e9, "0", \
-	  "extra cost per range after the first in a multi-range discard" }, \
-	{ "trim_unmapped_base", OPT_DURATION, P(trim_unmapped_base), 0, 10e9, "50us", \
-	  "fixed cost of a discard that unmaps nothing (already unmapped or sub-granularity)" }, \
-	{ "trim_bw", OPT_BYTES, P(trim_bw), 0, PIB, "0", \
-	  "mapped bytes unmapped per second; 0 = no per-byte cost" }
-
-static const struct opt_spec param_opts[] = {
-	COMMON_OPTS,
-	{ "read_bw", OPT_BYTES, P(read_bw), 1024, TIB, "500M", "read bytes per second" },
-	{ "write_bw", OPT_BYTES, P(write_bw), 1024, TIB, "250M", "write bytes per second" },
-	{ "trim_unmapped_bw", OPT_BYTES, P(trim_unmapped_bw), 0, PIB, "0",
-	  "already-unmapped bytes per second; 0 = no per-byte cost" },
-	{ "initially_mapped", OPT_BOOL, P(initially_mapped), 0, 0, "true",
-	  "the device starts fully mapped (a used device); false: factory fresh" },
-	{ 0 },
-};
-
-static const struct opt_spec ftl_opts[] = {
-	COMMON_OPTS,
-	{ "page_size", OPT_BYTES, P(page_size), 512, 65536, "4K", "mapping unit (flash page)" },
-	{ "block_size", OPT_BYTES, P(block_size), 4096, 1073741824, "1M", "erase block" },
-	{ "op", OPT_DOUBLE, P(op), 0.01, 4, "0.07", "over-provisioning: spare / user capacity" },
-	{ "gc_policy", OPT_ENUM, P(gc_policy), 0, 0, "greedy", "victim selection", gc_choices },
-	{ "gc_low", OPT_DOUBLE, P(gc_low), 0, 0.5, "0.02", "start GC when free blocks fall below this share" },
-	{ "gc_high", OPT_DOUBLE, P(gc_high), 0, 0.5, "0.04", "GC until free blocks reach this share" },
-	{ "page_read", OPT_DURATION, P(page_read), 0, 1e9, "10us", "effective read time per page" },
-	{ "page_write", OPT_DURATION, P(page_write), 0, 1e9, "15us", "effective program time per page" },
-	{ "block_erase", OPT_DURATION, P(block_erase), 0, 1e9, "1ms", "effective erase time per block" },
-	{ "prefill", OPT_DOUBLE, P(prefill), 0, 1, "0", "share of user space written sequentially before time 0" },
-	{ "gc_idle", OPT_BOOL, P(gc_idle), 0, 0, "false",
-	  "collect in idle gaps (up to gc_high) without delaying commands" },
-	{ 0 },
-};
-
-static const char *const engine_names[] = { "parametric", "ftl", NULL };
 static const char *const ignore_keys[] = { "name", "model", "source", "description", NULL };
 
 const struct opt_spec *model_profile__opts(const char *engine)
 {
-	if (!strcmp(engine, "parametric"))
-		return param_opts;
-	if (!strcmp(engine, "ftl"))
-		return ftl_opts;
-	return NULL;
+	const struct model_engine_ops *e = model_engine_find(engine);
+
+	return e ? e->opts : NULL;
 }
 
 size_t model_profile__count(void)
@@ -109,19 +44,14 @@ void model_profile__free(struct model_profile *p)
 
 const char *model_profile__name(const struct model_profile *p) { return p->name; }
 const char *model_profile__source(const struct model_profile *p) { return p->source; }
-const char *model_profile__engine(const struct model_profile *p) { return engine_names[p->engine]; }
-
-static bool is_pow2(uint64_t v)
-{
-	return v && !(v & (v - 1));
-}
+const char *model_profile__engine(const struct model_profile *p) { return p->engine->name; }
 
 /* Relations a single option range cannot express. */
 static int check_params(const struct model_profile *prof, const char *label, char *err, size_t errlen)
 {
 	const struct model_params *p = &prof->p;
 
-	if (!is_pow2(p->discard_granularity))
+	if (!model_is_pow2(p->discard_granularity))
 		goto gran;
 	if (p->discard_max_bytes < p->discard_granularity) {
 		snprintf(err, errlen, "%s: option 'discard_max_bytes': %llu must be >= discard_granularity (%llu)",
@@ -133,31 +63,7 @@ static int check_params(const struct model_profile *prof, const char *label, cha
 		snprintf(err, errlen, "%s: option 'channels': %u must be <= qd (%u)", label, p->channels, p->qd);
 		return -ERANGE;
 	}
-	if (prof->engine != ENGINE_FTL)
-		return 0;
-	if (!is_pow2(p->page_size)) {
-		snprintf(err, errlen, "%s: option 'page_size': %llu must be a power of two in [512, 65536]",
-			 label, (unsigned long long)p->page_size);
-		return -ERANGE;
-	}
-	if (p->block_size % p->page_size || p->block_size / p->page_size < 2 ||
-	    p->block_size / p->page_size > 65536) {
-		snprintf(err, errlen, "%s: option 'block_size': %llu must be 2..65536 pages of page_size (%llu)",
-			 label, (unsigned long long)p->block_size, (unsigned long long)p->page_size);
-		return -ERANGE;
-	}
-	if ((double)p->capacity / (double)p->page_size * (1.0 + p->op) > 4.0e9) {
-		snprintf(err, errlen, "%s: option 'capacity': %llu needs more than 4e9 pages of %llu bytes "
-			 "(raise page_size)", label, (unsigned long long)p->capacity,
-			 (unsigned long long)p->page_size);
-		return -ERANGE;
-	}
-	if (p->gc_high <= p->gc_low) {
-		snprintf(err, errlen, "%s: option 'gc_high': %g must be greater than gc_low (%g)",
-			 label, p->gc_high, p->gc_low);
-		return -ERANGE;
-	}
-	return 0;
+	return prof->engine->check ? prof->engine->check(p, label, err, errlen) : 0;
 gran:
 	snprintf(err, errlen, "%s: option 'discard_granularity': %llu must be a power of two in [512, 1G]",
 		 label, (unsigned long long)p->discard_granularity);
@@ -198,12 +104,18 @@ static int apply_doc(struct model_profile *prof, const json_t *root, const char 
 		snprintf(err, errlen, "%s: a profile must be a JSON object", label);
 		return -EINVAL;
 	}
-	if (!json_is_string(model) || !model_profile__opts(json_string_value(model))) {
-		snprintf(err, errlen, "%s: 'model' must be \"parametric\" or \"ftl\"", label);
+	if (!json_is_string(model) || !(prof->engine = model_engine_find(json_string_value(model)))) {
+		char names[128];
+		size_t used = 0;
+
+		names[0] = 0;
+		for (size_t i = 0; model_engines[i] && used < sizeof(names); i++)
+			used += (size_t)snprintf(names + used, sizeof(names) - used, "%s\"%s\"",
+						 !i ? "" : model_engines[i + 1] ? ", " : " or ", model_engines[i]->name);
+		snprintf(err, errlen, "%s: 'model' must be %s", label, names);
 		return -EINVAL;
 	}
-	prof->engine = strcmp(json_string_value(model), "ftl") ? ENGINE_PARAMETRIC : ENGINE_FTL;
-	t = model_profile__opts(json_string_value(model));
+	t = prof->engine->opts;
 	prof->source = dup_member(root, "source", true, label, err, errlen, &ret);
 	if (ret)
 		return ret;
@@ -339,7 +251,7 @@ struct model_profile *model_profile__load(const char *spec, char *err, size_t er
 	ret = apply_doc(prof, root, label, err, errlen);
 	if (ret)
 		goto out;
-	ret = opts__parse_kv(prof->engine == ENGINE_FTL ? ftl_opts : param_opts, &prof->p, overrides, ',',
+	ret = opts__parse_kv(prof->engine->opts, &prof->p, overrides, ',',
 			     sub, sizeof(sub));
 	if (ret) {
 		snprintf(err, errlen, "%s: override: %s", label, sub);
@@ -359,7 +271,7 @@ out:
 json_t *model_profile__describe(const struct model_profile *p)
 {
 	json_t *o = json_object();
-	json_t *params = opts__to_json(p->engine == ENGINE_FTL ? ftl_opts : param_opts, &p->p);
+	json_t *params = opts__to_json(p->engine->opts, &p->p);
 
 	if (!o || !params) {
 		json_decref(o);
@@ -367,7 +279,7 @@ json_t *model_profile__describe(const struct model_profile *p)
 		return NULL;
 	}
 	json_object_set_new(o, "name", json_string(p->name));
-	json_object_set_new(o, "model", json_string(engine_names[p->engine]));
+	json_object_set_new(o, "model", json_string(p->engine->name));
 	json_object_set_new(o, "bundled", json_boolean(!p->path[0]));
 	if (p->path[0])
 		json_object_set_new(o, "path", json_string(p->path));

@@ -95,7 +95,7 @@ struct rec_backend_ops {
 };
 
 /* tracefs.c: op and flags (TR_OP_MASK | TR_FL_*) from a block event's rwbs field (at most n chars). */
-uint32_t tr_rwbs_decode(const char *s, size_t n);
+uint32_t tr_rwbs_decode(const char *s, size_t n, uint64_t sectors);
 /* tracefs.c: where tracefs is mounted (mounting it on /sys/kernel/tracing if needed). */
 const char *rec_tracefs_dir(void);
 

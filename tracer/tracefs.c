@@ -6,10 +6,8 @@
  * the format files). It produces the same raw events as the eBPF backend.
  *
  * Limits, because tracefs only has what the events print:
- *  - block ops come from the rwbs field, decoded with the grammar of
- *    blk_fill_rwbs() (kernel/trace/blktrace.c): optional 'F' (PREFLUSH), the op
- *    ("W", "D", "DE", "F", "R", "WZ", "Z?", "N"), then flag letters F(UA), A, S, M, U;
- *    the discard op is 'D' wherever flags follow ("DS" for ext4), never compared whole.
+ *  - block ops come from the rwbs field, decoded by traces/rwbs.c as
+ *    kernel/trace/blktrace.c:blk_fill_rwbs() writes it ("NS" with sectors is write-zeroes).
  *  - ISSUE/DONE are paired in user space by (device, sector).
  */
 #include <dirent.h>
@@ -25,6 +23,7 @@
 #include <event-parse.h>
 
 #include "tracer/recorder.h"
+#include "traces/rwbs.h"
 #include "traces/util.h"
 
 const char *rec_tracefs_dir(void)
@@ -100,40 +99,14 @@ struct tfs_state {
 	char notes[256];
 };
 
-/* enum ts_op and TR_FL_* from an rwbs string (blk_fill_rwbs grammar). */
-uint32_t tr_rwbs_decode(const char *s, size_t n)
+/* enum ts_op and TR_FL_* from a block event's rwbs field and sector count (traces/rwbs.c). */
+uint32_t tr_rwbs_decode(const char *s, size_t n, uint64_t sectors)
 {
-	uint32_t r = 0;
-	size_t i = 0;
+	uint16_t fl;
+	uint32_t op = ts_rwbs_decode(s, n, sectors, &fl);
 
-	if (n > 1 && s[0] == 'F' && s[1] && strchr("WDRFNZ", s[1])) {
-		r |= TR_FL_PREFLUSH;
-		i = 1;
-	}
-	if (i < n) {
-		switch (s[i++]) {
-		case 'W':
-			r |= i < n && s[i] == 'Z' ? (i++, 6u) : 2u;
-			break;
-		case 'D':
-			r |= i < n && s[i] == 'E' ? (i++, 5u) : 4u;
-			break;
-		case 'F':
-			r |= 3;
-			break;
-		case 'R':
-			r |= 1;
-			break;
-		case 'Z':
-			i++;	/* zone ops: no ts_op */
-			break;
-		default:
-			break;
-		}
-	}
-	for (; i < n && s[i]; i++)
-		r |= s[i] == 'F' ? TR_FL_FUA : s[i] == 'S' ? TR_FL_SYNC : s[i] == 'M' ? TR_FL_META : 0;
-	return r;
+	return op | (fl & TS_F_SYNC ? TR_FL_SYNC : 0) | (fl & TS_F_FUA ? TR_FL_FUA : 0) |
+	       (fl & TS_F_PREFLUSH ? TR_FL_PREFLUSH : 0) | (fl & TS_F_METADATA ? TR_FL_META : 0);
 }
 
 static bool op_wanted(const struct tfs_state *st, uint32_t opfl)
@@ -218,7 +191,7 @@ static int batch_add(struct tfs_state *st, const struct tr_event *e)
 static int block_event(struct tfs_state *st, struct tr_event *e, uint64_t *v, const char *rwbs,
 		       size_t rwlen)
 {
-	e->opfl = tr_rwbs_decode(rwbs, rwlen);
+	e->opfl = tr_rwbs_decode(rwbs, rwlen, v[2]);	/* v[2]: nr_sector, or bytes at issue */
 	if (!want(st, (uint32_t)v[0], v[1], &e->dev))
 		return 0;
 	/* block_rq_complete prints blk_rq_pos() where block_rq_issue prints blk_rq_trace_sector(): 0 for no position */

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -31,16 +32,22 @@ static const struct unit time_units[] = {
 	{ NULL, 0 },
 };
 
+/* A finite number at the start of s: 0 with *v and *end (what follows it), else -EINVAL. */
+static int read_number(const char *s, double *v, char **end)
+{
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, end);
+	return errno || *end == s || !isfinite(*v) ? -EINVAL : 0;
+}
+
 static int parse_scaled(const char *s, const struct unit *units, double *out)
 {
 	char *end;
 	double v;
 
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (read_number(s, &v, &end) || v < 0)
 		return -EINVAL;
 	while (*end == ' ')
 		end++;
@@ -93,11 +100,7 @@ int parse_double(const char *s, double *out)
 	char *end;
 	double v;
 
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v))
+	if (read_number(s, &v, &end) || *end)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -276,14 +279,8 @@ static int set_one(const struct opt_spec *o, void *obj, const char *val, char *e
 		}
 		return 0;
 	case OPT_BYTES:
-		if (parse_bytes(val, &u))
-			goto bad;
-		if ((ret = range_check(o, (double)u, val, err, errlen)))
-			return ret;
-		*(uint64_t *)p = u;
-		return 0;
 	case OPT_DURATION:
-		if (parse_duration(val, &u))
+		if ((o->type == OPT_BYTES ? parse_bytes : parse_duration)(val, &u))
 			goto bad;
 		if ((ret = range_check(o, (double)u, val, err, errlen)))
 			return ret;
@@ -532,4 +529,52 @@ int opts__validate(const struct opt_spec *t, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+void opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len)
+{
+	const char *p = (const char *)obj + o->off;
+	static const char units_b[] = "KMGTPE";
+	static const struct { const char *u; uint64_t ns; } units_t[] = {
+		{ "w", 604800000000000ull }, { "d", 86400000000000ull }, { "h", 3600000000000ull },
+		{ "m", 60000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
+	};
+	uint64_t v;
+	int k;
+
+	switch (o->type) {
+	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
+	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
+	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
+	case OPT_DOUBLE: snprintf(buf, len, human ? "%g" : "%.17g", *(const double *)p); break;
+	case OPT_STR: snprintf(buf, len, "%s", p); break;
+	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
+	case OPT_BYTES:
+		v = *(const uint64_t *)p;
+		if (human) {
+			fmt_bytes(v, buf, len);
+			break;
+		}
+		for (k = -1; v && !(v & 1023) && k < 5; k++)
+			v >>= 10;
+		if (k < 0)
+			snprintf(buf, len, "%" PRIu64, v);
+		else
+			snprintf(buf, len, "%" PRIu64 "%c", v, units_b[k]);
+		break;
+	case OPT_DURATION:
+		v = *(const uint64_t *)p;
+		if (human) {
+			fmt_duration(v, buf, len);
+			break;
+		}
+		snprintf(buf, len, "%" PRIu64 "ns", v);
+		for (size_t i = 0; v && i < sizeof(units_t) / sizeof(units_t[0]); i++)
+			if (!(v % units_t[i].ns)) {
+				snprintf(buf, len, "%" PRIu64 "%s", v / units_t[i].ns, units_t[i].u);
+				break;
+			}
+		break;
+	default: snprintf(buf, len, "?"); break;
+	}
 }

@@ -12,6 +12,7 @@
 #ifndef TRIMSIM_OPTS_H
 #define TRIMSIM_OPTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,11 @@ int opts__below(const struct opt_spec *t, const char *key, uint64_t v, uint64_t 
 		char *err, size_t errlen);
 /* "a, b, c": the known keys, for error messages. */
 void opts__keys(const struct opt_spec *t, char *buf, size_t len);
+/*
+ * An option's value in obj as text: as an option string takes it back ("30s", "64M", "true",
+ * doubles to 17 digits), or human (fmt_bytes/fmt_duration: "64 MiB", "30 s"; doubles %g).
+ */
+void opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len);
 
 /* Parsers and formatters shared by everything that takes sizes and times. 0 or -EINVAL. */
 int parse_bytes(const char *s, uint64_t *out);

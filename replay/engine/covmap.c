@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Coverage map (covmap.h): a bitmap trie of 4 KiB granules plus an exact
- * rangeset for pieces of granules.
+ * coalescing ivset (replay/policies/ivset.h) for pieces of granules.
  *
  * Level 0 nodes are leaves of 4096 granule bits (16 MiB of device); a node at
  * level h >= 1 has 256 children, each covering 2^(12 + 8(h-1)) granules. A
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 
 #include "replay/engine/covmap.h"
-#include "replay/engine/rangeset.h"
+#include "replay/policies/ivset.h"
 
 #define GRAN_SHIFT	12			/* 4 KiB granules */
 #define GRAN		(1ull << GRAN_SHIFT)
@@ -47,7 +47,7 @@ struct covmap {
 	unsigned height;
 	uint64_t bytes;
 	size_t mem;
-	struct rangeset *part;		/* pieces of granules (unaligned ranges) */
+	struct ivset *part;    		/* pieces of granules (unaligned ranges) */
 	uint64_t touch;			/* sink for the loads of covmap__add_many */
 	int err;
 };
@@ -79,7 +79,7 @@ struct covmap *covmap__new(void)
 {
 	struct covmap *c = calloc(1, sizeof(*c));
 
-	if (c && !(c->part = rangeset__new())) {
+	if (c && !(c->part = ivset__new(true))) {
 		free(c);
 		return NULL;
 	}
@@ -91,7 +91,7 @@ void covmap__free(struct covmap *c)
 	if (!c)
 		return;
 	drop(c, c->root, c->height);
-	rangeset__free(c->part);
+	ivset__destroy(c->part);
 	free(c);
 }
 
@@ -279,10 +279,12 @@ static int64_t add_piece(struct covmap *c, uint64_t g, uint64_t a, uint64_t b)
 
 	if (granule_set(c, g))
 		return 0;
-	if ((n = rangeset__add(c->part, a, b - a)) <= 0)
-		return n;
-	if (rangeset__overlap(c->part, g << GRAN_SHIFT, GRAN) == GRAN) {
-		if (rangeset__remove(c->part, g << GRAN_SHIFT, GRAN) < 0)
+	if (!(n = (int64_t)(b - a - ivset__covered(c->part, a, b - a))))
+		return 0;
+	if (ivset__add(c->part, a, b - a, 0, 0))
+		return -ENOMEM;
+	if (ivset__covered(c->part, g << GRAN_SHIFT, GRAN) == GRAN) {
+		if (ivset__remove(c->part, g << GRAN_SHIFT, GRAN))
 			return -ENOMEM;
 		fill_granules(c, g, g + 1);
 	}
@@ -296,8 +298,8 @@ static int64_t add_granules(struct covmap *c, uint64_t lo, uint64_t hi)
 
 	if (c->err)
 		return c->err;
-	if (rangeset__count(c->part) && (ov = rangeset__overlap(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT))) {
-		if (rangeset__remove(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT) < 0)
+	if (ivset__count(c->part) && (ov = ivset__covered(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT))) {
+		if (ivset__remove(c->part, lo << GRAN_SHIFT, (hi - lo) << GRAN_SHIFT))
 			return -ENOMEM;
 		n -= ov;
 	}
@@ -419,7 +421,7 @@ size_t covmap__mem(const struct covmap *c) { return c->mem; }
 /* Bytes of [a, b) inside granule g (a piece of it). */
 static uint64_t piece_overlap(const struct covmap *c, uint64_t g, uint64_t a, uint64_t b)
 {
-	return granule_set(c, g) ? b - a : rangeset__overlap(c->part, a, b - a);
+	return granule_set(c, g) ? b - a : ivset__covered(c->part, a, b - a);
 }
 
 uint64_t covmap__overlap(const struct covmap *c, uint64_t off, uint64_t len)
@@ -440,7 +442,7 @@ uint64_t covmap__overlap(const struct covmap *c, uint64_t off, uint64_t len)
 
 		if (k.lo < top)
 			n += covered(c->root, c->height, 0, k.lo, min64(k.hi, top)) << GRAN_SHIFT;
-		n += rangeset__overlap(c->part, k.lo << GRAN_SHIFT, (k.hi - k.lo) << GRAN_SHIFT);
+		n += ivset__covered(c->part, k.lo << GRAN_SHIFT, (k.hi - k.lo) << GRAN_SHIFT);
 	}
 	return n;
 }

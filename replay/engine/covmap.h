@@ -6,7 +6,7 @@
  * Whole 4 KiB granules live in a bitmap trie (a radix tree whose leaves are
  * 4096-bit bitmaps; a subtree that is fully covered collapses to one "full"
  * marker, an untouched one is NULL). Pieces of a granule (ranges that are not
- * 4 KiB aligned) are kept exactly in a rangeset until their granule fills.
+ * 4 KiB aligned) are kept exactly in an ivset until their granule fills.
  * Memory is bounded by the address space the ranges touch (one bit per 4 KiB,
  * less where whole subtrees are covered), never by how many ranges were added:
  * a 256 GiB device costs at most ~8.5 MiB however long the trace.

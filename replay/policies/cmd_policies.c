@@ -5,6 +5,7 @@
 
 #include "replay/cli.h"
 #include "replay/policies/policy.h"
+#include "replay/policies/parse.h"
 #include "traces/util.h"
 
 static void usage(FILE *f)
@@ -52,6 +53,86 @@ static json_t *opts_json(const struct opt_spec *o)
 	return arr;
 }
 
+static bool preset_positional(const struct policy_preset *p, size_t i, char *buf, size_t len)
+{
+	const char *k = p->positional;
+
+	for (; k && *k && i; i--)
+		k += strcspn(k, ",") + (k[strcspn(k, ",")] == ',');
+	if (!k || !*k)
+		return false;
+	snprintf(buf, len, "%.*s", (int)strcspn(k, ","), k);
+	return true;
+}
+
+/*
+ * What a preset's arguments set: the options of its stages after the source, with the
+ * preset's defaults (its pipeline's arguments, else the stage's), then its aliases.
+ * fn(arg, key, stage, option, default) for each; the help of each is in its stage.
+ */
+static int preset_options(const struct policy_preset *pr,
+			  void (*fn)(void *arg, const char *key, const char *stage, const struct opt_spec *o,
+				     const char *def), void *arg)
+{
+	struct parsed p;
+	char err[1024], val[96];
+	int ret = policy_parse(pr->name, &p, err, sizeof(err));
+
+	for (size_t i = 0; !ret && i < p.n; i++)
+		for (const struct opt_spec *o = p.st[i].ops->opts; strcmp(p.st[i].ops->name, "source") && o && o->key;
+		     o++) {
+			opts__format(o, p.st[i].cfg, false, val, sizeof(val));
+			fn(arg, o->key, p.st[i].ops->name, o, val);
+		}
+	for (const struct policy_alias *al = pr->aliases; !ret && al && al->key; al++)
+		for (size_t i = 0; i < p.n; i++)
+			if (!strcmp(p.st[i].ops->name, al->stage)) {
+				const struct opt_spec *o = opts__find(p.st[i].ops->opts, al->opt);
+
+				opts__format(o, p.st[i].cfg, false, val, sizeof(val));
+				fn(arg, al->key, al->stage, o, val);
+			}
+	parsed_free(&p);
+	return ret;
+}
+
+static void opt_json(void *arg, const char *key, const char *stage, const struct opt_spec *o, const char *def)
+{
+	json_t *k = json_object();
+
+	json_object_set_new(k, "key", json_string(key));
+	json_object_set_new(k, "stage", json_string(stage));
+	json_object_set_new(k, "option", json_string(o->key));
+	json_object_set_new(k, "default", json_string(def));
+	json_array_append_new(arg, k);
+}
+
+static json_t *preset_json(const struct policy_preset *pr)
+{
+	json_t *a = json_array();
+
+	preset_options(pr, opt_json, a);
+	return a;
+}
+
+struct opt_line {
+	FILE *f;
+	const char *stage;	/* the stage the line being written is for */
+};
+
+static void opt_text(void *arg, const char *key, const char *stage, const struct opt_spec *o, const char *def)
+{
+	struct opt_line *l = arg;
+
+	if (strcmp(key, o->key))
+		fprintf(l->f, "%s    %s sets %s's %s", l->stage ? "\n" : "", key, stage, o->key);
+	else if (!l->stage || strcmp(l->stage, stage))
+		fprintf(l->f, "%s    %s: %s=%s", l->stage ? "\n" : "", stage, key, def);
+	else
+		fprintf(l->f, " %s=%s", key, def);
+	l->stage = strcmp(key, o->key) ? "" : stage;
+}
+
 static json_t *all_json(void)
 {
 	json_t *o = json_object(), *st = json_array(), *pr = json_array();
@@ -68,21 +149,17 @@ static json_t *all_json(void)
 		json_array_append_new(st, j);
 	}
 	for (const struct policy_preset *p = policy_presets; p->name; p++) {
-		json_t *j = json_object(), *tu = json_array();
+		json_t *j = json_object(), *po = json_array();
+		char key[64];
 
 		json_object_set_new(j, "name", json_string(p->name));
 		json_object_set_new(j, "help", json_string(p->help ? p->help : ""));
 		json_object_set_new(j, "follows", p->follows ? json_string(p->follows) : json_null());
 		json_object_set_new(j, "pipeline", json_string(p->pipeline));
-		for (const struct policy_tunable *t = p->tunables; t && t->key; t++) {
-			json_t *k = json_object();
-
-			json_object_set_new(k, "key", json_string(t->key));
-			json_object_set_new(k, "default", json_string(t->def));
-			json_object_set_new(k, "help", json_string(t->help ? t->help : ""));
-			json_array_append_new(tu, k);
-		}
-		json_object_set_new(j, "tunables", tu);
+		for (size_t i = 0; preset_positional(p, i, key, sizeof(key)); i++)
+			json_array_append_new(po, json_string(key));
+		json_object_set_new(j, "positional", po);
+		json_object_set_new(j, "options", preset_json(p));
 		json_array_append_new(pr, j);
 	}
 	json_object_set_new(o, "stages", st);
@@ -104,14 +181,20 @@ static void print_text(FILE *f)
 				s->positional && !strcmp(s->positional, o->key) ? "*" : " ", o->key,
 				type_name(o->type), o->def ? o->def : "-", o->help ? o->help : "");
 	}
-	fprintf(f, "\npresets (name or name(tunable=value, ...)):\n");
+	fprintf(f, "\npresets (name or name(option=value, ...): the options of its stages after the source,\n"
+		"with the preset's defaults; a bare value sets the next 'bare' key):\n");
 	for (const struct policy_preset *p = policy_presets; p->name; p++) {
+		struct opt_line l = { .f = f };
+
 		fprintf(f, "\n  %s: %s\n", p->name, p->help ? p->help : "");
 		if (p->follows)
 			fprintf(f, "    follows %s\n", p->follows);
 		fprintf(f, "    = %s\n", p->pipeline);
-		for (const struct policy_tunable *t = p->tunables; t && t->key; t++)
-			fprintf(f, "     %-12s default %-8s %s\n", t->key, t->def, t->help ? t->help : "");
+		preset_options(p, opt_text, &l);
+		if (l.stage)
+			fputc('\n', f);
+		if (p->positional)
+			fprintf(f, "    bare: %s\n", p->positional);
 	}
 }
 

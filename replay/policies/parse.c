@@ -170,88 +170,111 @@ static int parse_args(struct parser *ps, const struct colmap *m, const char *s, 
 
 static int parse_text(struct parser *ps, const char *s, const struct colmap *m, int depth);
 
-static const char *tunable_value(const struct policy_preset *pr, const struct elem *e, size_t ti,
-				 int *col)
+/* The i-th key of a comma-separated list into buf; false past its end. */
+static bool list_key(const char *list, size_t i, char *buf, size_t len)
 {
-	size_t pos = 0;
-	const char *v = pr->tunables[ti].def;
+	for (const char *p = list; p && *p; i--) {
+		size_t n = strcspn(p, ",");
 
-	*col = -1;
-	for (size_t i = 0; i < e->nargs; i++) {
-		const struct arg *a = &e->args[i];
-
-		if (a->has_key ? !strcmp(a->key, pr->tunables[ti].key) : pos++ == ti) {
-			v = a->val;
-			*col = a->vcol;
+		if (!i) {
+			snprintf(buf, len, "%.*s", (int)n, p);
+			return true;
 		}
+		p += n + (p[n] == ',');
 	}
-	return v;
+	return false;
+}
+
+/*
+ * key=val forwarded to the stages [first, n) of a preset's expansion: each one after the
+ * source that has an option called key, and the option an alias of the preset names.
+ * val NULL: only counts them. The number of options set, or -EINVAL with msg.
+ */
+static int forward(struct parsed *out, size_t first, const struct policy_preset *pr, const char *key,
+		   const char *val, char *msg, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = first; i < out->n; i++) {
+		const struct policy_stage_ops *o = out->st[i].ops;
+		const char *opt = strcmp(o->name, "source") && opts__find(o->opts, key) ? key : NULL;
+		char m[512];
+
+		for (const struct policy_alias *al = pr->aliases; !opt && al && al->key; al++)
+			if (!strcmp(al->key, key) && !strcmp(al->stage, o->name))
+				opt = al->opt;
+		if (!opt)
+			continue;
+		if (val && opts__set(o->opts, out->st[i].cfg, opt, val, m, sizeof(m)))
+			return snprintf(msg, len, "stage '%s': %s", o->name, m), -EINVAL;
+		n++;
+	}
+	return n;
+}
+
+/* The keys a preset's arguments may name: its stages' options after the source, then its aliases. */
+static void preset_keys(const struct parsed *out, size_t first, const struct policy_preset *pr, char *buf,
+			size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = 0;
+	for (size_t i = first; i < out->n && used < len; i++)
+		for (const struct opt_spec *o = out->st[i].ops->opts; strcmp(out->st[i].ops->name, "source") && o &&
+		     o->key && used < len; o++)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", o->key);
+	for (const struct policy_alias *al = pr->aliases; al && al->key && used < len; al++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", al->key);
+	if (!used)
+		snprintf(buf, len, "none");
 }
 
 static int expand_preset(struct parser *ps, const struct colmap *m, const struct policy_preset *pr,
 			 const struct elem *e, int depth)
 {
-	size_t ntun = 0, pos = 0, used = 0;
 	struct colmap sub = { .up = m, .base = e->col };
-	char text[2048], keys[512];
-	const char *p;
+	size_t first = ps->out->n, pos = 0, npos = 0;
+	char keys[512], key[64], msg[768];
+	int ret;
 
-	for (; pr->tunables && pr->tunables[ntun].key; ntun++)
-		;
-	keys[0] = 0;
-	for (size_t i = 0, u = 0; i < ntun && u < sizeof(keys); i++)
-		u += (size_t)snprintf(keys + u, sizeof(keys) - u, "%s%s", i ? ", " : "", pr->tunables[i].key);
-	for (size_t i = 0; i < e->nargs; i++) {
-		const struct arg *a = &e->args[i];
-		bool ok = false;
-
-		if (!a->has_key) {
-			if (pos++ >= ntun)
-				return perr(ps, m, a->vcol, "preset '%s' takes %zu argument%s (%s)", pr->name,
-					    ntun, ntun == 1 ? "" : "s", ntun ? keys : "none");
-			continue;
-		}
-		for (size_t t = 0; t < ntun; t++)
-			ok |= !strcmp(a->key, pr->tunables[t].key);
-		if (!ok)
-			return perr(ps, m, a->kcol, "preset '%s' has no tunable '%s' (tunables: %s)", pr->name,
-				    a->key, ntun ? keys : "none");
-	}
-	for (p = pr->pipeline; *p && used + 1 < sizeof(text);) {
-		const char *close;
-		size_t t;
-
-		if (p[0] != '$' || p[1] != '{' || !(close = strchr(p, '}'))) {
-			text[used++] = *p++;
-			continue;
-		}
-		for (t = 0; t < ntun; t++)
-			if (strlen(pr->tunables[t].key) == (size_t)(close - p - 2) &&
-			    !strncmp(pr->tunables[t].key, p + 2, (size_t)(close - p - 2)))
-				break;
-		if (t == ntun)
-			return perr(ps, m, e->col, "preset '%s': pipeline names an unknown tunable", pr->name);
-		{
-			int col;
-			const char *v = tunable_value(pr, e, t, &col);
-			size_t vl = strlen(v);
-
-			if (used + vl + 1 >= sizeof(text) || sub.n == MAX_ARGS)
-				break;
-			memcpy(text + used, v, vl);
-			if (col >= 0) {
-				sub.r[sub.n].from = (int)used;
-				sub.r[sub.n].to = (int)(used + vl);
-				sub.r[sub.n++].col = col;
-			}
-			used += vl;
-		}
-		p = close + 1;
-	}
-	text[used] = 0;
 	if (pr->waiter)
 		ps->out->waiter = pr->waiter;
-	return parse_text(ps, text, &sub, depth + 1);
+	if ((ret = parse_text(ps, pr->pipeline, &sub, depth + 1)))
+		return ret;
+	while (list_key(pr->positional, npos, key, sizeof(key)))
+		npos++;
+	for (size_t i = 0; i < e->nargs; i++) {
+		const struct arg *a = &e->args[i];
+
+		if (!a->has_key && !list_key(pr->positional, pos++, key, sizeof(key)))
+			return perr(ps, m, a->vcol, "preset '%s' takes %zu bare argument%s (%s)", pr->name, npos,
+				    npos == 1 ? "" : "s", npos ? pr->positional : "none");
+		if ((ret = forward(ps->out, first, pr, a->has_key ? a->key : key, a->val, msg, sizeof(msg))) < 0)
+			return perr(ps, m, a->vcol, "%s", msg);
+		if (!ret) {
+			preset_keys(ps->out, first, pr, keys, sizeof(keys));
+			return perr(ps, m, a->kcol, "preset '%s' has no option '%s' (options: %s)", pr->name,
+				    a->has_key ? a->key : key, keys);
+		}
+	}
+	return 0;
+}
+
+int policy_preset_check(const struct policy_preset *pr, char *err, size_t errlen)
+{
+	struct parsed p;
+	char key[64];
+	int ret = policy_parse(pr->name, &p, err, errlen);
+
+	for (size_t i = 0; !ret && list_key(pr->positional, i, key, sizeof(key)); i++)
+		if (forward(&p, 0, pr, key, NULL, NULL, 0) <= 0)
+			ret = (snprintf(err, errlen, "positional '%s' is no option of its stages", key), -EINVAL);
+	for (const struct policy_alias *al = pr->aliases; !ret && al && al->key; al++)
+		if (forward(&p, 0, pr, al->key, NULL, NULL, 0) <= 0 || !policy_stage_find(al->stage) ||
+		    !opts__find(policy_stage_find(al->stage)->opts, al->opt))
+			ret = (snprintf(err, errlen, "alias '%s' names no option of its stages", al->key), -EINVAL);
+	parsed_free(&p);
+	return ret;
 }
 
 static int add_stage(struct parser *ps, const struct colmap *m, const struct policy_stage_ops *ops,

@@ -20,5 +20,7 @@ struct parsed {
 int policy_parse(const char *spec, struct parsed *out, char *err, size_t errlen);
 void parsed_free(struct parsed *p);
 int grow_parsed(struct parsed *p);
+/* The preset's pipeline parses, and its positional keys and aliases reach an option; 0 or -EINVAL with err. */
+int policy_preset_check(const struct policy_preset *pr, char *err, size_t errlen);
 
 #endif

@@ -80,46 +80,6 @@ int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what)
 }
 
 /* ---- describe: the canonical pipeline text ---- */
-static void fmt_value(const struct opt_spec *o, const void *cfg, char *buf, size_t len)
-{
-	const char *p = (const char *)cfg + o->off;
-	static const char units_b[] = "KMGTPE";
-	static const struct { const char *u; uint64_t ns; } units_t[] = {
-		{ "w", 604800000000000ull }, { "d", 86400000000000ull }, { "h", 3600000000000ull },
-		{ "m", 60000000000ull }, { "s", 1000000000ull }, { "ms", 1000000ull }, { "us", 1000ull },
-	};
-	uint64_t v;
-	int k;
-
-	switch (o->type) {
-	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
-	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
-	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
-	case OPT_DOUBLE: snprintf(buf, len, "%.17g", *(const double *)p); break;
-	case OPT_STR: snprintf(buf, len, "%s", p); break;
-	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
-	case OPT_BYTES:
-		v = *(const uint64_t *)p;
-		for (k = -1; v && !(v & 1023) && k < 5; k++)
-			v >>= 10;
-		if (k < 0)
-			snprintf(buf, len, "%" PRIu64, v);
-		else
-			snprintf(buf, len, "%" PRIu64 "%c", v, units_b[k]);
-		break;
-	case OPT_DURATION:
-		v = *(const uint64_t *)p;
-		snprintf(buf, len, "%" PRIu64 "ns", v);
-		for (size_t i = 0; v && i < sizeof(units_t) / sizeof(units_t[0]); i++)
-			if (!(v % units_t[i].ns)) {
-				snprintf(buf, len, "%" PRIu64 "%s", v / units_t[i].ns, units_t[i].u);
-				break;
-			}
-		break;
-	default: snprintf(buf, len, "?"); break;
-	}
-}
-
 static int build_desc(struct policy *p)
 {
 	size_t cap = 256, used = 0;
@@ -135,7 +95,7 @@ static int build_desc(struct policy *p)
 
 		pl = (size_t)snprintf(part, sizeof(part), "%s%s", i ? " | " : "", p->st[i].ops->name);
 		for (size_t k = 0; o && o[k].key && pl < sizeof(part); k++) {
-			fmt_value(&o[k], p->st[i].cfg, val, sizeof(val));
+			opts__format(&o[k], p->st[i].cfg, false, val, sizeof(val));
 			pl += (size_t)snprintf(part + pl, sizeof(part) - pl, "%s%s=%s", k ? "," : "(", o[k].key, val);
 			if (!o[k + 1].key && pl < sizeof(part))
 				pl += (size_t)snprintf(part + pl, sizeof(part) - pl, ")");
@@ -514,8 +474,8 @@ int policy_registry_validate(char *err, size_t errlen)
 	for (const struct policy_preset *pr = policy_presets; pr->name; pr++) {
 		struct policy *p = policy__new(pr->name, NULL, null_sink, NULL, msg, sizeof(msg));
 
-		if (!p)
-			return snprintf(err, errlen, "preset '%s': %s", pr->name, msg), -EINVAL;
+		if (!p || policy_preset_check(pr, msg, sizeof(msg)))
+			return policy__destroy(p), snprintf(err, errlen, "preset '%s': %s", pr->name, msg), -EINVAL;
 		policy__destroy(p);
 		if (policy_stage_find(pr->name))
 			return snprintf(err, errlen, "preset '%s' has the name of a stage", pr->name), -EINVAL;

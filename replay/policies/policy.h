@@ -173,20 +173,26 @@ struct policy_stage_ops {
 	uint32_t observe_kinds;
 };
 
-/* A preset tunable: "${key}" in the pipeline string is replaced by the value given, else def. */
-struct policy_tunable {
+/* A preset argument that is not its stage option's own name: xfs(plug=0) sets blk-plug's enable. */
+struct policy_alias {
 	const char *key;
-	const char *def;
-	const char *help;
+	const char *stage;
+	const char *opt;
 };
 
-/* A named preset: expands to a pipeline string. */
+/*
+ * A named preset: a pipeline string whose stage arguments are the preset's defaults.
+ * The preset's arguments are the options of its stages after the source, forwarded to
+ * them: key=value sets every such stage that has an option called key, and the
+ * option an alias names; a bare value sets the next key of positional.
+ */
 struct policy_preset {
 	const char *name;		/* "sort-merge-async" */
 	const char *help;
-	const char *pipeline;		/* "source(intent) | batch(window=${window}) | ... | dispatch(qd=${qd})" */
+	const char *pipeline;		/* "source(intent) | batch | sort | merge(max=64M,segments=1) | dispatch(qd=32)" */
 	const char *follows;		/* kernel source it follows: "fs/xfs/xfs_discard.c: xfs_discard_extents()"; NULL if none */
-	const struct policy_tunable *tunables;	/* { NULL }-terminated; positional preset args fill them in order */
+	const char *positional;		/* "qd,window,max,segments": the keys bare arguments set, in order; NULL: none */
+	const struct policy_alias *aliases;	/* { NULL }-terminated; NULL: none */
 	enum policy_waiter waiter;	/* who submits its discards, unless a stage of it says (props.waiter) */
 };
 

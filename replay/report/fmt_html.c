@@ -20,9 +20,7 @@ static const char css[] =
 	"table{border-collapse:collapse;font-size:13px;margin:0.5em 0}"
 	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}"
 	"td.l,th.l{text-align:left}tr.none td{color:#555}"
-	".chart text{font-size:11px;fill:#000;stroke:none}.chart .ttl{font-weight:bold;font-size:12px}"
-	".chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#888}"
-	".chart polyline{stroke-width:1.6}.charts{display:flex;flex-wrap:wrap;gap:8px}"
+	SVG_CSS ".charts{display:flex;flex-wrap:wrap;gap:8px}"
 	"li{margin:0.2em 0}code{background:#f2f2f2}";
 
 static void esc(FILE *f, const char *s) { svg_escape(f, s); }

@@ -3,9 +3,8 @@
  * The union of byte ranges: how many distinct bytes a set of discards
  * covered (unique bytes, redundancy = total / unique, overlap = total - unique).
  *
- * Ranges are appended to a buffer; when it fills, it is sorted and merged in
- * place, so memory is bounded by the number of disjoint extents, not by the
- * number of commands.
+ * The union is a coalescing ivset (replay/policies/ivset.h): memory is bounded
+ * by the number of disjoint extents, not by the number of commands.
  */
 #ifndef TRIMSIM_REPORT_RANGES_H
 #define TRIMSIM_REPORT_RANGES_H

@@ -45,17 +45,23 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double stat_median_inplace(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double stat_median(const double *v, size_t n)
 {
 	double c[64];
 
-	if (!n)
-		return NAN;
 	if (n > 64)
 		n = 64;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
-	return n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2;
+	if (n)
+		memcpy(c, v, n * sizeof(*c));
+	return stat_median_inplace(c, n);
 }
 
 /* Continued fraction for the regularized incomplete beta function (modified Lentz). */

@@ -31,6 +31,8 @@ double stat_var(const struct stat_acc *a);	/* sample variance (n - 1) */
 double stat_stddev(const struct stat_acc *a);
 /* Median of v[0..n) (sorts a copy; n <= 64 for the runs we keep). NAN if n == 0. */
 double stat_median(const double *v, size_t n);
+/* The same, sorting v itself (any n). */
+double stat_median_inplace(double *v, size_t n);
 
 /* Two-sided Student t critical value: P(|T| <= t) = conf for df degrees of freedom. */
 double stat_t_crit(double conf, unsigned df);

@@ -158,7 +158,11 @@ void svg__begin(struct svg_chart *c, FILE *f, const char *id, const char *kind, 
 		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n<title>", id, kind, c->w, c->h, c->w,
 		c->h);
 	svg_escape(f, title);
-	fprintf(f, "</title>\n<text class=\"ttl\" x=\"%d\" y=\"16\">", c->ml);
+	fputs("</title>\n", f);
+	if (c->standalone)
+		fprintf(f, "<style>svg.chart{font-family:sans-serif}" SVG_CSS "</style>\n"
+			"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", c->w, c->h);
+	fprintf(f, "<text class=\"ttl\" x=\"%d\" y=\"16\">", c->ml);
 	svg_escape(f, title);
 	fputs("</text>\n", f);
 	axis(c, true);
@@ -220,6 +224,17 @@ void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n
 	}
 	fputs("</text>\n</g>\n", c->f);
 	c->nseries++;
+}
+
+void svg__points(struct svg_chart *c, const double *x, const double *y, size_t n, size_t color)
+{
+	const char *col = svg_color(color);
+
+	fprintf(c->f, "<g class=\"points\" fill=\"%s\" fill-opacity=\"0.6\">\n", col);
+	for (size_t i = 0; i < n; i++)
+		if (inside(c, x[i], y[i]))
+			fprintf(c->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>\n", tx(c, x[i]), ty(c, y[i]));
+	fputs("</g>\n", c->f);
 }
 
 void svg__end(struct svg_chart *c)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A few SVG primitives for the HTML report: a line chart with linear or
- * log10 axes, nice ticks, polylines and a legend. Output is well-formed XML
- * (the report is polyglot XHTML / HTML5), no scripts, no external resources.
+ * The tree's SVG writer: a line chart with linear or log10 axes, nice ticks,
+ * polylines, markers and a legend, for the HTML report and calibrate's chart.
+ * Output is well-formed XML (the report is polyglot XHTML / HTML5), no
+ * scripts, no external resources.
  */
 #ifndef TRIMSIM_REPORT_SVG_H
 #define TRIMSIM_REPORT_SVG_H
@@ -10,6 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* The charts' style: the HTML report puts it in its stylesheet, a standalone chart in its own <style>. */
+#define SVG_CSS ".chart text{font-size:11px;fill:#000;stroke:none}.chart .ttl{font-weight:bold;font-size:12px}" \
+	".chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#888}" \
+	".chart polyline{stroke-width:1.6}"
 
 enum svg_axis_fmt { SAX_PLAIN, SAX_NS, SAX_BYTES, SAX_SECONDS, SAX_PCT };
 
@@ -21,6 +27,7 @@ struct svg_chart {
 	int w, h;			/* pixels */
 	int ml, mr, mt, mb;		/* margins */
 	size_t nseries;
+	bool standalone;		/* an SVG file of its own: carries SVG_CSS and a white background */
 };
 
 /* kind goes into data-chart (the tests look for it); id must be unique in the page. */
@@ -30,6 +37,8 @@ void svg__begin(struct svg_chart *c, FILE *f, const char *id, const char *kind, 
 /* color: palette index (the policy's position, so a policy keeps its colour across charts). */
 void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *label,
 		 size_t color, bool markers);
+/* Markers only (a scatter), no legend entry: a series with the same colour names them. */
+void svg__points(struct svg_chart *c, const double *x, const double *y, size_t n, size_t color);
 void svg__end(struct svg_chart *c);
 /* XML-escape s to f. */
 void svg_escape(FILE *f, const char *s);

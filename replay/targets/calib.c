@@ -6,6 +6,7 @@
 #include <string.h>
 #include "traces/opts.h"
 #include "replay/targets/calib.h"
+#include "replay/report/svg.h"
 
 #define PIB 1125899906842624.0
 #define TIB 1099511627776.0
@@ -65,137 +66,48 @@ int calib__fit(const struct calib_point *p, size_t n, struct calib_fit *out)
 	return 0;
 }
 
-/* ---- SVG: log-log axes on whole decades (time) and powers of four (bytes) ---- */
+/* ---- SVG (replay/report/svg.c): log-log, latency in ns against command size ---- */
 
-#define W 720
-#define H 440
-#define ML 80
-#define MR 160
-#define MT 40
-#define MB 50
+#define FIT_STEPS 64
 
-struct axes {
-	double x0, x1;		/* log2 bounds (bytes) */
-	double y0, y1;		/* log10 bounds (seconds) */
-};
-
-static double px(const struct axes *a, double x)
+int calib__svg(FILE *f, const char *title, const struct calib_series *s, size_t ns)
 {
-	return ML + (log2(x) - a->x0) / (a->x1 - a->x0) * (W - ML - MR);
-}
-
-static double py(const struct axes *a, double y)
-{
-	return H - MB - (log10(y) - a->y0) / (a->y1 - a->y0) * (H - MT - MB);
-}
-
-static void bounds(const struct calib_series *s, size_t ns, struct axes *a)
-{
-	double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+	struct svg_chart ch = { .logx = true, .logy = true, .xfmt = SAX_BYTES, .yfmt = SAX_NS, .w = 720, .h = 440,
+				.x0 = INFINITY, .y0 = INFINITY, .standalone = true };
+	double x[FIT_STEPS + 1], y[FIT_STEPS + 1];
 	size_t i, j;
 
 	for (i = 0; i < ns; i++)
 		for (j = 0; j < s[i].n; j++) {
-			xmin = fmin(xmin, s[i].pts[j].x);
-			xmax = fmax(xmax, s[i].pts[j].x);
-			ymin = fmin(ymin, s[i].pts[j].y);
-			ymax = fmax(ymax, s[i].pts[j].y);
+			ch.x0 = fmin(ch.x0, fmax(s[i].pts[j].x, 1));
+			ch.x1 = fmax(ch.x1, s[i].pts[j].x * 1.01);
+			ch.y0 = fmin(ch.y0, fmax(s[i].pts[j].y, 1e-9) * 1e9);
+			ch.y1 = fmax(ch.y1, s[i].pts[j].y * 1.01e9);
 		}
-	if (!(xmax > 0)) {
-		xmin = 4096, xmax = 1 << 20, ymin = 1e-6, ymax = 1e-3;
+	if (!(ch.x1 > 0)) {
+		ch.x0 = 4096, ch.x1 = 1 << 20, ch.y0 = 1e3, ch.y1 = 1e6;
 	}
-	a->x0 = 2 * floor(log2(fmax(xmin, 1)) / 2);
-	a->x1 = 2 * ceil(log2(xmax * 1.01) / 2);
-	a->y0 = floor(log10(fmax(ymin, 1e-9)));
-	a->y1 = ceil(log10(ymax * 1.01));
-	if (a->x1 <= a->x0)
-		a->x1 = a->x0 + 2;
-	if (a->y1 <= a->y0)
-		a->y1 = a->y0 + 1;
-}
+	ch.y0 = pow(10, floor(log10(ch.y0)));
+	ch.y1 = pow(10, ceil(log10(ch.y1)));
+	svg__begin(&ch, f, "calibrate", "calibrate", title, "command size", "latency");
+	for (i = 0; i < ns; i++) {
+		size_t n = 0;
 
-/* Text content, XML-escaped. */
-static void put_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void draw_axes(FILE *f, const struct axes *a, const char *title)
-{
-	char buf[32];
-	double e;
-
-	fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n", W, H);
-	fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"15\" font-weight=\"bold\">", ML);
-	put_text(f, title);
-	fputs("</text>\n", f);
-	for (e = a->x0; e <= a->x1 + 1e-9; e += a->x1 - a->x0 > 20 ? 4 : 2) {
-		double x = px(a, pow(2, e));
-
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>\n", x, MT, x, H - MB);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n", x,
-			H - MB + 16, fmt_bytes((uint64_t)pow(2, e), buf, sizeof(buf)));
-	}
-	for (e = a->y0; e <= a->y1 + 1e-9; e += 1) {
-		double y = py(a, pow(10, e));
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", ML, y, W - MR, y);
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n", ML - 6,
-			y + 4, fmt_duration((uint64_t)(pow(10, e) * 1e9), buf, sizeof(buf)));
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">command size</text>\n",
-		(ML + W - MR) / 2, H - 12);
-	fprintf(f, "<text x=\"16\" y=\"%d\" font-size=\"12\" transform=\"rotate(-90 16 %d)\" "
-		"text-anchor=\"middle\">latency</text>\n", (MT + H - MB) / 2, (MT + H - MB) / 2);
-}
-
-static void draw_series(FILE *f, const struct axes *a, const struct calib_series *s, int k)
-{
-	double x, lx;
-	size_t j;
-	int i;
-
-	for (j = 0; j < s->n; j++)
-		fprintf(f, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.6\"/>\n",
-			px(a, s->pts[j].x), py(a, s->pts[j].y), s->color);
-	if (s->fit) {
-		fprintf(f, "<polyline class=\"fit\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", s->color);
-		for (i = 0; i <= 64; i++) {
-			lx = a->x0 + (a->x1 - a->x0) * i / 64.0;
-			x = pow(2, lx);
-			if (calib__eval(s->fit, x) > 0)
-				fprintf(f, "%.1f,%.1f ", px(a, x), py(a, fmax(calib__eval(s->fit, x), pow(10, a->y0))));
+		for (j = 0; j < s[i].n; j++) {	/* the points, FIT_STEPS + 1 at a time */
+			x[n] = s[i].pts[j].x;
+			y[n++] = s[i].pts[j].y * 1e9;
+			if (n == FIT_STEPS + 1 || j + 1 == s[i].n) {
+				svg__points(&ch, x, y, n, s[i].color);
+				n = 0;
+			}
 		}
-		fprintf(f, "\"/>\n");
+		for (j = 0; s[i].fit && j <= FIT_STEPS; j++, n++) {
+			x[n] = exp2(log2(ch.x0) + (log2(ch.x1) - log2(ch.x0)) * (double)j / FIT_STEPS);
+			y[n] = calib__eval(s[i].fit, x[n]) > 0 ? fmax(calib__eval(s[i].fit, x[n]) * 1e9, ch.y0) : NAN;
+		}
+		svg__series(&ch, x, y, n, s[i].name, s[i].color, false);
 	}
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", W - MR + 12,
-		MT + 20 * k, s->color);
-	fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", W - MR + 30, MT + 20 * k + 11);
-	put_text(f, s->name);
-	fputs("</text>\n", f);
-}
-
-int calib__svg(FILE *f, const char *title, const struct calib_series *s, size_t ns)
-{
-	struct axes a;
-	size_t i;
-
-	bounds(s, ns, &a);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">\n", W, H, W, H);
-	draw_axes(f, &a, title);
-	for (i = 0; i < ns; i++)
-		draw_series(f, &a, &s[i], (int)i);
-	fprintf(f, "</svg>\n");
+	svg__end(&ch);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -36,13 +36,13 @@ double calib__eval(const struct calib_fit *f, double x);
 
 struct calib_series {
 	const char *name;
-	const char *color;
+	size_t color;			/* svg_color() palette index */
 	const struct calib_point *pts;
 	size_t n;
 	const struct calib_fit *fit;	/* may be NULL */
 };
 
-/* Log-log scatter of latency against size with the fitted lines; self-contained SVG. */
+/* Log-log scatter of latency against size with the fitted lines; a self-contained SVG (replay/report/svg.h). */
 int calib__svg(FILE *f, const char *title, const struct calib_series *s, size_t ns);
 
 /* What a calibration measured; the profile is derived from it. */

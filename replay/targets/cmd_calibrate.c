@@ -32,6 +32,7 @@
 #include "replay/cli.h"
 #include "replay/targets/calib.h"
 #include "replay/targets/rd_safety.h"
+#include "replay/report/stats.h"
 #include "replay/targets/realdev.h"
 
 #define KIB 1024ull
@@ -168,17 +169,10 @@ static int one(struct cal *c, uint8_t op, uint64_t off, uint64_t len, double *la
 	return run(c, op, &off, &len, 1, 1, lat, NULL);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* 0 for no samples: a profile key must stay a number. */
 static double median(double *v, unsigned n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+	return n ? stat_median_inplace(v, n) : 0;
 }
 
 /* Ranges of len at every other slot: 0, 2 len, 4 len ... */
@@ -381,8 +375,8 @@ static int write_svg(struct output *o, const struct calib_point *mp, const struc
 		     size_t n, const struct calib_result *r, char *err, size_t errlen)
 {
 	const struct calib_series s[] = {
-		{ "mapped", "#d62728", mp, n, &r->trim },
-		{ "unmapped", "#1f77b4", up, n, &r->trim_unmapped },
+		{ "mapped", 1, mp, n, &r->trim },
+		{ "unmapped", 0, up, n, &r->trim_unmapped },
 	};
 	char title[400], *buf = NULL;
 	size_t len = 0;

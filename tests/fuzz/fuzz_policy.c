@@ -42,11 +42,15 @@ static const char *random_key(struct fm_rng *r, const char *name)
 	const struct policy_preset *pr = policy_preset_find(name);
 	size_t n = 0;
 
-	if (pr && pr->tunables) {
-		while (pr->tunables[n].key)
-			n++;
-		if (n)
-			return pr->tunables[fm_below(r, n)].key;
+	if (pr) {	/* a preset's options are its stages' (after the source): one of a random stage of it */
+		char stage[64];
+		const char *p = pr->pipeline;
+
+		for (size_t k = 0, pick = fm_below(r, 4); *p && k < pick && strchr(p, '|'); k++)
+			p = strchr(p, '|') + 1;
+		p += strspn(p, " ");
+		snprintf(stage, sizeof(stage), "%.*s", (int)strcspn(p, " (|"), p);
+		o = policy_stage_find(stage);
 	}
 	if (!o || !o->opts)
 		o = policy_stage_at(0);

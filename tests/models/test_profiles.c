@@ -9,6 +9,7 @@
 
 #include "tests/common/helpers.h"
 #include "tests/models/drive.h"
+#include "models/model_int.h"
 
 static const char *const bundled[] = { "emmc", "ftl-sata", "hdd-nodiscard", "nvme-ftl", "nvme", "sata-good",
 				       "sata-sf2281", "sdcard", "thin-cloud" };
@@ -153,6 +154,30 @@ ParameterizedTest(struct bad_case *c, profiles, bad)
 }
 
 /* A profile on disk, by path, with overrides; a path profile is named after its file. */
+/* The engine registry: each engine is one row of model_engines[], found by the name a profile's "model" gives. */
+Test(profiles, engine_registry)
+{
+	static const char doc[] = "{\"model\":\"ssd\",\"source\":\"unit test\"}";
+	char err[512], path[300];
+	size_t n = 0;
+
+	for (; model_engines[n]; n++) {
+		const struct model_engine_ops *e = model_engines[n];
+
+		cr_assert(e->name && e->help && e->opts && e->open && e->submit && e->sched && e->report && e->close,
+			  "engine %zu incomplete", n);
+		cr_assert_eq(model_engine_find(e->name), e);
+		cr_assert_eq(model_profile__opts(e->name), e->opts);
+		cr_assert_str_eq(e->opts[0].key, "capacity", "%s: the common options come first", e->name);
+	}
+	cr_assert_eq(n, 2);
+	cr_assert_null(model_engine_find("ssd"));
+	snprintf(path, sizeof(path), "%s/bad-model.json", th_dir());
+	cr_assert_eq(th_write(path, doc, strlen(doc)), 0);
+	cr_assert_null(model_profile__load(path, err, sizeof(err)));
+	cr_assert(strstr(err, "'model' must be \"parametric\" or \"ftl\""), "%s", err);
+}
+
 Test(profiles, load_by_path)
 {
 	static const char doc[] = "{\"model\":\"parametric\",\"source\":\"unit test\",\"trim_base\":\"2ms\"}";

@@ -77,17 +77,18 @@ Test(calib, svg_has_every_point_and_both_lines)
 	char *buf = NULL, *s;
 	size_t len = 0, circles = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct calib_series ser[] = { { "mapped", "#d62728", a, 3, &fa }, { "unmapped", "#1f77b4", b, 2, &fb } };
+	struct calib_series ser[] = { { "mapped", 1, a, 3, &fa }, { "unmapped", 0, b, 2, &fb } };
 
 	cr_assert_eq(calib__fit(a, 3, &fa), 0);
 	cr_assert_eq(calib__fit(b, 2, &fb), 0);
 	cr_assert_eq(calib__svg(f, "t & <x>", ser, 2), 0);
 	fclose(f);
-	for (s = buf; (s = strstr(s, "class=\"pt\"")); s++)
+	for (s = buf; (s = strstr(s, "<circle")); s++)
 		circles++;
 	cr_assert_eq(circles, 5);
-	cr_assert_not_null(strstr(buf, "class=\"fit\""));
-	cr_assert_not_null(strstr(strstr(buf, "class=\"fit\"") + 1, "class=\"fit\""));
+	cr_assert_not_null(strstr(buf, "data-label=\"mapped\""));
+	cr_assert_not_null(strstr(strstr(buf, "data-label=\"unmapped\""), "<polyline"), "the fit is drawn");
+	cr_assert_not_null(strstr(buf, "<style>"), "a standalone chart carries its style");
 	cr_assert_not_null(strstr(buf, "</svg>"));
 	cr_assert_null(strstr(buf, "<x>"), "title must be escaped");
 	free(buf);

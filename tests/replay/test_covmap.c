@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The coverage map (unique discarded bytes) against the rangeset, and its memory bound. */
+/* The coverage map (unique discarded bytes) against the coalescing ivset, and its memory bound. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "replay/engine/covmap.h"
-#include "replay/engine/rangeset.h"
+#include "replay/policies/ivset.h"
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -35,15 +35,15 @@ static struct cov_case covs[] = {
 	{ .name = "leaf-edges", .space = 1ull << 30, .unit = 16ull << 20, .max_len = 3, .ops = 3000 },
 };
 
-ParameterizedTestParameters(covmap, against_rangeset)
+ParameterizedTestParameters(covmap, against_ivset)
 {
 	return cr_make_param_array(struct cov_case, covs, sizeof(covs) / sizeof(covs[0]));
 }
 
-ParameterizedTest(struct cov_case *c, covmap, against_rangeset)
+ParameterizedTest(struct cov_case *c, covmap, against_ivset)
 {
 	struct covmap *m = covmap__new();
-	struct rangeset *ref = rangeset__new();
+	struct ivset *ref = ivset__new(true);
 	uint64_t seed = 0x2545f4914f6cdd1dull;
 
 	cr_assert(m && ref);
@@ -58,20 +58,21 @@ ParameterizedTest(struct cov_case *c, covmap, against_rangeset)
 			off = 0;
 		if (len > c->space - off)
 			len = c->space - off;
-		want = rangeset__add(ref, off, len);
+		want = (int64_t)(len - ivset__covered(ref, off, len));
+		cr_assert_eq(ivset__add(ref, off, len, 0, 0), 0);
 		got = covmap__add(m, off, len);
 		cr_assert_eq(got, want, "%s op %u: add %lu+%lu: %ld, want %ld", c->name, i, off, len, got, want);
-		cr_assert_eq(covmap__bytes(m), rangeset__bytes(ref), "%s op %u", c->name, i);
+		cr_assert_eq(covmap__bytes(m), ivset__bytes(ref), "%s op %u", c->name, i);
 		if (i % 16 == 0) {
 			uint64_t qo = rng_next(&seed) % c->space, ql = 1 + rng_next(&seed) % (c->space - qo);
 
-			cr_assert_eq(covmap__overlap(m, qo, ql), rangeset__overlap(ref, qo, ql),
+			cr_assert_eq(covmap__overlap(m, qo, ql), ivset__covered(ref, qo, ql),
 				     "%s op %u: overlap %lu+%lu", c->name, i, qo, ql);
 		}
 	}
-	cr_assert_eq(covmap__overlap(m, 0, c->space), rangeset__bytes(ref));
+	cr_assert_eq(covmap__overlap(m, 0, c->space), ivset__bytes(ref));
 	covmap__free(m);
-	rangeset__free(ref);
+	ivset__destroy(ref);
 }
 
 /* Re-adding what is covered allocates nothing: memory follows the address space, not the adds. */

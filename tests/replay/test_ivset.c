@@ -154,6 +154,19 @@ Test(ivset, coalescing_keeps_earliest_value)
 	ivset__destroy(NULL);
 }
 
+/* Coalescing: memory follows the disjoint extents, never the number of adds. */
+Test(ivset, coalescing_holds_extents_not_adds)
+{
+	struct ivset *set = ivset__new(true);
+
+	cr_assert_not_null(set);
+	for (uint64_t i = 0; i < 200000; i++)
+		cr_assert_eq(ivset__add(set, (i % 1000) * 8192, 8192, 0, 0), 0);
+	cr_assert_eq(ivset__count(set), 1);
+	cr_assert_eq(ivset__bytes(set), 1000 * 8192);
+	ivset__destroy(set);
+}
+
 Test(ivset, exact_keeps_neighbours_apart)
 {
 	struct ivset *set = ivset__new(false);

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "replay/engine/hist.h"
-#include "replay/engine/rangeset.h"
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -113,91 +112,3 @@ Test(hist, empty_is_zero)
 	hist_free(NULL);
 }
 
-/* ---- interval set vs a bitmap of 4K blocks ---- */
-#define NBLK 4096
-
-struct iv_case {
-	char name[32];
-	unsigned ops;
-	unsigned max_len;	/* blocks */
-	unsigned remove_pct;
-};
-
-static struct iv_case ivs[] = {
-	{ "small-adds", 3000, 4, 0 },
-	{ "long-adds", 500, 300, 0 },
-	{ "mixed", 5000, 64, 40 },
-	{ "mostly-remove", 5000, 128, 70 },
-};
-
-ParameterizedTestParameters(rangeset, bitmap)
-{
-	return cr_make_param_array(struct iv_case, ivs, sizeof(ivs) / sizeof(ivs[0]));
-}
-
-ParameterizedTest(struct iv_case *c, rangeset, bitmap)
-{
-	static bool bm[NBLK];
-	struct rangeset *s = rangeset__new();
-	uint64_t seed = 0x9e3779b97f4a7c15ull;
-
-	memset(bm, 0, sizeof(bm));
-	cr_assert_not_null(s);
-	for (unsigned i = 0; i < c->ops; i++) {
-		uint64_t a = rng_next(&seed) % NBLK, len = 1 + rng_next(&seed) % c->max_len, ref = 0, blocks = 0;
-		bool rm = rng_next(&seed) % 100 < c->remove_pct;
-		int64_t got;
-
-		if (a + len > NBLK)
-			len = NBLK - a;
-		for (uint64_t b = a; b < a + len; b++) {
-			ref += rm ? bm[b] : !bm[b];
-			bm[b] = !rm;
-		}
-		got = rm ? rangeset__remove(s, a * 4096, len * 4096) : rangeset__add(s, a * 4096, len * 4096);
-		cr_assert_eq(got, (int64_t)(ref * 4096), "%s op %u (%s %lu+%lu): %ld vs %lu", c->name, i,
-			     rm ? "remove" : "add", a, len, got, ref * 4096);
-		for (uint64_t b = 0; b < NBLK; b++)
-			blocks += bm[b];
-		cr_assert_eq(rangeset__bytes(s), blocks * 4096);
-	}
-	/* Walk the intervals: they are disjoint, non-adjacent, and match the bitmap. */
-	{
-		uint64_t from = 0, off, len, runs = 0;
-
-		while (rangeset__next(s, from, &off, &len)) {
-			cr_assert(off % 4096 == 0 && len % 4096 == 0);
-			for (uint64_t b = off / 4096; b < (off + len) / 4096; b++)
-				cr_assert(bm[b]);
-			if (off / 4096)
-				cr_assert_not(bm[off / 4096 - 1], "adjacent intervals not merged");
-			if ((off + len) / 4096 < NBLK)
-				cr_assert_not(bm[(off + len) / 4096]);
-			runs++;
-			from = off + len;
-		}
-		cr_assert_eq(runs, rangeset__count(s));
-	}
-	{
-		uint64_t a = 100, len = 1000, ref = 0;
-
-		for (uint64_t b = a; b < a + len; b++)
-			ref += bm[b];
-		cr_assert_eq(rangeset__overlap(s, a * 4096, len * 4096), ref * 4096);
-	}
-	rangeset__free(s);
-}
-
-Test(rangeset, memory_is_intervals_not_inserts)
-{
-	struct rangeset *s = rangeset__new();
-
-	for (uint64_t i = 0; i < 200000; i++)
-		cr_assert_geq(rangeset__add(s, (i % 1000) * 8192, 8192), 0);
-	cr_assert_eq(rangeset__count(s), 1);
-	cr_assert_eq(rangeset__bytes(s), 1000 * 8192);
-	rangeset__clear(s);
-	cr_assert_eq(rangeset__count(s), 0);
-	rangeset__free(s);
-	rangeset__free(NULL);
-}

@@ -23,9 +23,16 @@ static struct perr_case errs[] = {
 	  .caret = 20 },
 	{ .policy = "sort-merge-async(qd=x)", .want1 = "stage 'dispatch'", .want2 = "'x' is not a valid integer",
 	  .caret = 20 },
-	{ .policy = "sort-merge-async(depth=4)", .want1 = "preset 'sort-merge-async' has no tunable 'depth'",
-	  .want2 = "tunables: qd, window, max, segments", .caret = 17 },
-	{ .policy = "none(1)", .want1 = "preset 'none' takes 0 arguments", .want2 = "none", .caret = 5 },
+	{ .policy = "sort-merge-async(depth=4)", .want1 = "preset 'sort-merge-async' has no option 'depth'",
+	  .want2 = "options: window, count, max, segments, gap, qd", .caret = 17 },
+	{ .policy = "none(1)", .want1 = "preset 'none' takes 0 bare arguments", .want2 = "none", .caret = 5 },
+	{ .policy = "none(qd=1)", .want1 = "preset 'none' has no option 'qd'", .want2 = "options: none", .caret = 5 },
+	{ .policy = "xfs(layer=intent)", .want1 = "preset 'xfs' has no option 'layer'", .want2 = "plug", .caret = 4 },
+	{ .policy = "sort-merge-async(1,2s,3M,4,5)", .want1 = "takes 4 bare arguments",
+	  .want2 = "qd,window,max,segments", .caret = 27 },
+	{ .policy = "xfs(max_rq=lots)", .want1 = "stage 'blk-plug'", .want2 = "'lots' is not a valid integer",
+	  .caret = 11 },
+	{ .policy = "xfs(plug=maybe)", .want1 = "stage 'blk-plug'", .want2 = "enable", .caret = 9 },
 	{ .policy = "batch(1s", .want1 = "expected ',' or ')'", .want2 = "batch", .caret = 8 },
 	{ .policy = "batch(1s) sort", .want1 = "unexpected 's'", .want2 = "expected '('", .caret = 10 },
 	{ .policy = "batch(1s) |", .want1 = "expected a stage or preset name", .want2 = "stages: source", .caret = 11 },
@@ -69,7 +76,7 @@ ParameterizedTest(struct perr_case *c, parse, errors)
 
 struct pok_case {
 	char policy[128];
-	char desc[256];
+	char desc[384];
 };
 
 static struct pok_case oks[] = {
@@ -82,6 +89,24 @@ static struct pok_case oks[] = {
 	{ .policy = "none", .desc = "source(layer=none)" },
 	{ .policy = "passthrough | delay(2s)", .desc = "source(layer=intent) | dispatch(qd=1) | delay(t=2s)" },
 	{ .policy = "rate(100, bps=1M)", .desc = "rate(iops=100,bps=1M)" },
+	/* a preset forwards its arguments to its stages' options (by name, alias or position) */
+	{ .policy = "sort-merge-async(8)", .desc = "source(layer=intent) | batch(window=1s,count=0) | sort | "
+		  "merge(max=64M,segments=1,gap=0) | dispatch(qd=8)" },
+	{ .policy = "sort-merge-async(4,10ms,1M,16)", .desc = "source(layer=intent) | batch(window=10ms,count=0) | "
+		  "sort | merge(max=1M,segments=16,gap=0) | dispatch(qd=4)" },
+	{ .policy = "sort-merge-async(count=3,gap=4K)", .desc = "source(layer=intent) | batch(window=1s,count=3) | "
+		  "sort | merge(max=64M,segments=1,gap=4K) | dispatch(qd=32)" },
+	{ .policy = "xfs(plug=0,push_flush=0,max_rq=4,flush_size=1M)", .desc = "source(layer=free) | "
+		  "xfs-cil(commit=30s,push_flush=0,unwritten=true) | blk-plug(enable=false,segments=0,max=0,max_rq=4,"
+		  "flush_size=1M) | dispatch(qd=0)" },
+	{ .policy = "xfs(1m,0)", .desc = "source(layer=free) | xfs-cil(commit=1m,push_flush=auto,unwritten=true) | "
+		  "blk-plug(enable=false,segments=0,max=0,max_rq=32,flush_size=128K) | dispatch(qd=0)" },
+	{ .policy = "f2fs(max_requests=4,block=16K)", .desc = "source(layer=free) | f2fs-discard(granularity=16,"
+		  "block=16K,max_requests=4,min_interval=50ms,mid_interval=500ms,max_interval=1m,idle=5s,"
+		  "checkpoint=1m,io_aware=true,drain=true) | dispatch(qd=4)" },
+	{ .policy = "fstrim(1d,64K,group=1G)", .desc = "source(layer=free) | fitrim(interval=1d,minlen=64K,first=0ns,"
+		  "final=true,mode=untrimmed,group=1G,commit=5s) | dispatch(qd=1)" },
+	{ .policy = "as-recorded(qd=4)", .desc = "source(layer=issue) | dispatch(qd=4)" },
 };
 
 ParameterizedTestParameters(parse, accepted)

@@ -4,7 +4,7 @@
 #include <criterion/parameterized.h>
 #include <string.h>
 
-#include "replay/target.h"
+#include "replay/targets/target.h"
 
 struct spec_case {
 	char spec[64];

@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "replay/metrics.h"
+#include "replay/engine/metrics.h"
 #include "replay/report/probe.h"
 #include "replay/report/report.h"
 

@@ -36,7 +36,7 @@ ParameterizedTestParameters(compare_cli, bad_input)
 		{ .args = "TRACE -p 'xfs,nosuchpolicy' -M nvme",
 		  .msg = "--policies 'nosuchpolicy': policy: unknown stage or preset 'nosuchpolicy' (stages: source," },
 		{ .args = "TRACE -p 'xfs(bogus=1)' -M nvme",
-		  .msg = "--policies 'xfs(bogus=1)': policy: preset 'xfs' has no tunable 'bogus' (tunables: " },
+		  .msg = "--policies 'xfs(bogus=1)': policy: preset 'xfs' has no option 'bogus' (options: " },
 		{ .args = "TRACE -p xfs -M nvme,nosuch", .msg = "--models 'nosuch': unknown profile 'nosuch' (known: " },
 		{ .args = "TRACE -p xfs -M 'model:nvme:trim_base=-1'",
 		  .msg = "--models 'model:nvme:trim_base=-1': models/profiles/nvme.json: override: option 'trim_base'" },

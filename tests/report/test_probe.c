@@ -8,7 +8,7 @@
 #include <criterion/parameterized.h>
 #include <stdlib.h>
 
-#include "replay/metrics.h"
+#include "replay/engine/metrics.h"
 #include "replay/report/probe.h"
 #include "replay/report/ranges.h"
 

@@ -57,6 +57,21 @@ Test(stats, accumulator)
 	cr_assert_eq(a.max, 5);
 }
 
+/* The in-place median (calibrate's samples): unsorted input, any n, NAN for none. */
+Test(stats, median_inplace)
+{
+	double odd[] = { 9, 1, 5, 3, 7 }, even[] = { 4, 1, 3, 2 }, big[100];
+
+	for (int i = 0; i < 100; i++)
+		big[i] = (i * 37) % 100;
+	cr_assert_float_eq(stat_median_inplace(odd, 5), 5.0, 1e-12);
+	cr_assert_eq(odd[0], 1, "sorted in place");
+	cr_assert_float_eq(stat_median_inplace(even, 4), 2.5, 1e-12);
+	cr_assert_float_eq(stat_median_inplace(big, 100), 49.5, 1e-12);
+	cr_assert(isnan(stat_median_inplace(odd, 0)));
+	cr_assert(isnan(stat_median(odd, 0)));
+}
+
 /* Two samples as text (one number per line in a file, as ministat reads them). */
 struct ms_case {
 	char name[32];

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trimsim record without a kernel: rwbs decoding (tracefs backend), the
+ * trimsim record without a kernel: rwbs flags (tracefs backend), the
  * translation of raw events to whole-device bytes (recorder), and the CLI's
  * errors. No root needed.
  */
@@ -12,26 +12,21 @@
 #include "tests/common/helpers.h"
 #include "tracer/recorder.h"
 
-/* ---- rwbs, as blk_fill_rwbs() (kernel/trace/blktrace.c) writes it ---- */
+/* ---- rwbs: traces/rwbs.c decodes (tests/traces/test_rwbs.c); the tracer maps its flags to TR_FL_* ---- */
 
 struct rwbs_case {
 	char rwbs[12];
+	uint64_t sectors;
 	uint32_t want;
 };
 
 static struct rwbs_case rwbs_cases[] = {
-	{ .rwbs = "D", .want = TS_OP_DISCARD },
-	{ .rwbs = "DS", .want = TS_OP_DISCARD | TR_FL_SYNC },		/* ext4's discards */
-	{ .rwbs = "DE", .want = TS_OP_SECURE_ERASE },
-	{ .rwbs = "WZ", .want = TS_OP_WRITE_ZEROES },
-	{ .rwbs = "F", .want = TS_OP_FLUSH },
-	{ .rwbs = "FF", .want = TS_OP_FLUSH | TR_FL_PREFLUSH },		/* blk-mq flush request */
-	{ .rwbs = "FWFS", .want = TS_OP_WRITE | TR_FL_PREFLUSH | TR_FL_FUA | TR_FL_SYNC },
-	{ .rwbs = "WSM", .want = TS_OP_WRITE | TR_FL_SYNC | TR_FL_META },
-	{ .rwbs = "RA", .want = TS_OP_READ },
-	{ .rwbs = "N", .want = TS_OP_NONE },
-	{ .rwbs = "ZA", .want = TS_OP_NONE },
-	{ .rwbs = "", .want = TS_OP_NONE },
+	{ .rwbs = "DS", .sectors = 8, .want = TS_OP_DISCARD | TR_FL_SYNC },		/* ext4's discards */
+	{ .rwbs = "NS", .sectors = 2048, .want = TS_OP_WRITE_ZEROES | TR_FL_SYNC },	/* BLKZEROOUT on 6.18 */
+	{ .rwbs = "N", .sectors = 0, .want = TS_OP_NONE },
+	{ .rwbs = "FF", .sectors = 0, .want = TS_OP_FLUSH | TR_FL_PREFLUSH },		/* blk-mq flush request */
+	{ .rwbs = "FWFSM", .sectors = 8, .want = TS_OP_WRITE | TR_FL_PREFLUSH | TR_FL_FUA | TR_FL_SYNC | TR_FL_META },
+	{ .rwbs = "ZA", .sectors = 8, .want = TS_OP_NONE },
 };
 
 ParameterizedTestParameters(rwbs, decode)
@@ -41,7 +36,7 @@ ParameterizedTestParameters(rwbs, decode)
 
 ParameterizedTest(struct rwbs_case *c, rwbs, decode)
 {
-	uint32_t got = tr_rwbs_decode(c->rwbs, sizeof(c->rwbs));
+	uint32_t got = tr_rwbs_decode(c->rwbs, sizeof(c->rwbs), c->sectors);
 
 	cr_expect_eq(got, c->want, "rwbs \"%s\": got 0x%x, want 0x%x", c->rwbs, got, c->want);
 }

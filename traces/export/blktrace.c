@@ -35,12 +35,11 @@ static const struct opt_spec bt_opt_table[] = {
 };
 
 struct bt_state {
-	FILE *out;
-	const char *out_path;
-	const char *in_path;
-	unsigned kind, ops;
-	uint64_t first_ns;
+	struct export_base b;
 	uint32_t seq;
+	/* the record being written, for bt_piece() */
+	const struct ts_record *r;
+	uint32_t cat;
 };
 
 static uint32_t bt_category(unsigned op, uint16_t flags)
@@ -71,7 +70,7 @@ static int bt_put(struct bt_state *s, const struct ts_record *r, unsigned act, u
 	struct blkio_trace t = {
 		.magic = BLKIO_MAGIC | BLKIO_VERSION,
 		.sequence = ++s->seq,
-		.time = r->time_ns >= s->first_ns ? r->time_ns - s->first_ns : 0,
+		.time = r->time_ns >= s->b.first_ns ? r->time_ns - s->b.first_ns : 0,
 		.sector = offset / BLKIO_SECTOR,
 		.bytes = bytes,
 		.action = BLKIO_TC(cat) | act,
@@ -83,70 +82,53 @@ static int bt_put(struct bt_state *s, const struct ts_record *r, unsigned act, u
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	blkio_swap(&t);
 #endif
-	return fwrite(&t, sizeof(t), 1, s->out) == 1 ? 0 : -1;
+	return fwrite(&t, sizeof(t), 1, s->b.out) == 1 ? 0 : -1;
 }
 
 static int bt_begin(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen)
 {
 	const struct bt_opts *o = opts;
-	struct bt_state *s;
-	unsigned kind = export_layer_kind(o->common.records, c);
+	struct bt_state *s = calloc(1, sizeof(*s));
+	int ret;
 
-	if (!kind)
-		return ts_errf(err, errlen, -EINVAL, "%s: no %s records to export",
-			       c->in_path, export_layer_choices[o->common.records]);
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
-	s->out = c->out;
-	s->out_path = c->out_path;
-	s->in_path = c->in_path;
-	s->kind = kind;
-	s->ops = o->common.ops;
-	s->first_ns = c->first_ns;
+	if ((ret = export_base__init(&s->b, &o->common, c, err, errlen))) {
+		free(s);
+		return ret;
+	}
 	*state = s;
 	return 0;
 }
 
-static int bt_record(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen)
+/* One piece of the record being written: its events (Q,G,I,D for an ISSUE, C for a DONE, else Q). */
+static int bt_piece(void *arg, uint64_t off, uint64_t len)
 {
 	static const unsigned issue_acts[] = { BLKIO_TA_QUEUE, BLKIO_TA_GETRQ, BLKIO_TA_INSERT, BLKIO_TA_ISSUE };
-	struct bt_state *s = state;
-	unsigned op;
-	uint32_t cat;
-	uint64_t off, left;
+	struct bt_state *s = arg;
 	int ret = 0;
 
-	if (!export_wants(s->kind, s->ops, r))
+	if (s->r->kind == TS_DONE)
+		return bt_put(s, s->r, BLKIO_TA_COMPLETE, s->cat | BLKIO_TC_FS, off, (uint32_t)len);
+	if (s->r->kind != TS_ISSUE)
+		return bt_put(s, s->r, BLKIO_TA_QUEUE, s->cat, off, (uint32_t)len);
+	for (size_t i = 0; i < 4 && !ret; i++)
+		ret = bt_put(s, s->r, issue_acts[i], s->cat | (i ? BLKIO_TC_FS : 0), off, (uint32_t)len);
+	return ret;
+}
+
+static int bt_record(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen)
+{
+	struct bt_state *s = state;
+
+	if (!export_wants(s->b.kind, s->b.ops, r))
 		return 0;
 	if (r->offset % BLKIO_SECTOR || r->length % BLKIO_SECTOR)
 		return ts_errf(err, errlen, -EINVAL, "record %" PRIu64 ": offset %" PRIu64 " or length %" PRIu64
 			       " is not a multiple of 512 bytes (blktrace counts sectors)", rec_no, r->offset, r->length);
-	if ((ret = export_pieces(s->in_path, r, BT_MAX_PIECE, rec_no, "blktrace events", err, errlen)))
-		return ret;
-	op = export_op(r);
-	cat = bt_category(op, r->flags);
-	off = r->offset;
-	left = r->length;
-	do {
-		uint32_t piece = (uint32_t)(left > BT_MAX_PIECE ? BT_MAX_PIECE : left);
-
-		if (r->kind == TS_DONE) {
-			ret = bt_put(s, r, BLKIO_TA_COMPLETE, cat | BLKIO_TC_FS, off, piece);
-		} else if (r->kind == TS_ISSUE) {
-			for (size_t i = 0; i < 4 && !ret; i++)
-				ret = bt_put(s, r, issue_acts[i], cat | (i ? BLKIO_TC_FS : 0), off, piece);
-		} else {
-			ret = bt_put(s, r, BLKIO_TA_QUEUE, cat, off, piece);
-		}
-		if (ret)
-			return export_write_fail(s->out_path, err, errlen);
-		off += piece;
-		left -= piece;
-		if ((ret = export_check_stop(err, errlen)))
-			return ret;
-	} while (left);
-	return 0;
+	s->r = r;
+	s->cat = bt_category(export_op(r), r->flags);
+	return export_base__pieces(&s->b, r, BT_MAX_PIECE, rec_no, "blktrace events", bt_piece, s, err, errlen);
 }
 
 static int bt_end(void *state, char *err, size_t errlen)

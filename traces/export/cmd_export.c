@@ -124,6 +124,8 @@ int cmd_export(int argc, char **argv)
 	char err[512] = "";
 	bool salvage = false;
 	int ret = 2, r;
+	size_t n;
+	long k;
 
 	if (cli_wants_help(argc, argv)) {
 		export_usage(stdout);
@@ -131,37 +133,16 @@ int cmd_export(int argc, char **argv)
 	}
 	if (exporters__validate(err, sizeof(err)))
 		goto fail;
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-
-		if (!strcmp(argv[i], "--to") && i + 1 < argc)
-			v = argv[i + 1];
-		else if (!strncmp(argv[i], "--to=", 5))
-			v = argv[i] + 5;
-		if (v && !(ex = exporter__find(v))) {
-			snprintf(err, sizeof(err), "--to: unknown kind '%s' (blktrace, fio)", v);
-			goto usage;
-		}
-	}
-	if (!ex) {
-		snprintf(err, sizeof(err), "--to KIND is required (blktrace, fio)");
+	if ((k = cliopt__kind(argc, argv, "--to", exporter__name_at, err, sizeof(err))) < 0)
 		goto usage;
-	}
+	ex = exporters(&n)[k];
 	opts = calloc(1, ex->opts_size);
 	if (!opts || opts__defaults(ex->opts, opts, err, sizeof(err)))
 		goto fail;
 	for (int i = 1; i < argc;) {
-		if (!strcmp(argv[i], "--to")) {
-			i += 2;
-		} else if (!strncmp(argv[i], "--to=", 5)) {
-			i++;
-		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			if (i + 1 >= argc) {
-				snprintf(err, sizeof(err), "%s needs a file", argv[i]);
+		if ((r = cliopt__common(argc, argv, "--to", &i, &out, err, sizeof(err))) != 0) {
+			if (r < 0)
 				goto usage;
-			}
-			out = argv[i + 1];
-			i += 2;
 		} else if (!strcmp(argv[i], "--salvage")) {
 			salvage = true;
 			i++;

@@ -44,6 +44,7 @@ struct exporter_ops {
 
 const struct exporter_ops *const *exporters(size_t *n);
 const struct exporter_ops *exporter__find(const char *name);
+const char *exporter__name_at(size_t i);	/* NULL past the end */
 int exporters__validate(char *err, size_t errlen);
 
 /*
@@ -78,13 +79,28 @@ int export_write_fail(const char *out_path, char *err, size_t errlen);
 int export_check_stop(char *err, size_t errlen);
 /* FREE/INTENT/BIO records carry no op: they are discards. */
 unsigned export_op(const struct ts_record *r);
+
+/* What every exporter's state starts with: the output, the records it exports, the time origin. */
+struct export_base {
+	FILE *out;
+	const char *out_path;
+	const char *in_path;
+	unsigned kind, ops;	/* export_wants() */
+	uint64_t first_ns;
+};
+/* b from the shared options and c; -EINVAL "IN: no LAYER records to export" when the trace has none. */
+int export_base__init(struct export_base *b, const struct export_common *o, const struct export_ctx *c,
+		      char *err, size_t errlen);
 /*
  * A record longer than one output entry holds is cut into pieces of at most
- * piece bytes: 0 if that is within TS_MAX_PIECES, else -E2BIG with a message
- * naming the file and record. The reader already refused a record past its
- * device; this bounds the rest (a device of unknown size, or a huge one).
+ * piece bytes (one for a record without length): put(arg, offset, length) writes
+ * each (non-zero: the write failed, errno set) and the stop flag is checked between
+ * them. More than TS_MAX_PIECES pieces is -E2BIG with a message naming the file and
+ * record what (the reader already refused a record past its device; this bounds the
+ * rest: a device of unknown size, or a huge one). 0 or -errno.
  */
-int export_pieces(const char *in_path, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
-		  const char *what, char *err, size_t errlen);
+int export_base__pieces(const struct export_base *b, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
+			const char *what, int (*put)(void *arg, uint64_t off, uint64_t len), void *arg,
+			char *err, size_t errlen);
 
 #endif

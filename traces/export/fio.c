@@ -44,12 +44,12 @@ struct fio_file {
 };
 
 struct fio_state {
-	FILE *out;
-	const char *out_path;
-	const char *in_path;
+	struct export_base b;
 	const struct export_ctx *c;
-	unsigned kind, ops;
-	uint64_t first_ns, last_us;
+	uint64_t last_us;
+	/* the line being written, for fio_piece() */
+	const char *name, *act;
+	uint64_t us;
 	char file[256];
 	struct fio_file files[FIO_MAX_FILES];
 	size_t nfiles;
@@ -115,7 +115,7 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 		else
 			snprintf(f->name, sizeof(f->name), "/dev/block/%s", ts_dev_str(dev, buf, sizeof(buf)));
 	}
-	if (fprintf(s->out, "%" PRIu64 " %s add\n%" PRIu64 " %s open\n", us, f->name, us, f->name) < 0)
+	if (fprintf(s->b.out, "%" PRIu64 " %s add\n%" PRIu64 " %s open\n", us, f->name, us, f->name) < 0)
 		*ret = -1;
 	return f->name;
 }
@@ -123,66 +123,53 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 static int fio_begin(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen)
 {
 	const struct fio_opts *o = opts;
-	struct fio_state *s;
-	unsigned kind = export_layer_kind(o->common.records, c);
+	struct fio_state *s = calloc(1, sizeof(*s));
+	int ret;
 
-	if (!kind)
-		return ts_errf(err, errlen, -EINVAL, "%s: no %s records to export",
-			       c->in_path, export_layer_choices[o->common.records]);
-	if (strpbrk(o->file, " \t\n"))
-		return ts_errf(err, errlen, -EINVAL, "--file '%s': fio iolog file names cannot hold spaces", o->file);
-	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
-	s->out = c->out;
-	s->out_path = c->out_path;
-	s->in_path = c->in_path;
+	if ((ret = export_base__init(&s->b, &o->common, c, err, errlen)) ||
+	    (strpbrk(o->file, " \t\n") &&
+	     (ret = ts_errf(err, errlen, -EINVAL, "--file '%s': fio iolog file names cannot hold spaces", o->file)))) {
+		free(s);
+		return ret;
+	}
 	s->c = c;
-	s->kind = kind;
-	s->ops = o->common.ops;
-	s->first_ns = c->first_ns;
 	snprintf(s->file, sizeof(s->file), "%s", o->file);
 	*state = s;
-	if (fprintf(s->out, "fio version 3 iolog\n") < 0)
-		return export_write_fail(s->out_path, err, errlen);
+	if (fprintf(s->b.out, "fio version 3 iolog\n") < 0)
+		return export_write_fail(s->b.out_path, err, errlen);
 	return 0;
+}
+
+static int fio_piece(void *arg, uint64_t off, uint64_t len)
+{
+	struct fio_state *s = arg;
+
+	return fprintf(s->b.out, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", s->us, s->name, s->act, off, len) < 0;
 }
 
 static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen)
 {
 	struct fio_state *s = state;
-	const char *name, *act;
-	uint64_t us, off, left;
+	uint64_t us;
 	int ret = 0;
 
 	/* DONE records are the completions of exported ISSUEs: nothing to replay. */
-	if (r->kind == TS_DONE || !export_wants(s->kind, s->ops, r))
+	if (r->kind == TS_DONE || !export_wants(s->b.kind, s->b.ops, r))
 		return 0;
-	us = (r->time_ns >= s->first_ns ? r->time_ns - s->first_ns : 0) / 1000;
+	us = (r->time_ns >= s->b.first_ns ? r->time_ns - s->b.first_ns : 0) / 1000;
 	if (us < s->last_us)
 		us = s->last_us;	/* fio replays differences: never negative */
 	s->last_us = us;
-	name = fio_file(s, r->dev, us, &ret);
-	if (!name)
+	s->name = fio_file(s, r->dev, us, &ret);
+	if (!s->name)
 		return ts_errf(err, errlen, ret, "record %" PRIu64 ": more than %d devices", rec_no, FIO_MAX_FILES);
 	if (ret)	/* its "add" and "open" lines */
-		return export_write_fail(s->out_path, err, errlen);
-	if ((ret = export_pieces(s->in_path, r, FIO_MAX_PIECE, rec_no, "iolog lines", err, errlen)))
-		return ret;
-	act = fio_action(export_op(r));
-	off = r->offset;
-	left = r->length;
-	do {
-		uint64_t piece = left > FIO_MAX_PIECE ? FIO_MAX_PIECE : left;
-
-		if (fprintf(s->out, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", us, name, act, off, piece) < 0)
-			return export_write_fail(s->out_path, err, errlen);
-		off += piece;
-		left -= piece;
-		if ((ret = export_check_stop(err, errlen)))
-			return ret;
-	} while (left);
-	return 0;
+		return export_write_fail(s->b.out_path, err, errlen);
+	s->act = fio_action(export_op(r));
+	s->us = us;
+	return export_base__pieces(&s->b, r, FIO_MAX_PIECE, rec_no, "iolog lines", fio_piece, s, err, errlen);
 }
 
 static int fio_end(void *state, char *err, size_t errlen)
@@ -190,8 +177,8 @@ static int fio_end(void *state, char *err, size_t errlen)
 	struct fio_state *s = state;
 
 	for (size_t i = 0; i < s->nfiles; i++)
-		if (fprintf(s->out, "%" PRIu64 " %s close\n", s->last_us, s->files[i].name) < 0)
-			return export_write_fail(s->out_path, err, errlen);
+		if (fprintf(s->b.out, "%" PRIu64 " %s close\n", s->last_us, s->files[i].name) < 0)
+			return export_write_fail(s->b.out_path, err, errlen);
 	return 0;
 }
 

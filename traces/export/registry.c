@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "traces/import/cliopt.h"
 #include "traces/util.h"
 #include "traces/export/exporter.h"
 
@@ -24,12 +25,16 @@ const struct exporter_ops *const *exporters(size_t *n)
 	return registry;
 }
 
+const char *exporter__name_at(size_t i)
+{
+	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
+}
+
 const struct exporter_ops *exporter__find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
-		if (!strcmp(registry[i]->name, name))
-			return registry[i];
-	return NULL;
+	long i = cliopt__plugin(exporter__name_at, name);
+
+	return i < 0 ? NULL : registry[i];
 }
 
 int exporters__validate(char *err, size_t errlen)
@@ -95,14 +100,37 @@ int export_check_stop(char *err, size_t errlen)
 	return trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") : 0;
 }
 
-int export_pieces(const char *in_path, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
-		  const char *what, char *err, size_t errlen)
+int export_base__init(struct export_base *b, const struct export_common *o, const struct export_ctx *c,
+		      char *err, size_t errlen)
 {
-	uint64_t n = r->length / piece + 1;
+	*b = (struct export_base){ .out = c->out, .out_path = c->out_path, .in_path = c->in_path,
+				   .kind = export_layer_kind(o->records, c), .ops = o->ops, .first_ns = c->first_ns };
+	if (!b->kind)
+		return ts_errf(err, errlen, -EINVAL, "%s: no %s records to export", c->in_path,
+			       export_layer_choices[o->records]);
+	return 0;
+}
 
-	if (n <= TS_MAX_PIECES)
-		return 0;
-	return ts_errf(err, errlen, -E2BIG, "%s: record %" PRIu64 ": its %" PRIu64 " bytes would be %" PRIu64 " %s of "
-		       "at most %" PRIu64 " bytes; the bound is %u per record (TS_MAX_PIECES)", in_path, rec_no, r->length, n,
-		       what, piece, TS_MAX_PIECES);
+int export_base__pieces(const struct export_base *b, const struct ts_record *r, uint64_t piece, uint64_t rec_no,
+			const char *what, int (*put)(void *arg, uint64_t off, uint64_t len), void *arg,
+			char *err, size_t errlen)
+{
+	uint64_t n = r->length / piece + 1, off = r->offset, left = r->length;
+	int ret;
+
+	if (n > TS_MAX_PIECES)
+		return ts_errf(err, errlen, -E2BIG, "%s: record %" PRIu64 ": its %" PRIu64 " bytes would be %" PRIu64
+			       " %s of at most %" PRIu64 " bytes; the bound is %u per record (TS_MAX_PIECES)",
+			       b->in_path, rec_no, r->length, n, what, piece, TS_MAX_PIECES);
+	do {
+		uint64_t len = left > piece ? piece : left;
+
+		if (put(arg, off, len))
+			return export_write_fail(b->out_path, err, errlen);
+		off += len;
+		left -= len;
+		if ((ret = export_check_stop(err, errlen)))
+			return ret;
+	} while (left);
+	return 0;
 }

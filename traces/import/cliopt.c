@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "traces/util.h"
@@ -36,6 +37,59 @@ int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int
 	if (ret)
 		return ret;
 	(*i)++;
+	return 1;
+}
+
+long cliopt__plugin(cliopt_name_fn name_at, const char *name)
+{
+	const char *n;
+
+	for (size_t i = 0; (n = name_at(i)); i++)
+		if (!strcmp(n, name))
+			return (long)i;
+	return -1;
+}
+
+/* The value of argv[i] if it is opt KIND or opt=KIND, else NULL. */
+static const char *kind_arg(int argc, char **argv, int i, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	if (!strcmp(argv[i], opt))
+		return i + 1 < argc ? argv[i + 1] : NULL;
+	return !strncmp(argv[i], opt, n) && argv[i][n] == '=' ? argv[i] + n + 1 : NULL;
+}
+
+long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at, char *err, size_t errlen)
+{
+	char names[256];
+	size_t used = 0;
+	const char *v, *n;
+	long k = -1;
+
+	names[0] = 0;
+	for (size_t i = 0; (n = name_at(i)) && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", n);
+	for (int i = 1; i < argc; i++)
+		if ((v = kind_arg(argc, argv, i, opt)) && (k = cliopt__plugin(name_at, v)) < 0)
+			return ts_errf(err, errlen, -EINVAL, "%s: unknown kind '%s' (%s)", opt, v, names);
+	if (k < 0)
+		return ts_errf(err, errlen, -EINVAL, "%s KIND is required (%s)", opt, names);
+	return k;
+}
+
+int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen)
+{
+	if (kind_arg(argc, argv, *i, opt)) {
+		*i += strcmp(argv[*i], opt) ? 1 : 2;
+		return 1;
+	}
+	if (strcmp(argv[*i], "-o") && strcmp(argv[*i], "--output"))
+		return 0;
+	if (*i + 1 >= argc)
+		return ts_errf(err, errlen, -EINVAL, "%s needs a file", argv[*i]);
+	*out = argv[*i + 1];
+	*i += 2;
 	return 1;
 }
 

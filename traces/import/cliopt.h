@@ -14,6 +14,23 @@
  */
 int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
 		 char *err, size_t errlen);
+/*
+ * Plug-in registries (importers, exporters) give the name of their i-th plug-in, NULL past
+ * the end. cliopt__plugin: the index of the one called name, -1 if none.
+ */
+typedef const char *(*cliopt_name_fn)(size_t i);
+long cliopt__plugin(cliopt_name_fn name_at, const char *name);
+/*
+ * The plug-in argv names with OPT KIND or OPT=KIND (opt "--to"; the last one given): its index,
+ * or -EINVAL with "OPT: unknown kind 'x' (a, b)" / "OPT KIND is required (a, b)" in err.
+ */
+long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at, char *err, size_t errlen);
+/*
+ * argv[*i] is one of the arguments every plug-in command takes: OPT KIND / OPT=KIND (skipped:
+ * cliopt__kind read it) or -o/--output FILE (*out set). 1 and *i advanced past it; 0 if it is
+ * neither; -EINVAL with err if -o has no FILE.
+ */
+int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen);
 /* "  --key VALUE   help (default X)" lines. */
 void cliopt__print(const struct opt_spec *t, FILE *f);
 /* One plug-in in a --help listing: "  name", its help indented line by line, then its options. */

@@ -139,7 +139,8 @@ int cmd_import(int argc, char **argv)
 	struct import_sink *sink = NULL;
 	json_t *header = NULL;
 	void *opts = NULL;
-	size_t nfiles = 0;
+	size_t nfiles = 0, n;
+	long k;
 	bool jsonl = false;
 	char err[512] = "";
 	int ret = 1, r;
@@ -152,38 +153,19 @@ int cmd_import(int argc, char **argv)
 	if (!files || importers__validate(err, sizeof(err)))
 		goto fail;
 	/* --from first: the importer's options depend on it. */
-	for (int i = 1; i < argc; i++) {
-		const char *v = NULL;
-
-		if (!strcmp(argv[i], "--from") && i + 1 < argc)
-			v = argv[i + 1];
-		else if (!strncmp(argv[i], "--from=", 7))
-			v = argv[i] + 7;
-		if (v && !(im = importer__find(v))) {
-			snprintf(err, sizeof(err), "--from: unknown kind '%s' (blktrace, trace-cmd, dtrace)", v);
-			goto usage;
-		}
-	}
-	if (!im) {
-		snprintf(err, sizeof(err), "--from KIND is required");
+	if ((k = cliopt__kind(argc, argv, "--from", importer__name_at, err, sizeof(err))) < 0)
 		goto usage;
-	}
+	im = importers(&n)[k];
 	opts = calloc(1, im->opts_size ? im->opts_size : 1);
 	if (!opts || opts__defaults(im->opts, opts, err, sizeof(err)))
 		goto fail;
 	for (int i = 1; i < argc;) {
-		if (!strcmp(argv[i], "--from")) {
-			i += 2;
-		} else if (!strncmp(argv[i], "--from=", 7) || !strcmp(argv[i], "--jsonl")) {
-			jsonl |= !strcmp(argv[i], "--jsonl");
-			i++;
-		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
-			if (i + 1 >= argc) {
-				snprintf(err, sizeof(err), "%s needs a file", argv[i]);
+		if ((r = cliopt__common(argc, argv, "--from", &i, &out, err, sizeof(err))) != 0) {
+			if (r < 0)
 				goto usage;
-			}
-			out = argv[i + 1];
-			i += 2;
+		} else if (!strcmp(argv[i], "--jsonl")) {
+			jsonl = true;
+			i++;
 		} else if ((r = cliopt__take(im->opts, opts, argc, argv, &i, err, sizeof(err))) != 0) {
 			if (r < 0)
 				goto usage;

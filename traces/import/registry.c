@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "traces/import/cliopt.h"
 #include "traces/util.h"
 #include "traces/import/importer.h"
 
@@ -22,12 +23,16 @@ const struct importer_ops *const *importers(size_t *n)
 	return registry;
 }
 
+const char *importer__name_at(size_t i)
+{
+	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
+}
+
 const struct importer_ops *importer__find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++)
-		if (!strcmp(registry[i]->name, name))
-			return registry[i];
-	return NULL;
+	long i = cliopt__plugin(importer__name_at, name);
+
+	return i < 0 ? NULL : registry[i];
 }
 
 int importers__validate(char *err, size_t errlen)

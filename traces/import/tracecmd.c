@@ -25,11 +25,8 @@
  * first_data_block, clusters via EXT4_C2B(). The geometry comes from --device (superblock)
  * or --fs-block-size/--xfs-agblocks/--ext4-blocks-per-group.
  *
- * The block tracepoints carry only the rwbs text, not the request flags. It is
- * decoded positionally as block/blktrace.c:blk_fill_rwbs() writes it (F for
- * REQ_PREFLUSH, then the op letter, then F/A/S/M modifiers): "DS" is a
- * discard, never compared as a whole string. "N" with sectors is taken as
- * write-zeroes (the only such op on a device that is not zoned).
+ * The block tracepoints carry only the rwbs text, not the request flags: it is
+ * decoded by traces/rwbs.c as kernel/trace/blktrace.c:blk_fill_rwbs() writes it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +40,7 @@
 #include <trace-cmd.h>
 #include <event-parse.h>
 
+#include "traces/rwbs.h"
 #include "traces/util.h"
 #include "traces/import/fsgeom.h"
 #include "traces/import/importer.h"
@@ -120,44 +118,6 @@ struct tc_state {
 	uint64_t skipped;
 };
 
-/* Op and flags from rwbs as blk_fill_rwbs() writes it. */
-static unsigned rwbs_op(const char *s, size_t n, uint16_t *flags)
-{
-	size_t i = 0;
-	unsigned op;
-
-	*flags = 0;
-	if (n > 1 && s[0] == 'F' && strchr("WDFRN", s[1]) && s[1]) {
-		*flags |= TS_F_PREFLUSH;
-		i = 1;
-	}
-	if (i >= n || !s[i])
-		return TS_OP_NONE;
-	switch (s[i++]) {
-	case 'W': op = TS_OP_WRITE; break;
-	case 'R': op = TS_OP_READ; break;
-	case 'F': op = TS_OP_FLUSH; break;
-	case 'D':
-		op = TS_OP_DISCARD;
-		if (i < n && s[i] == 'E') {
-			op = TS_OP_SECURE_ERASE;
-			i++;
-		}
-		break;
-	case 'N': op = TS_OP_WRITE_ZEROES; break;	/* see block_event(): data-carrying N only */
-	default: return TS_OP_NONE;
-	}
-	for (; i < n && s[i]; i++) {
-		if (s[i] == 'F')
-			*flags |= TS_F_FUA;
-		else if (s[i] == 'S')
-			*flags |= TS_F_SYNC;
-		else if (s[i] == 'M')
-			*flags |= TS_F_METADATA;
-	}
-	return op;
-}
-
 /* A numeric field by name; -ENOENT if the event lacks it. */
 static int fnum(struct tep_event *e, struct tep_record *rec, const char *name, uint64_t *v)
 {
@@ -222,13 +182,9 @@ static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e
 	if ((ret = need(s, e, rec, "dev", &dev, err, errlen)) || (ret = need(s, e, rec, "sector", &sector, err, errlen)) ||
 	    (ret = need(s, e, rec, "nr_sector", &nr, err, errlen)))
 		return ret;
-	op = rwbs_op((const char *)rec->data + rf->offset, (size_t)rf->size, &r->flags);
-	/*
-	 * 'N' is every op blk_fill_rwbs() has no letter for. On a device that is not
-	 * zoned, the only one that carries sectors is REQ_OP_WRITE_ZEROES (mkfs zeroing
-	 * the XFS log shows as "NS"); zone management and driver-private ops carry none.
-	 */
-	if (op == TS_OP_NONE || (op == TS_OP_WRITE_ZEROES && nr == 0))
+	/* mkfs zeroing the XFS log shows as "NS" with sectors: write-zeroes (traces/rwbs.h) */
+	op = ts_rwbs_decode((const char *)rec->data + rf->offset, (size_t)rf->size, nr, &r->flags);
+	if (op == TS_OP_NONE)
 		return 0;
 	r->op = (uint8_t)op;
 	r->dev = (uint32_t)dev;
