@@ -98,10 +98,10 @@ test: deps-test
 	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS) $(LIVE_TESTS)
 
-unit: $(UNIT_TESTS)
+unit: all $(UNIT_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS)
 
-live: $(LIVE_TESTS)
+live: all $(LIVE_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(LIVE_TESTS)
 
 demo: deps

@@ -101,7 +101,7 @@ static char *run_with(const struct pcase *c, const char *how)
 	if (file)
 		snprintf(cmd, sizeof(cmd), "cd %s && %s %s", dir, th_trimsim(), args);
 	else
-		snprintf(cmd, sizeof(cmd), "cd %s && %scat %s %s %s %s", dir, fifo ? "(" : "", trace,
+		snprintf(cmd, sizeof(cmd), "cd %s && %scat %s %s %s %s", dir, fifo ? "(timeout 120 " : "", trace,
 			 fifo ? "> fifo &) &&" : "|", th_trimsim(), args);
 	rc = th_run(cmd, &out, &err);
 	cr_assert_eq(rc, 0, "%s, input %s: exit %d: %s", c->name, how, rc, err ? err : "");
