@@ -3,7 +3,7 @@
  * An ordered set of disjoint byte extents [start, end) with a 64-bit value
  * each: the tree's one interval set. The kernel-emulating stages keep free
  * space, untrimmed space, busy extents and pending frees in it; the coverage
- * map (replay/covmap.c) its pieces of granules; the report (report/ranges.c)
+ * map (replay/engine/covmap.c) its pieces of granules; the report (report/ranges.c)
  * the union of discarded ranges. A treap on a node pool that grows by doubling:
  * no allocation per event once the pool has reached its working size.
  *

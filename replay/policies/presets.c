@@ -4,7 +4,7 @@
  *
  * A preset is a pipeline string whose stage arguments are its defaults; its
  * arguments (preset(key=value), or positionally preset(value)) are forwarded
- * to its stages' option tables (replay/policy.h), so an option is written
+ * to its stages' option tables (replay/policies/policy.h), so an option is written
  * once, in its stage. A preset whose kernel logic cannot be written with the
  * generic stages gets its own stage kind, listed in policy_kernel_stages[]
  * below, and uses it in its pipeline ("source(free) | xfs-cil | ...").

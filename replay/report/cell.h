@@ -33,7 +33,7 @@
 
 /*
  * Discard latency (submit to completion): the engine's histogram (struct hist,
- * replay/hist.h: metrics__latency), copied because a cell is plain data. The
+ * replay/engine/hist.h: metrics__latency), copied because a cell is plain data. The
  * table's percentiles and the latency chart both come from it.
  */
 struct cell_lat {

@@ -7,7 +7,7 @@
  *    latency (the histogram itself, whose percentiles fill the table and
  *    whose buckets draw the chart), command sizes, device time in discard,
  *    peak rates, foreground stall against the twin, write p99, makespan.
- *  - report_probe: an engine observer (replay/engine.h) for what only the
+ *  - report_probe: an engine observer (replay/engine/engine.h) for what only the
  *    report draws or derives, over replay time:
  *     - the timeline: discard commands, bytes and device time completed per bin;
  *     - free not yet trimmed: bytes freed (FREE records, else INTENT records when
