@@ -257,6 +257,8 @@ static void from_result(struct report_cell *c, json_t *res)
 	}
 	if (!strcmp(json_string_value(jpath(res, "policy", "source", NULL)) ?: "", "none"))
 		c->none = true;
+	c->reclaim_byte_s = json_number_value(jpath(res, "reclaim", "byte_s", NULL));
+	c->reclaim_freed = ju(res, "reclaim", "freed_bytes", NULL);
 	c->d_held_ns = ju(res, "discard", "held_ns", NULL);
 	c->d_waited_ns = ju(res, "discard", "waited_ns", NULL);
 	c->serial_qd = ju(res, "policy", "qd", NULL) == 1;
