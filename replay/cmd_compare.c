@@ -84,7 +84,7 @@ static void usage(FILE *f)
  * Splits a list on top-level commas: "xfs,fstrim(interval=1w,minlen=64K)" is
  * two items. Items are strdup'd into v. 0 or -EINVAL with a message naming the column.
  */
-static int split_top(const char *opt, const char *list, char **v, size_t *n, char *err, size_t errlen)
+int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen)
 {
 	int depth = 0;
 	size_t start = 0, len = strlen(list);
@@ -108,8 +108,8 @@ static int split_top(const char *opt, const char *list, char **v, size_t *n, cha
 			if (a == b)
 				return ts_errf(err, errlen, -EINVAL, "%s '%s': empty item at column %zu", opt, list,
 					       a + 1);
-			if (*n >= MAX_ITEMS)
-				return ts_errf(err, errlen, -E2BIG, "%s: more than %d items", opt, MAX_ITEMS);
+			if (*n >= max)
+				return ts_errf(err, errlen, -E2BIG, "%s: more than %zu items", opt, max);
 			if (!(v[*n] = strndup(list + a, b - a)))
 				return -ENOMEM;
 			(*n)++;
@@ -182,11 +182,11 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 	while ((c = getopt_long(argc, argv, ":p:M:j:r:f:o:s:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if ((e = split_top("--policies", optarg, a->policies, &a->np, err, errlen)))
+			if ((e = cli_split_top("--policies", optarg, a->policies, &a->np, MAX_ITEMS, err, errlen)))
 				return e;
 			break;
 		case 'M':
-			if ((e = split_top("--models", optarg, a->profiles, &a->nm, err, errlen)))
+			if ((e = cli_split_top("--models", optarg, a->profiles, &a->nm, MAX_ITEMS, err, errlen)))
 				return e;
 			break;
 		case 'j':
