@@ -54,7 +54,8 @@ static uint64_t tunion_ns(const struct tunion *u)
 
 /*
  * Reclaim delay: the integral over time of freed bytes the device has not been told
- * about, max(0, freed - unmapped), in byte-seconds. Kept for both fs-level layers
+ * about, max(0, freed - discarded), in byte-seconds (a discard that completed without
+ * error told the device about its bytes, whether or not a model had them mapped). Kept for both fs-level layers
  * (FREE, and INTENT for traces without FREE records); the JSON reports FREE's when
  * the trace has any, as report/probe.c's untrimmed series does.
  */
@@ -66,7 +67,7 @@ struct reclaim_side {
 
 struct reclaim {
 	struct reclaim_side side[2];	/* 0: FREE, 1: INTENT */
-	uint64_t trimmed;		/* bytes discards unmapped (target_done.freed) */
+	uint64_t trimmed;		/* bytes of the discards that completed without error */
 	uint64_t last;			/* engine time integrated up to */
 };
 
@@ -246,7 +247,7 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 		m->d_freed += d->freed;
 		if (!d->error) {
 			reclaim_advance(&m->reclaim, d->done_ns);
-			m->reclaim.trimmed += d->freed;
+			m->reclaim.trimmed += d->bytes;
 		}
 		m->d_dev_cmds += d->dev_cmds;
 		m->d_errors += d->error != 0;

@@ -78,6 +78,8 @@ static void apply_none(struct apply *a)
 		json_object_set_new(a->o, "note", json_string(
 			"fstrim could not be replayed (the trace has no FREE records): enable fstrim.timer to give "
 			"the freed space back; its cost is not in these figures"));
+	if (a->res->fstrim_na)
+		cmd(a, "systemctl enable --now fstrim.timer   # weekly; not replayed");
 }
 
 static void apply_recorded(struct apply *a)
@@ -260,9 +262,16 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 			 "leave discard off", (unsigned long long)res->j.errors);
 		return;
 	case RW_MATTERS:
-		at = (size_t)snprintf(buf, len, "discard matters on this device; `%s` adds %s to the workload "
-				      "(the least, within %s or 1%% of the wall time) and leaves freed space untrimmed "
-				      "%s", spec(res, res->pick), dur(p->added_ns, a, sizeof(a)),
+		if (report__cell_c(res->r, res->pick)->none) {
+			snprintf(buf, len, "discard matters on this device: every setting that discards adds more than "
+				 "%s or 1%% of the wall time to the workload (the least, `%s`, adds %s); nodiscard "
+				 "adds nothing", dur((double)REC_TIE_NS, b, sizeof(b)), n ? spec(res, res->next) : "-",
+				 dur(n ? n->added_ns : 0, a, sizeof(a)));
+			return;
+		}
+		at = (size_t)snprintf(buf, len, "discard matters on this device; `%s` adds %s to the workload, "
+				      "within %s or 1%% of the wall time of nodiscard's 0, and of those it has the "
+				      "least reclaim delay: %s", spec(res, res->pick), dur(p->added_ns, a, sizeof(a)),
 				      dur((double)REC_TIE_NS, b, sizeof(b)), reclaim_str(p, c, sizeof(c)));
 		if (n)
 			snprintf(buf + at, at < len ? len - at : 0, "; next best `%s` adds %s, reclaim %s",
@@ -289,6 +298,41 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 		snprintf(buf, len, "no setting replayed: every cell failed or does not apply to the trace");
 		return;
 	}
+}
+
+/* The report's verdict on the group in one line (the sentences are in the JSON). */
+static void judgement(const struct rec_result *res, char *buf, size_t len)
+{
+	const struct report_cell *w = res->j.worst;
+	char a[32], b[32], c[64];
+
+	switch (res->why) {
+	case RW_REJECTED:
+		snprintf(buf, len, "the device rejects it (%llu of %llu commands failed)",
+			 (unsigned long long)res->j.errors, (unsigned long long)res->j.cmds);
+		return;
+	case RW_UNTOLD:
+		snprintf(buf, len, "the trace cannot tell whether it matters (no foreground I/O; discards from a "
+			 "background worker)");
+		return;
+	case RW_NOTHING:
+		snprintf(buf, len, "nothing replayed");
+		return;
+	default:
+		break;
+	}
+	if (!w) {
+		snprintf(buf, len, "no setting that discards was weighed");
+		return;
+	}
+	if (w->share >= 2)
+		snprintf(c, sizeof(c), "%.0fx the wall time", w->share);
+	else
+		snprintf(c, sizeof(c), "%.2g%% of the wall time", w->share * 100);
+	snprintf(buf, len, "%s: the costliest setting, `%s`, adds %s to the workload's %s (%s)",
+		 res->why == RW_MATTERS ? "matters" : "does not matter (under 1% of the wall time)", w->policy,
+		 dur((double)w->added_ns, a, sizeof(a)), dur((double)(w->wall_ns ? w->wall_ns : w->makespan_ns), b,
+							       sizeof(b)), c);
 }
 
 /* Against what was recorded: the time the workload and the device save (negative: cost). */
@@ -424,14 +468,11 @@ int rec_run__write_text(const struct rec_run *rr, FILE *f)
 
 	for (size_t i = 0; i < rr->nres; i++) {
 		const struct rec_result *res = &rr->res[i];
-		const char *const *vs;
-		size_t nv;
 
 		fprintf(f, "%s== %s on %s (fs %s; %zu settings tried, %zu replayed, %u rounds)\n", i ? "\n" : "",
 			res->trace, res->profile, res->fs[0] ? res->fs : "unknown", res->n, res->ran, res->rounds);
-		vs = report__verdicts(res->r, &nv);
-		for (size_t k = 0; k < nv; k++)
-			fprintf(f, "  verdict: %s\n", vs[k]);
+		judgement(res, buf, sizeof(buf));
+		fprintf(f, "  discard: %s\n", buf);
 		if (!has_pick(res)) {
 			reason(res, buf, sizeof(buf));
 			fprintf(f, "  no recommendation: %s\n", buf);

@@ -55,29 +55,44 @@ static void objectives(const struct report_cell *c, const struct rec_cand *cand,
 
 /* The sort key of the rule: a tie on the leading objective falls through to the next. */
 struct key {
-	double k[5];
+	double k[6];
 };
 
 static int key_cmp(const struct key *a, const struct key *b)
 {
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < 6; i++)
 		if (a->k[i] != b->k[i])
 			return a->k[i] < b->k[i] ? -1 : 1;
 	return 0;
 }
 
-static struct key key_of(const struct rec_result *res, const struct rec_obj *o, double lead_min, double tol)
+/* Knobs away from the kernel's default: the last tie-break prefers what the admin need not change. */
+static double changes(const struct rec_cand *c)
 {
+	size_t nf;
+	const struct rec_family *f = &rec_families(&nf)[c->fam];
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < REC_KNOBS; k++)
+		n += (f->knobs[k].key || f->knobs[k].vals[0]) && c->idx[k] != f->knobs[k].def;
+	return n;
+}
+
+static struct key key_of(const struct rec_result *res, size_t i, double lead_min, double tol)
+{
+	const struct rec_obj *o = &res->obj[i];
+	double ch = changes(&res->cands[i]);
+
 	switch (res->why) {
 	case RW_MATTERS:	/* within the tie: as good on time */
 		return (struct key){ { o->added_ns <= lead_min + tol ? 0 : o->added_ns, o->reclaim, o->trim_ns,
-				       o->wa, o->wp99 } };
+				       o->wa, o->wp99, ch } };
 	case RW_UNTOLD:
 		return (struct key){ { o->trim_ns <= lead_min * 1.1 ? 0 : o->trim_ns, o->reclaim, o->wa, o->wp99,
-				       o->added_ns } };
+				       o->added_ns, ch } };
 	default:
 		return (struct key){ { o->reclaim <= lead_min * 1.1 ? 0 : o->reclaim, o->trim_ns, o->wa, o->wp99,
-				       o->added_ns } };
+				       o->added_ns, ch } };
 	}
 }
 
@@ -115,7 +130,7 @@ static size_t best(const struct rec_result *res, size_t skip, bool front_only)
 		if (!report_cell_ok(report__cell_c(res->r, i)) || (front_only && !res->front[i]) ||
 		    (skip != SIZE_MAX && (i == skip || !memcmp(&res->obj[i], &res->obj[skip], sizeof(res->obj[i])))))
 			continue;
-		k = key_of(res, &res->obj[i], lead_min, tol);
+		k = key_of(res, i, lead_min, tol);
 		if (b == SIZE_MAX || key_cmp(&k, &kb) < 0) {
 			b = i;
 			kb = k;

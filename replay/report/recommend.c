@@ -23,7 +23,7 @@
 #include "../../traces/util.h"
 #include "rec_int.h"
 
-#define DMAX { "dmax", { "dev", "256M", "16M", "1M", "128K" }, 0, 1u << 0 }
+#define DMAX { "dmax", { "dev", "256M", "16M", "1M", "128K" }, 0, 0x1fu }
 
 static const struct rec_family families[] = {
 	{ "none", NULL, "none", false, { { 0 } } },
