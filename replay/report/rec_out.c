@@ -388,7 +388,7 @@ static json_t *result_json(const struct rec_result *res)
 			json_object_set_new(n, "objectives", obj_json(&res->obj[res->next]));
 			json_object_set_new(rec, "next_best", n);
 		}
-		if (res->recorded != SIZE_MAX && res->recorded != res->pick) {
+		if (res->recorded != SIZE_MAX && res->recorded != res->pick && res->why != RW_REJECTED) {
 			json_t *r = json_object();
 
 			versus_recorded(res, buf, sizeof(buf));
@@ -490,7 +490,7 @@ int rec_run__write_text(const struct rec_run *rr, FILE *f)
 		json_decref(s);
 		reason(res, buf, sizeof(buf));
 		fprintf(f, "  why: %s\n", buf);
-		if (res->recorded != SIZE_MAX && res->recorded != res->pick) {
+		if (res->recorded != SIZE_MAX && res->recorded != res->pick && res->why != RW_REJECTED) {
 			versus_recorded(res, buf, sizeof(buf));
 			fprintf(f, "  %s\n", buf);
 		}

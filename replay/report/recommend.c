@@ -395,12 +395,34 @@ static int cartesian(struct rec_result *res, uint16_t fam, bool coarse)
 	}
 }
 
-static int seed_settings(struct rec_result *res, bool grid)
+/* First round: each family that applies, at the kernel's defaults. */
+static int seed_defaults(struct rec_result *res)
 {
 	int e;
 
-	for (uint16_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
-		if (applies(&families[i], res->fs) && (e = cartesian(res, i, !grid)))
+	for (uint16_t i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		struct rec_cand c = { .fam = i };
+
+		for (unsigned k = 0; k < nknobs(&families[i]); k++)
+			c.idx[k] = (uint8_t)families[i].knobs[k].def;
+		if (applies(&families[i], res->fs) && (e = add(res, &c)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+/*
+ * Then the coarse grid (or the whole grid) of every family whose default setting
+ * applied: a family the trace cannot feed (its source layer has no record, e.g. FREE
+ * on a blktrace import) does not apply with any knob value, and is not replayed again.
+ */
+static int seed_settings(struct rec_result *res, bool grid)
+{
+	size_t n0 = res->n;
+	int e;
+
+	for (size_t i = 0; i < n0; i++)
+		if (!report__cell_c(res->r, i)->na[0] && (e = cartesian(res, res->cands[i].fam, !grid)))
 			return e;
 	return 0;
 }
@@ -464,18 +486,22 @@ int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, 
 	err[0] = 0;
 	if ((e = describe_trace(res, rr->o.fs, err, errlen)) || (e = trace_hash(rr, trace, &th, err, errlen)))
 		return e;
-	if ((e = seed_settings(res, rr->o.grid)))
+	if ((e = seed_defaults(res)))
 		return ts_errf(err, errlen, e, "out of memory");
 	for (;;) {
 		res->rounds++;
 		if ((e = run_round(rr, res, th, err, errlen)))
 			return e;
 		rec_evaluate(res);
-		if (rr->o.grid || res->pick == SIZE_MAX)
+		if (res->rounds == 1)
+			e = seed_settings(res, rr->o.grid);
+		else if (rr->o.grid || res->pick == SIZE_MAX)
 			break;
-		if ((e = refine(res, rr->o.budget)) < 0)
+		else
+			e = refine(res, rr->o.budget);
+		if (e < 0)
 			return ts_errf(err, errlen, e, "out of memory");
-		if (!e)
+		if (!e && res->rounds > 1)
 			break;
 	}
 	return 0;
