@@ -269,13 +269,15 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 				 dur(n ? n->added_ns : 0, a, sizeof(a)));
 			return;
 		}
-		at = (size_t)snprintf(buf, len, "discard matters on this device; `%s` adds %s to the workload, "
-				      "within %s or 1%% of the wall time of nodiscard's 0, and of those it has the "
-				      "least reclaim delay: %s", spec(res, res->pick), dur(p->added_ns, a, sizeof(a)),
-				      dur((double)REC_TIE_NS, b, sizeof(b)), reclaim_str(p, c, sizeof(c)));
+		at = (size_t)snprintf(buf, len, "discard matters on this device; `%s` adds %s to the workload "
+				      "(within %s or 1%% of the wall time of nodiscard's 0) and of those it spends the "
+				      "least device time in TRIM: %s (reclaim delay %s)", spec(res, res->pick),
+				      dur(p->added_ns, a, sizeof(a)), dur((double)REC_TIE_NS, b, sizeof(b)),
+				      dur(p->trim_ns, e, sizeof(e)), reclaim_str(p, c, sizeof(c)));
 		if (n)
-			snprintf(buf + at, at < len ? len - at : 0, "; next best `%s` adds %s, reclaim %s",
-				 spec(res, res->next), dur(n->added_ns, a, sizeof(a)), reclaim_str(n, d, sizeof(d)));
+			snprintf(buf + at, at < len ? len - at : 0, "; next best `%s` adds %s, %s in TRIM, reclaim %s",
+				 spec(res, res->next), dur(n->added_ns, a, sizeof(a)), dur(n->trim_ns, e, sizeof(e)),
+				 reclaim_str(n, d, sizeof(d)));
 		return;
 	case RW_UNTOLD:
 		at = (size_t)snprintf(buf, len, "the trace cannot tell whether the workload waits for discard (no "

@@ -53,14 +53,15 @@ static void objectives(const struct report_cell *c, const struct rec_cand *cand,
 		o->reclaim = c->reclaim_byte_s + (f->periodic ? (double)c->reclaim_freed * fstrim_wait_s(cand) : 0);
 }
 
-/* The sort key of the rule: a tie on the leading objective falls through to the next. */
+/* The sort key of the rule: a tie on one objective falls through to the next. */
+#define NKEY 7
 struct key {
-	double k[6];
+	double k[NKEY];
 };
 
 static int key_cmp(const struct key *a, const struct key *b)
 {
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < NKEY; i++)
 		if (a->k[i] != b->k[i])
 			return a->k[i] < b->k[i] ? -1 : 1;
 	return 0;
@@ -78,59 +79,78 @@ static double changes(const struct rec_cand *c)
 	return n;
 }
 
-static struct key key_of(const struct rec_result *res, size_t i, double lead_min, double tol)
-{
-	const struct rec_obj *o = &res->obj[i];
-	double ch = changes(&res->cands[i]);
-
-	switch (res->why) {
-	case RW_MATTERS:	/* within the tie: as good on time */
-		return (struct key){ { o->added_ns <= lead_min + tol ? 0 : o->added_ns, o->reclaim, o->trim_ns,
-				       o->wa, o->wp99, ch } };
-	case RW_UNTOLD:
-		return (struct key){ { o->trim_ns <= lead_min * 1.1 ? 0 : o->trim_ns, o->reclaim, o->wa, o->wp99,
-				       o->added_ns, ch } };
-	default:
-		return (struct key){ { o->reclaim <= lead_min * 1.1 ? 0 : o->reclaim, o->trim_ns, o->wa, o->wp99,
-				       o->added_ns, ch } };
-	}
-}
-
-static double lead(const struct rec_result *res, const struct rec_obj *o)
-{
-	return res->why == RW_MATTERS ? o->added_ns : res->why == RW_UNTOLD ? o->trim_ns : o->reclaim;
-}
-
 static bool is_none(const struct rec_result *res, size_t i)
 {
 	return report__cell_c(res->r, i)->none;
 }
 
+static bool eligible(const struct rec_result *res, size_t i, bool front_only)
+{
+	return report_cell_ok(report__cell_c(res->r, i)) && (!front_only || res->front[i]);
+}
+
+/* Within 10% of the least: a tie. */
+static double near(double v, double least)
+{
+	return v <= least * 1.1 ? 0 : v;
+}
+
+/*
+ * The rule (RECOMMEND.md):
+ *  - discard matters: the least time added to the workload, where anything within
+ *    REC_TIE_NS or REPORT_MATTERS_SHARE of the wall time of nodiscard's zero is a tie;
+ *    among the tied, a setting that trims before nodiscard, then the least device time
+ *    in TRIM (within 10%), then the least reclaim delay;
+ *  - the trace cannot tell: the least device time in TRIM (within 10%), then reclaim;
+ *  - discard does not matter: the least reclaim delay (within 10%), then TRIM time.
+ * Then the fewest knobs changed from the kernel's defaults, write amplification, p99
+ * write inflation.
+ */
+static struct key key_of(const struct rec_result *res, size_t i, double tol, double trim_min, double rec_min)
+{
+	const struct rec_obj *o = &res->obj[i];
+	double ch = changes(&res->cands[i]);
+
+	switch (res->why) {
+	case RW_MATTERS:
+		if (o->added_ns > tol)
+			return (struct key){ { o->added_ns, 0, 0, 0, 0, 0, 0 } };
+		return (struct key){ { 0, is_none(res, i), near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch,
+				       o->wa, o->wp99 } };
+	case RW_UNTOLD:
+		return (struct key){ { near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch, o->wa, o->wp99,
+				       o->added_ns, 0 } };
+	default:
+		return (struct key){ { near(o->reclaim, rec_min), near(o->trim_ns, trim_min), ch, o->wa, o->wp99,
+				       o->added_ns, 0 } };
+	}
+}
+
 /* The best setting by the rule, skipping `skip` and settings with its objectives; SIZE_MAX if none. */
 static size_t best(const struct rec_result *res, size_t skip, bool front_only)
 {
-	double lead_min = INFINITY, tol = 0;
+	const struct report_cell *c0 = report__cell_c(res->r, 0);
+	double wall = (double)(c0->wall_ns ? c0->wall_ns : c0->makespan_ns);
+	double tol = fmax((double)REC_TIE_NS, REPORT_MATTERS_SHARE * wall), trim_min = INFINITY, rec_min = INFINITY;
 	size_t b = SIZE_MAX;
 	struct key kb = { { 0 } };
 
-	for (size_t i = 0; i < res->n; i++)
-		if (report_cell_ok(report__cell_c(res->r, i)) && (!front_only || res->front[i]) && !is_none(res, i) &&
-		    lead(res, &res->obj[i]) < lead_min)
-			lead_min = lead(res, &res->obj[i]);
-	if (res->why == RW_MATTERS) {
-		const struct report_cell *c = report__cell_c(res->r, 0);
-		double wall = (double)(c->wall_ns ? c->wall_ns : c->makespan_ns);
+	/* the least TRIM time and reclaim delay among the settings that trim (and, if it matters, tie on time) */
+	for (size_t i = 0; i < res->n; i++) {
+		const struct rec_obj *o = &res->obj[i];
 
-		lead_min = 0;	/* nodiscard adds nothing: the floor */
-		tol = fmax((double)REC_TIE_NS, REPORT_MATTERS_SHARE * wall);
+		if (!eligible(res, i, front_only) || is_none(res, i) || (res->why == RW_MATTERS && o->added_ns > tol))
+			continue;
+		trim_min = fmin(trim_min, o->trim_ns);
+		rec_min = fmin(rec_min, o->reclaim);
 	}
 	for (size_t i = 0; i < res->n; i++) {
 		struct key k;
 
-		if (!report_cell_ok(report__cell_c(res->r, i)) || (front_only && !res->front[i]) ||
+		if (!eligible(res, i, front_only) ||
 		    (skip != SIZE_MAX && (i == skip || !memcmp(&res->obj[i], &res->obj[skip], sizeof(res->obj[i])))))
 			continue;
-		k = key_of(res, i, lead_min, tol);
+		k = key_of(res, i, tol, trim_min, rec_min);
 		if (b == SIZE_MAX || key_cmp(&k, &kb) < 0) {
 			b = i;
 			kb = k;
