@@ -206,13 +206,12 @@ static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size
 
 /*
  * Model profiles only: a recommendation replays dozens of settings, which a real
- * device would have to take one at a time, destructively. Every profile loads and
- * every trace opens before any cell runs.
+ * device would have to take one at a time, destructively. Every profile loads
+ * before any cell runs.
  */
-static int check_inputs(struct rec_args *a, char *err, size_t errlen)
+static int check_profiles(struct rec_args *a, char *err, size_t errlen)
 {
 	char msg[400];
-	struct stat st;
 	int e;
 
 	for (size_t i = 0; i < a->nm; i++) {
@@ -223,6 +222,15 @@ static int check_inputs(struct rec_args *a, char *err, size_t errlen)
 		if ((e = report_check_profile(a->profiles[i], msg, sizeof(msg))))
 			return ts_errf(err, errlen, e, "--models '%s': %s", a->profiles[i], msg);
 	}
+	return 0;
+}
+
+/* Every trace opens (a pipe is copied once, as compare does); the cache directory exists. */
+static int check_inputs(struct rec_args *a, char *err, size_t errlen)
+{
+	struct stat st;
+	int e;
+
 	for (size_t i = 0; i < a->nt; i++) {
 		struct trace_reader *r;
 
@@ -259,9 +267,13 @@ int cmd_recommend(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	if ((e = check_profiles(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim recommend: %s\n", err);
+		rc = 2;
+		goto out;
+	}
 	if ((e = check_inputs(&a, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim recommend: %s\n", err);
-		rc = e == -EINVAL && !strncmp(err, "--models", 8) ? 2 : 1;
 		goto out;
 	}
 	if (a.out && !(out = output__open(a.out, OUTPUT_ATOMIC, err, sizeof(err)))) {
@@ -279,6 +291,9 @@ int cmd_recommend(int argc, char **argv)
 			if ((e = rec_run__search(rr, a.traces[t], a.profiles[m], err, sizeof(err)))) {
 				fprintf(stderr, "trimsim recommend: %s on %s: %s\n", a.traces[t], a.profiles[m], err);
 				goto out;
+			} else if (!m && rec_run__last_cut(rr)) {	/* the reader's message: file, byte, records */
+				fprintf(stderr, "trimsim recommend: warning: %s; its figures cover only those\n",
+					rec_run__last_cut(rr));
 			}
 	if (out) {
 		FILE *f = output__file(out);

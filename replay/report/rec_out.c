@@ -358,7 +358,7 @@ static json_t *result_json(const struct rec_result *res)
 {
 	json_t *o = json_object(), *front = json_array(), *v = json_array(), *rec = json_null();
 	const char *const *vs;
-	size_t nv, nfront = 0;
+	size_t nv;
 	char buf[1024];
 
 	vs = report__verdicts(res->r, &nv);
@@ -370,7 +370,6 @@ static json_t *result_json(const struct rec_result *res)
 		if (!res->front[i])
 			continue;
 		f = json_object();
-		nfront++;
 		json_object_set_new(f, "policy", json_string(spec(res, i)));
 		json_object_set_new(f, "objectives", obj_json(&res->obj[i]));
 		json_array_append_new(front, f);
@@ -412,7 +411,6 @@ static json_t *result_json(const struct rec_result *res)
 	json_object_set_new(o, "settings_tried", json_integer((json_int_t)res->n));
 	json_object_set_new(o, "cells_replayed", json_integer((json_int_t)res->ran));
 	json_object_set_new(o, "rounds", json_integer((json_int_t)res->rounds));
-	(void)nfront;
 	return o;
 }
 

@@ -263,6 +263,7 @@ static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, ch
 	char **specs = calloc(res->n ? res->n : 1, sizeof(*specs));
 	bool *filled = calloc(res->n ? res->n : 1, sizeof(*filled));
 	char *trace = res->trace, *profile = res->profile;
+	struct matrix_opts mo = rr->o.m;
 	struct report *r = NULL;
 	int e = -ENOMEM;
 
@@ -294,8 +295,6 @@ static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, ch
 			rr->hits++;
 		}
 	}
-	struct matrix_opts mo = rr->o.m;
-
 	mo.filled = is_filled;
 	mo.arg = filled;
 	if ((e = report_run_matrix(r, &mo))) {
@@ -514,6 +513,11 @@ struct rec_run *rec_run__new(const struct rec_opts *o)
 	if (rr)
 		rr->o = *o;
 	return rr;
+}
+
+const char *rec_run__last_cut(const struct rec_run *rr)
+{
+	return rr->nres && rr->res[rr->nres - 1].r ? report__trace_cut(rr->res[rr->nres - 1].r, 0) : NULL;
 }
 
 void rec_run__counts(const struct rec_run *rr, size_t *ran, size_t *hits)

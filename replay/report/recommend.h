@@ -69,6 +69,8 @@ struct rec_run;
 struct rec_run *rec_run__new(const struct rec_opts *o);
 /* Searches trace x profile; 0 or -errno (err says why). Results accumulate in the run. */
 int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, char *err, size_t errlen);
+/* The last search's trace ended before its footer: the reader's message; NULL if it is complete. */
+const char *rec_run__last_cut(const struct rec_run *rr);
 /* Renderers: 0 or -errno. */
 int rec_run__write_json(const struct rec_run *rr, FILE *f);
 int rec_run__write_text(const struct rec_run *rr, FILE *f);
