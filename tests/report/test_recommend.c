@@ -286,3 +286,18 @@ ParameterizedTest(struct bad_case *c, recommend_cli, bad_input, .init = th_dir_i
 	free(out);
 	free(err);
 }
+
+/* A trace cut short (recorder killed): recommended from the whole records, and said so on stderr. */
+Test(recommend_cli, cut_trace_warns, .init = th_dir_init, .fini = th_dir_fini)
+{
+	char cmd[2048], *out = NULL, *err = NULL;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && head -c 8000 %s/traces/corpus/xfs-discard-rmlarge.tsim > cut.tsim && "
+		 "%s recommend cut.tsim -M nvme -j 2", th_dir(), th_src(), th_trimsim());
+	cr_expect_eq(th_run(cmd, &out, &err), 0, "%s: %s", cmd, err);
+	cr_expect_str_eq(err, "trimsim recommend: warning: cut.tsim: byte 7976: truncated record (24 of 48 bytes); "
+			      "148 whole records recovered; its figures cover only those\n");
+	cr_expect(strstr(out, "recommended: "), "%s", out);
+	free(out);
+	free(err);
+}
