@@ -52,7 +52,7 @@ struct rec_run {
 	size_t ntraces;
 	struct rec_result *res;
 	size_t nres;
-	size_t ran, hits;
+
 };
 
 unsigned rec_nvals(const struct rec_knob *k);

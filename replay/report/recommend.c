@@ -292,7 +292,6 @@ static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, ch
 			memcpy(c->trace, keep.trace, sizeof(c->trace));
 			c->index = keep.index;
 			filled[i] = true;
-			rr->hits++;
 		}
 	}
 	mo.filled = is_filled;
@@ -307,7 +306,6 @@ static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, ch
 
 		if (filled[i])
 			continue;
-		rr->ran++;
 		res->ran++;
 		if ((e = cache_add(rr, key, c)))
 			goto out;
@@ -518,12 +516,6 @@ struct rec_run *rec_run__new(const struct rec_opts *o)
 const char *rec_run__last_cut(const struct rec_run *rr)
 {
 	return rr->nres && rr->res[rr->nres - 1].r ? report__trace_cut(rr->res[rr->nres - 1].r, 0) : NULL;
-}
-
-void rec_run__counts(const struct rec_run *rr, size_t *ran, size_t *hits)
-{
-	*ran = rr->ran;
-	*hits = rr->hits;
 }
 
 void rec_run__destroy(struct rec_run *rr)

@@ -74,8 +74,6 @@ const char *rec_run__last_cut(const struct rec_run *rr);
 /* Renderers: 0 or -errno. */
 int rec_run__write_json(const struct rec_run *rr, FILE *f);
 int rec_run__write_text(const struct rec_run *rr, FILE *f);
-/* Cells replayed and cache hits so far. */
-void rec_run__counts(const struct rec_run *rr, size_t *ran, size_t *hits);
 void rec_run__destroy(struct rec_run *rr);
 
 /* The spec a setting replays as: "xfs(commit=30s)|split(max=1M)". */
