@@ -20,6 +20,12 @@ struct command {
 #define CMD_FINISHES_ON_SIGNAL 1u
 
 const struct command *cli_commands(size_t *n);
+/*
+ * Splits a list on top-level commas: "xfs,fstrim(interval=1w,minlen=64K)" is two
+ * items, strdup'd into v[*n...] (at most max). 0 or -errno with a message naming opt
+ * and the column (cmd_compare.c).
+ */
+int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen);
 
 /* Exit codes: 0 ok, 1 failure (bad input, I/O), 2 usage, 128 + signal when interrupted. */
 int cmd_record(int argc, char **argv);
@@ -29,6 +35,7 @@ int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_recommend(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_models(int argc, char **argv);

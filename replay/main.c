@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{ "export", cmd_export, "export a trace as blktrace binary or fio iolog" },
 	{ "replay", cmd_replay, "replay a trace through a policy into a device model or device" },
 	{ "compare", cmd_compare, "compare policies x device profiles over traces; report" },
+	{ "recommend", cmd_recommend, "the discard settings to use per trace and device, and why" },
 	{ "calibrate", cmd_calibrate, "measure a real device and write a profile" },
 	{ "policies", cmd_policies, "list policy stages and presets with their options" },
 	{ "models", cmd_models, "list device profiles with their parameters and sources" },
@@ -44,7 +45,8 @@ static void usage(FILE *f)
 		"example:\n"
 		"  trimsim record -o rm.tsim -m /mnt/xfs -- rm -rf /mnt/xfs/linux\n"
 		"  trimsim info rm.tsim\n"
-		"  trimsim compare rm.tsim -p xfs,ext4,fstrim -M sata-sf2281,nvme\n");
+		"  trimsim compare rm.tsim -p xfs,ext4,fstrim -M sata-sf2281,nvme\n"
+		"  trimsim recommend rm.tsim -M sata-sf2281,nvme\n");
 }
 
 const struct command *cli_commands(size_t *n)

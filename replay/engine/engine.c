@@ -470,7 +470,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
-		bool fg;
+		bool fg, freed;
 		int ret;
 
 		e->records++;
@@ -499,7 +499,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * no stage observes) changes no state: what is due before it runs
 		 * before the next record that matters, in the same order.
 		 */
-		if (e->skip_idle && !fg && !policy__wants(e->pol, &r)) {
+		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
+		if (e->skip_idle && !fg && !freed && !policy__wants(e->pol, &r)) {
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
@@ -509,6 +510,10 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			return ret;
 		if (ob && ob->record)
 			ob->record(ob->arg, &recs[i]);
+		/* after the completions due before it: the reclaim delay integrates in time order */
+		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now :
+						   to_engine(e, r.time_ns), r.kind == TS_INTENT, r.length)))
+			return efail(e, ret, "%s", "engine: out of memory");
 		if ((ret = policy__record(e->pol, &r)))
 			return efail(e, ret, "%s", policy__error(e->pol));
 		if (fg && (ret = enqueue_fg(e, &r)))

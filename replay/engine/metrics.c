@@ -52,6 +52,25 @@ static uint64_t tunion_ns(const struct tunion *u)
 	return u->total + (u->e > u->s ? u->e - u->s : 0);
 }
 
+/*
+ * Reclaim delay: the integral over time of freed bytes the device has not been told
+ * about, max(0, freed - discarded), in byte-seconds (a discard that completed without
+ * error told the device about its bytes, whether or not a model had them mapped). Kept for both fs-level layers
+ * (FREE, and INTENT for traces without FREE records); the JSON reports FREE's when
+ * the trace has any, as report/probe.c's untrimmed series does.
+ */
+struct reclaim_side {
+	uint64_t freed;
+	bool seen;
+	long double area;	/* byte-ns */
+};
+
+struct reclaim {
+	struct reclaim_side side[2];	/* 0: FREE, 1: INTENT */
+	uint64_t trimmed;		/* bytes of the discards that completed without error */
+	uint64_t last;			/* engine time integrated up to */
+};
+
 struct rate_win {
 	uint64_t sec, cmds, bytes;	/* the current one-second window */
 	uint64_t peak_cmds, peak_bytes;
@@ -73,6 +92,7 @@ struct metrics {
 	struct tunion d_held;			/* discards: [ready, submit), the submitter waited for room */
 	struct tunion d_waited;			/* discards: [ready, done), a synchronous submitter's wait */
 	struct rate_win rate;
+	struct reclaim reclaim;
 	uint64_t d_cmds, d_bytes, d_requests, d_freed, d_dev_cmds, d_errors, d_segs;
 	uint64_t fg_cmds, fg_bytes, fg_errors;
 	uint64_t by_errno[2][ERRNO_SLOTS];	/* failed commands per class (enum target_class) and -error */
@@ -154,6 +174,31 @@ static int flush_unique(struct metrics *m)
 	return ret;
 }
 
+static uint64_t untrimmed(const struct reclaim *r, unsigned k)
+{
+	return r->side[k].freed > r->trimmed ? r->side[k].freed - r->trimmed : 0;
+}
+
+/* Integrates up to t (no earlier than the last call: a late event counts from the last). */
+static void reclaim_advance(struct reclaim *r, uint64_t t)
+{
+	if (t <= r->last)
+		return;
+	for (unsigned k = 0; k < 2; k++)
+		r->side[k].area += (long double)untrimmed(r, k) * (long double)(t - r->last);
+	r->last = t;
+}
+
+int metrics__freed(struct metrics *m, uint64_t t_ns, bool intent, uint64_t bytes)
+{
+	struct reclaim_side *s = &m->reclaim.side[intent];
+
+	reclaim_advance(&m->reclaim, t_ns);
+	s->seen = true;
+	s->freed += bytes;
+	return 0;
+}
+
 int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 {
 	int ret = 0;
@@ -200,6 +245,10 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 		busy_down(&m->discard, d->done_ns);
 		tunion_add(&m->d_waited, c->ready_ns, d->done_ns);
 		m->d_freed += d->freed;
+		if (!d->error) {
+			reclaim_advance(&m->reclaim, d->done_ns);
+			m->reclaim.trimmed += d->bytes;
+		}
 		m->d_dev_cmds += d->dev_cmds;
 		m->d_errors += d->error != 0;
 	} else {
@@ -228,6 +277,7 @@ int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t b
 int metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns)
 {
 	end_ns = end_ns > m->last_done ? end_ns : m->last_done;
+	reclaim_advance(&m->reclaim, end_ns);
 	m->end_ns = end_ns > origin_ns ? end_ns - origin_ns : 0;
 	return flush_unique(m);
 }
@@ -311,6 +361,30 @@ static json_t *discard_json(const struct metrics *m)
 	return o;
 }
 
+/* The side the reclaim figures report: FREE records when the trace has any, else INTENT. */
+static unsigned reclaim_side(const struct reclaim *r)
+{
+	return r->side[0].seen || !r->side[1].seen ? 0 : 1;
+}
+
+static double reclaim_byte_s(const struct reclaim *r)
+{
+	return (double)(r->side[reclaim_side(r)].area / 1e9L);
+}
+
+static json_t *reclaim_json(const struct metrics *m)
+{
+	const struct reclaim *r = &m->reclaim;
+	unsigned k = reclaim_side(r);
+	json_t *o = json_object();
+
+	json_object_set_new(o, "source", json_string(r->side[k].seen ? (k ? "intent" : "free") : "none"));
+	json_object_set_new(o, "freed_bytes", json_integer((json_int_t)r->side[k].freed));
+	json_object_set_new(o, "untrimmed_bytes", json_integer((json_int_t)untrimmed(r, k)));
+	json_object_set_new(o, "byte_s", json_real(reclaim_byte_s(r)));
+	return o;
+}
+
 static json_t *foreground_json(const struct metrics *m)
 {
 	json_t *o = json_object();
@@ -351,6 +425,7 @@ int metrics__to_json(const struct metrics *m, json_t *obj)
 	json_object_set_new(dev, "utilization", json_real(ratio(m->all.total, m->end_ns)));
 	json_object_set_new(obj, "discard", discard_json(m));
 	json_object_set_new(obj, "foreground", foreground_json(m));
+	json_object_set_new(obj, "reclaim", reclaim_json(m));
 	json_object_set_new(json_object_get(obj, "foreground"), "baseline_latency", base);
 	json_object_set_new(json_object_get(obj, "foreground"), "latency", app);
 	json_object_set_new(obj, "latency", lat);
@@ -388,5 +463,7 @@ void metrics__totals(const struct metrics *m, struct metrics_totals *t)
 		.d_held_ns = tunion_ns(&m->d_held), .d_waited_ns = tunion_ns(&m->d_waited),
 		.d_peak_cmds_s = m->rate.peak_cmds, .d_peak_bytes_s = m->rate.peak_bytes,
 		.fg_cmds = m->fg_cmds, .stall_ns = m->stall_ns, .makespan_ns = m->end_ns,
+		.reclaim_freed = m->reclaim.side[reclaim_side(&m->reclaim)].freed,
+		.reclaim_byte_s = reclaim_byte_s(&m->reclaim),
 	};
 }

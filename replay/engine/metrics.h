@@ -31,6 +31,12 @@ void metrics__free(struct metrics *m);
 int metrics__submit(struct metrics *m, const struct metrics_cmd *c);
 /* A completion; c is what was submitted. */
 int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct target_done *d);
+/*
+ * The trace freed bytes at engine time t_ns (a FREE record, or an INTENT one when
+ * intent): the reclaim delay counts them until discards unmap as many (RESULT.md,
+ * `reclaim`). Calls in time order with the completions.
+ */
+int metrics__freed(struct metrics *m, uint64_t t_ns, bool intent, uint64_t bytes);
 /* The same foreground command on the discard-free shadow target took base_ns (and lat_ns here). */
 int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t base_ns);
 /*
@@ -38,7 +44,7 @@ int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t b
  * of the first. Unique bytes are complete only after it (0 or -ENOMEM).
  */
 int metrics__finish(struct metrics *m, uint64_t end_ns, uint64_t origin_ns);
-/* The "discard", "foreground", "latency", "device", "makespan_ns" members into obj. */
+/* The "discard", "foreground", "reclaim", "latency", "device", "makespan_ns" members into obj. */
 int metrics__to_json(const struct metrics *m, json_t *obj);
 
 /* The run's totals (RESULT.md names), for the compare report: complete after metrics__finish. */
@@ -56,6 +62,8 @@ struct metrics_totals {
 	uint64_t fg_cmds;		/* foreground.commands */
 	uint64_t stall_ns;		/* foreground.stall_ns */
 	uint64_t makespan_ns;		/* makespan_ns */
+	uint64_t reclaim_freed;		/* reclaim.freed_bytes */
+	double reclaim_byte_s;		/* reclaim.byte_s */
 };
 void metrics__totals(const struct metrics *m, struct metrics_totals *t);
 

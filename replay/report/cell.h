@@ -122,6 +122,8 @@ struct report_cell {
 	uint64_t write_p99_ns;		/* p99 foreground write latency */
 	uint64_t write_p99_base_ns;	/* CH_TWIN: the same on the discard-free twin */
 	double write_amp;		/* NAN if the target has no FTL */
+	double reclaim_byte_s;		/* RESULT.md reclaim.byte_s: freed-but-untrimmed byte-seconds */
+	uint64_t reclaim_freed;		/* RESULT.md reclaim.freed_bytes (0: the trace frees nothing) */
 
 	/* time */
 	uint64_t wall_ns;		/* the workload's wall time: the trace span */

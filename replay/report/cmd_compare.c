@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trimsim compare: every trace x policy x profile, replayed in parallel by
- * forked workers (one cell each, at most --jobs at a time). A worker sends
- * its report_cell back through a pipe as bytes (the struct is plain data);
- * the parent puts it at the cell's index, so the output order never depends
- * on which worker finished first. Then the report: table, JSON, CSV, HTML.
+ * forked workers (report/matrix.h, one cell each, at most --jobs at a time).
+ * Then the report: table, JSON, CSV, HTML.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "traces/opts.h"
@@ -23,6 +17,7 @@
 #include "traces/util.h"
 #include "replay/cli.h"
 #include "replay/policies/policy.h"
+#include "replay/report/matrix.h"
 #include "replay/report/report.h"
 #include "replay/report/runcell.h"
 
@@ -89,7 +84,7 @@ static void usage(FILE *f)
  * Splits a list on top-level commas: "xfs,fstrim(interval=1w,minlen=64K)" is
  * two items. Items are strdup'd into v. 0 or -EINVAL with a message naming the column.
  */
-static int split_top(const char *opt, const char *list, char **v, size_t *n, char *err, size_t errlen)
+int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen)
 {
 	int depth = 0;
 	size_t start = 0, len = strlen(list);
@@ -113,8 +108,8 @@ static int split_top(const char *opt, const char *list, char **v, size_t *n, cha
 			if (a == b)
 				return ts_errf(err, errlen, -EINVAL, "%s '%s': empty item at column %zu", opt, list,
 					       a + 1);
-			if (*n >= MAX_ITEMS)
-				return ts_errf(err, errlen, -E2BIG, "%s: more than %d items", opt, MAX_ITEMS);
+			if (*n >= max)
+				return ts_errf(err, errlen, -E2BIG, "%s: more than %zu items", opt, max);
 			if (!(v[*n] = strndup(list + a, b - a)))
 				return -ENOMEM;
 			(*n)++;
@@ -187,11 +182,11 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 	while ((c = getopt_long(argc, argv, ":p:M:j:r:f:o:s:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if ((e = split_top("--policies", optarg, a->policies, &a->np, err, errlen)))
+			if ((e = cli_split_top("--policies", optarg, a->policies, &a->np, MAX_ITEMS, err, errlen)))
 				return e;
 			break;
 		case 'M':
-			if ((e = split_top("--models", optarg, a->profiles, &a->nm, err, errlen)))
+			if ((e = cli_split_top("--models", optarg, a->profiles, &a->nm, MAX_ITEMS, err, errlen)))
 				return e;
 			break;
 		case 'j':
@@ -318,199 +313,6 @@ static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 	return 0;
 }
 
-/* ---- the worker pool ---- */
-
-struct worker {
-	pid_t pid;
-	int fd;
-	size_t cell;
-	size_t got;		/* bytes of the cell received */
-	struct report_cell *buf;	/* what arrived so far */
-};
-
-static void run_worker(struct report_cell *c, const struct cmp_args *a, int fd)
-{
-	/*
-	 * check_targets() passed for every real target before any cell ran: a block device
-	 * had --destructive, a --file target had it or held no data. What earlier cells
-	 * wrote there is this command's own, so later cells may overwrite it; every other
-	 * check (in use, extent) is made again when the cell opens its target.
-	 */
-	bool rt = report_profile_realtime(c->profile);
-	struct cell_job j = { .trace = c->trace, .policy = c->policy, .profile = c->profile, .seed = a->seed,
-			      .runs = a->runs, .qd = a->qd, .destructive = a->destructive || rt };
-	char err[256];
-	const char *p = (const char *)c;
-	size_t left = sizeof(*c);
-
-	signal(SIGPIPE, SIG_DFL);
-	report_run_cell(&j, c, err, sizeof(err));
-	while (left) {
-		ssize_t w = write(fd, p, left);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(1);
-		p += w;
-		left -= (size_t)w;
-	}
-	_exit(0);
-}
-
-static int spawn(struct report *r, const struct cmp_args *a, size_t i, struct worker *w)
-{
-	int pfd[2];
-
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	fflush(NULL);
-	w->pid = fork();
-	if (w->pid < 0) {
-		int e = -errno;
-
-		close(pfd[0]);
-		close(pfd[1]);
-		return e;
-	}
-	if (w->pid == 0) {
-		close(pfd[0]);
-		run_worker(report__cell(r, i), a, pfd[1]);
-	}
-	close(pfd[1]);
-	w->fd = pfd[0];
-	w->cell = i;
-	w->got = 0;
-	return 0;
-}
-
-/* Reads what a worker sent; on EOF reaps it. Returns 1 when the worker is done. */
-static int drain(struct report *r, struct worker *w)
-{
-	struct report_cell *buf = w->buf;
-	ssize_t n = read(w->fd, (char *)buf + w->got, sizeof(*buf) - w->got);
-	int st;
-
-	if (n < 0 && errno == EINTR)
-		return 0;
-	if (n > 0) {
-		w->got += (size_t)n;
-		return 0;
-	}
-	close(w->fd);
-	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	struct report_cell *c = report__cell(r, w->cell);
-
-	if (w->got == sizeof(*buf) && buf->index == c->index) {
-		memcpy(c, buf, sizeof(*c));
-	} else {
-		c->status = -EIO;
-		if (WIFSIGNALED(st))
-			snprintf(c->error, sizeof(c->error), "worker killed by signal %d", WTERMSIG(st));
-		else
-			snprintf(c->error, sizeof(c->error), "worker exited with status %d before reporting",
-				 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	}
-	return 1;
-}
-
-#define POLL_MS 100
-#define STOP_GRACE_NS 2000000000ull
-
-/*
- * SIGINT/SIGTERM: the workers stop too. A worker that got the signal itself
- * (a terminal's ^C reaches the whole process group) dies of this second one,
- * which is fine: its cell is reported as killed. One that ignores both for
- * STOP_GRACE_NS is killed.
- */
-static void stop_workers(const struct worker *w, size_t active, uint64_t *stop_ns)
-{
-	uint64_t now = ts_now_ns();
-
-	if (!*stop_ns) {
-		*stop_ns = now;
-		for (size_t i = 0; i < active; i++)
-			kill(w[i].pid, SIGTERM);
-	} else if (now - *stop_ns > STOP_GRACE_NS) {
-		for (size_t i = 0; i < active; i++)
-			kill(w[i].pid, SIGKILL);
-	}
-}
-
-/*
- * One pass over the cells whose target is (or is not) real-time. Model cells run
- * --jobs at a time; cells on real devices or files run one at a time, alone, so
- * they neither share the device nor the CPU with another cell while measured.
- */
-static int run_pass(struct report *r, const struct cmp_args *a, bool realtime)
-{
-	size_t n = report__ncells(r), next = 0, active = 0;
-	unsigned jobs = realtime ? 1 : (a->jobs < n ? a->jobs : (unsigned)n);
-	struct worker *w = calloc(jobs ? jobs : 1, sizeof(*w));
-	struct pollfd *pfd = calloc(jobs ? jobs : 1, sizeof(*pfd));
-	struct report_cell *bufs = calloc(jobs ? jobs : 1, sizeof(*bufs));
-	uint64_t stop_ns = 0;
-	int err = 0;
-
-	if (!w || !pfd || !bufs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (unsigned i = 0; i < jobs; i++)
-		w[i].buf = &bufs[i];
-	while (next < n || active) {
-		while (next < n && active < jobs && !trimsim_stop && !err) {
-			if (report_profile_realtime(report__cell_c(r, next)->profile) != realtime) {
-				next++;
-				continue;
-			}
-			err = spawn(r, a, next, &w[active]);	/* keeps w[active].buf */
-			if (!err) {
-				next++;
-				active++;
-			}
-		}
-		if (!active)
-			break;
-		if (trimsim_stop)
-			stop_workers(w, active, &stop_ns);
-		for (size_t i = 0; i < active; i++)
-			pfd[i] = (struct pollfd){ .fd = w[i].fd, .events = POLLIN };
-		/* bounded: a signal that lands between the flag check and poll() is seen within POLL_MS */
-		if (poll(pfd, active, POLL_MS) < 0 && errno != EINTR) {
-			err = -errno;
-			break;
-		}
-		for (size_t i = 0; i < active;) {
-			if (pfd[i].revents && drain(r, &w[i])) {
-				struct report_cell *freed = w[i].buf;
-
-				w[i] = w[active - 1];
-				w[active - 1].buf = freed;
-				pfd[i] = pfd[active - 1];	/* checked next, at index i */
-				active--;
-				continue;
-			}
-			i++;
-		}
-	}
-	if (!err && trimsim_stop)
-		err = -EINTR;
-out:
-	free(w);
-	free(pfd);
-	free(bufs);
-	return err;
-}
-
-static int run_matrix(struct report *r, const struct cmp_args *a)
-{
-	int err = run_pass(r, a, false);
-
-	return err ? err : run_pass(r, a, true);
-}
-
 /* One -o, opened before the sweep (a bad path fails at once); commits (or aborts) o. */
 static int write_file(const struct report *r, struct output *o, enum report_format fmt, char *err,
 		      size_t errlen)
@@ -577,7 +379,10 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
 		goto out;
 	}
-	if ((e = run_matrix(r, &a))) {
+	struct matrix_opts mo = { .jobs = a.jobs, .runs = a.runs, .qd = a.qd, .seed = a.seed,
+				  .destructive = a.destructive };
+
+	if ((e = report_run_matrix(r, &mo))) {
 		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
 		goto out;
 	}

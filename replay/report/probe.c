@@ -231,6 +231,8 @@ void report_cell__from_metrics(struct report_cell *c, const struct metrics *m, b
 	c->peak_bytes_s = t.d_peak_bytes_s;
 	c->d_held_ns = t.d_held_ns;
 	c->d_waited_ns = t.d_waited_ns;
+	c->reclaim_freed = t.reclaim_freed;
+	c->reclaim_byte_s = t.reclaim_byte_s;
 	c->fg_cmds = t.fg_cmds;
 	c->makespan_ns = t.makespan_ns;
 	c->lat = (struct cell_lat){ .count = lat->n, .min_ns = lat->n ? lat->min : 0, .max_ns = lat->max,

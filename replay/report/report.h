@@ -81,6 +81,23 @@ const char *report__profile(const struct report *r, size_t i);
 const char *report__trace_cut(const struct report *r, size_t t);
 unsigned report__runs(const struct report *r);
 uint64_t report__seed(const struct report *r);
+/*
+ * The verdict on one (trace t, profile m) group, as the sentences say it (verdict.c):
+ * whether discard matters for the workload (a policy that discards, not a periodic
+ * fstrim, adds REPORT_MATTERS_SHARE of the wall time or more), does not, or the trace
+ * cannot tell; the costliest and cheapest such policies; and whether the device
+ * rejects discards. Call after report__finish(). The cells stay valid until destroy.
+ */
+enum report_matters { RM_UNWEIGHED = 0, RM_MATTERS, RM_NOT, RM_UNTOLD };
+struct report_judgement {
+	enum report_matters matters;
+	const struct report_cell *worst;	/* most added time (a weighed cell whose wait is known) */
+	const struct report_cell *best;		/* least added time among those that discard */
+	uint64_t cmds, errors;			/* discard commands of the group's cells, and how many failed */
+	size_t discarding;			/* policies that sent any */
+	bool all_rejected;			/* the device rejected every discard */
+};
+void report_judge(const struct report *r, size_t t, size_t m, struct report_judgement *j);
 /* Index of the cell (trace t, policy p, profile m). */
 size_t report__at(const struct report *r, size_t t, size_t p, size_t m);
 void report__destroy(struct report *r);

@@ -171,28 +171,15 @@ static int group_errors(struct report *r, size_t t, size_t m, const char *w)
 }
 
 /* A device that rejects discards (hdd-nodiscard): say it once, not as a zero cost. */
-static int rejected(struct report *r, size_t t, size_t m, const char *w, bool *all)
+static int rejected(struct report *r, const struct report_judgement *j, const char *w)
 {
-	uint64_t cmds = 0, errs = 0;
-	size_t np = 0;
-
-	for (size_t p = 0; p < r->np; p++) {
-		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
-
-		if (report_cell_ok(c)) {
-			cmds += c->cmds;
-			errs += c->errors;
-			np += c->cmds > 0;
-		}
-	}
-	*all = cmds && errs == cmds;
-	if (!errs)
+	if (!j->errors)
 		return 0;
-	if (*all)
+	if (j->all_rejected)
 		return say(r, "%s, the device rejects every discard (all %llu commands of %zu policies failed): no "
-			   "policy can trim it", w, (unsigned long long)errs, np);
-	return say(r, "%s, %llu of %llu discard commands failed", w, (unsigned long long)errs,
-		   (unsigned long long)cmds);
+			   "policy can trim it", w, (unsigned long long)j->errors, j->discarding);
+	return say(r, "%s, %llu of %llu discard commands failed", w, (unsigned long long)j->errors,
+		   (unsigned long long)j->cmds);
 }
 
 /* Policies of a group in TRIM-time order, most first (ties: matrix order). */
@@ -370,31 +357,49 @@ static int untold_sentence(struct report *r, size_t t, size_t m, const char *w, 
 		   u->policy, d, x, k);
 }
 
-/* Seed 002: say plainly when no policy changes the workload's time; say when the trace cannot tell. */
-static int matters(struct report *r, size_t t, size_t m, const char *w)
+void report_judge(const struct report *r, size_t t, size_t m, struct report_judgement *j)
 {
-	const struct report_cell *worst = NULL, *best = NULL;
-	char a[32], b[32], s1[96], s2[96], wall[32];
 	bool unknown = false;
 
+	*j = (struct report_judgement){ 0 };
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
+		if (report_cell_ok(c)) {
+			j->cmds += c->cmds;
+			j->errors += c->errors;
+			j->discarding += c->cmds > 0;
+		}
 		unknown |= untold(c);
 		if (!weighed(c) || c->wait_basis == CWB_UNKNOWN)
 			continue;
-		if (!worst || c->share > worst->share)
-			worst = c;
-		if (c->cmds && (!best || c->added_ns < best->added_ns ||
-				(c->added_ns == best->added_ns && c->discard_ns < best->discard_ns)))
-			best = c;
+		if (!j->worst || c->share > j->worst->share)
+			j->worst = c;
+		if (c->cmds && (!j->best || c->added_ns < j->best->added_ns ||
+				(c->added_ns == j->best->added_ns && c->discard_ns < j->best->discard_ns)))
+			j->best = c;
 	}
-	if ((!worst || worst->share < REPORT_MATTERS_SHARE) && unknown)
+	j->all_rejected = j->cmds && j->errors == j->cmds;
+	if ((!j->worst || j->worst->share < REPORT_MATTERS_SHARE) && unknown)
+		j->matters = RM_UNTOLD;
+	else if (!j->worst)
+		j->matters = RM_UNWEIGHED;
+	else
+		j->matters = j->worst->share < REPORT_MATTERS_SHARE ? RM_NOT : RM_MATTERS;
+}
+
+/* Seed 002: say plainly when no policy changes the workload's time; say when the trace cannot tell. */
+static int matters(struct report *r, const struct report_judgement *j, size_t t, size_t m, const char *w)
+{
+	const struct report_cell *worst = j->worst, *best = j->best;
+	char a[32], b[32], s1[96], s2[96], wall[32];
+
+	if (j->matters == RM_UNTOLD)
 		return untold_sentence(r, t, m, w, worst);
-	if (!worst)
+	if (j->matters == RM_UNWEIGHED)
 		return 0;
 	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
-	if (worst->share < REPORT_MATTERS_SHARE)
+	if (j->matters == RM_NOT)
 		return say(r, "%s, discard does not matter for this workload: no policy adds %s or more "
 			   "to its %s wall time (worst `%s`: %s)", w,
 			   pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)), wall, worst->policy,
@@ -538,18 +543,19 @@ static int trace_never_matters(struct report *r, size_t t)
 
 static int group(struct report *r, size_t t, size_t m, bool brief)
 {
+	struct report_judgement j;
 	char w[400];
-	bool all_rejected = false;
 	int err;
 
 	where(r, t, m, w, sizeof(w));
-	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, t, m, w, &all_rejected)))
+	report_judge(r, t, m, &j);
+	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, &j, w)))
 		return err;
-	if (all_rejected)
+	if (j.all_rejected)
 		return 0;
 	/* brief: "does not matter" was said once for the trace; the figures per profile still are */
 	if ((err = trim_time(r, t, m, w)) || (err = fstrim_cost(r, t, m, w)) ||
-	    (!brief && (err = matters(r, t, m, w))) || (err = redundancy(r, t, m, w)))
+	    (!brief && (err = matters(r, &j, t, m, w))) || (err = redundancy(r, t, m, w)))
 		return err;
 	return write_amp(r, t, m, w);
 }

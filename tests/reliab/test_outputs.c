@@ -45,6 +45,7 @@ ParameterizedTestParameters(outputs, kinds)
 		{ "replay -o", "replay t.jsonl -p xfs -M nvme -q -o %s", "o.json" },
 		{ "compare -o", "compare t.jsonl -p xfs,none -M nvme -q -o %s", "o.json" },
 		{ "compare -o html", "compare t.jsonl -p xfs,none -M nvme -q -o %s", "o.html" },
+		{ "recommend -o", "recommend t.jsonl -M nvme -q -o %s", "o.json" },
 	};
 	return cr_make_param_array(struct cmd, t, sizeof(t) / sizeof(t[0]));
 }
@@ -362,6 +363,9 @@ ParameterizedTestParameters(outputs, stdout_full)
 		{ "compare", "compare t.jsonl -p xfs,none -M nvme" },
 		{ "compare --format json", "compare t.jsonl -p xfs,none -M nvme --format json" },
 		{ "compare --help", "compare --help" },
+		{ "recommend", "recommend t.jsonl -M nvme" },
+		{ "recommend --json", "recommend t.jsonl -M nvme --json" },
+		{ "recommend --help", "recommend --help" },
 		{ "policies", "policies" },
 		{ "models", "models" },
 		{ "convert to -", "convert t.jsonl -" },

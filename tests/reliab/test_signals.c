@@ -52,6 +52,10 @@ ParameterizedTestParameters(signals, stop)
 		  .args = "compare pipe.tsim -p xfs,ext4 -M nvme -j 2 -q -o r.json", .inputs = IN_PIPE_TRACE },
 		{ .name = "export fio (copying a pipe)", .args = "export --to fio pipe.tsim -o out.log",
 		  .inputs = IN_PIPE_TRACE },
+		{ .name = "recommend (workers)", .args = "recommend big.tsim -M nvme,sdcard -j 2 -q -o r.json",
+		  .inputs = IN_BIG, .out = "r.json" },
+		{ .name = "recommend (copying a pipe)", .args = "recommend pipe.tsim -M nvme -j 2 -q -o r.json",
+		  .inputs = IN_PIPE_TRACE },
 	};
 	return cr_make_param_array(struct row, t, sizeof(t) / sizeof(t[0]));
 }

@@ -24,45 +24,7 @@
 #include <string.h>
 
 #include "tests/common/helpers.h"
-#include "traces/import/blkio.h"
-#include "traces/trace.h"
-
-#define DEV TS_DEV_MK(8, 0)
-#define SEC 1000000000ull
-
-static void put(FILE *f, uint32_t *seq, uint64_t t, uint64_t sector, uint32_t bytes, uint32_t action)
-{
-	struct blkio_trace r = {
-		.magic = BLKIO_MAGIC | BLKIO_VERSION, .sequence = ++*seq, .time = t, .sector = sector,
-		.bytes = bytes, .action = action, .pid = 4242, .device = DEV,
-	};
-
-	cr_assert_eq(fwrite(&r, sizeof(r), 1, f), 1);
-}
-
-/* n serial discards; len(i) bytes; the next extent starts gap bytes after the last one's end. */
-static void write_blktrace(const char *path, unsigned n, uint32_t (*len)(unsigned), uint64_t gap)
-{
-	uint32_t cat = BLKIO_TC_WRITE | BLKIO_TC_DISCARD, seq = 0;
-	uint64_t t = 1 * SEC, off = 1ull << 30;
-	FILE *f = fopen(path, "wb");
-
-	cr_assert_not_null(f, "%s", path);
-	for (unsigned i = 0; i < n; i++, t += 3000) {
-		uint32_t b = len(i);
-
-		put(f, &seq, t, off / 512, b, BLKIO_TC(cat) | BLKIO_TA_QUEUE);
-		put(f, &seq, t + 100, off / 512, b, BLKIO_TC(cat | BLKIO_TC_FS) | BLKIO_TA_GETRQ);
-		put(f, &seq, t + 200, off / 512, b, BLKIO_TC(cat | BLKIO_TC_FS) | BLKIO_TA_INSERT);
-		put(f, &seq, t + 500, off / 512, b, BLKIO_TC(cat | BLKIO_TC_FS) | BLKIO_TA_ISSUE);
-		put(f, &seq, t + 2500, off / 512, b, BLKIO_TC(cat | BLKIO_TC_FS) | BLKIO_TA_COMPLETE);
-		off += b + gap;
-	}
-	cr_assert_eq(fclose(f), 0);
-}
-
-static uint32_t xfs_len(unsigned i) { return (i < 18842 ? 27 : 26) * 512; }
-static uint32_t ext4_len(unsigned i) { (void)i; return 43036 * 512; }
+#include "tests/report/seed001.h"
 
 static const char *dir;
 static char *text, *summary, *html, *csv;
@@ -84,9 +46,9 @@ static void setup(void)
 	th_dir_init();
 	dir = th_dir();
 	snprintf(p, sizeof(p), "%s/xfs-rm.blktrace.0", dir);
-	write_blktrace(p, 39395, xfs_len, 4096);
+	s1_write_blktrace(p, 39395, s1_xfs_len, 4096);
 	snprintf(p, sizeof(p), "%s/ext4-rm.blktrace.0", dir);
-	write_blktrace(p, 24, ext4_len, 32ull << 20);
+	s1_write_blktrace(p, 24, s1_ext4_len, 32ull << 20);
 	for (int k = 0; k < 2; k++) {
 		const char *name = k ? "ext4-rm" : "xfs-rm";
 

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Runs the cells of a report: forked workers (one cell each, at most jobs at a
+ * time) replay a cell and send its report_cell back through a pipe as bytes (the
+ * struct is plain data); the parent puts it at the cell's index, so the result
+ * never depends on which worker finished first. Model cells run in parallel,
+ * cells on real devices or files one at a time, alone. compare and recommend
+ * share it.
+ */
+#ifndef TRIMSIM_REPORT_MATRIX_H
+#define TRIMSIM_REPORT_MATRIX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct report;
+
+struct matrix_opts {
+	unsigned jobs;		/* model cells at once (at least 1) */
+	unsigned runs;		/* runs per real-time cell */
+	unsigned qd;		/* --qd, 0: each target its own */
+	uint64_t seed;
+	bool destructive;
+	/* optional: true for a cell already filled (a cache hit), which is not run */
+	bool (*filled)(void *arg, size_t cell);
+	void *arg;
+};
+
+/* Every cell of r not filled: 0, -EINTR when a signal stopped the sweep, or -errno. Failed cells carry their error. */
+int report_run_matrix(struct report *r, const struct matrix_opts *o);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Internals shared by recommend.c (the search), rec_pick.c (the choice) and rec_out.c (the renderers). */
+#ifndef TRIMSIM_REPORT_REC_INT_H
+#define TRIMSIM_REPORT_REC_INT_H
+
+#include "replay/report/cell.h"
+#include "replay/report/recommend.h"
+#include "replay/report/report.h"
+
+#define REC_SPEC	256
+#define REC_MAX_TRACES	256
+
+struct rec_cached {
+	uint64_t key;
+	struct report_cell cell;	/* as replayed, before report__finish */
+};
+
+enum rec_why {
+	RW_REJECTED,	/* the device rejects discard */
+	RW_MATTERS,	/* least added time, ties by reclaim delay */
+	RW_NOT,		/* discard does not matter: least reclaim delay */
+	RW_UNTOLD,	/* the trace cannot tell: least device time in TRIM, ties by reclaim delay */
+	RW_NOTHING,	/* no setting replayed */
+};
+
+/* One trace x profile. */
+struct rec_result {
+	char trace[256], profile[96];
+	char fs[16];			/* the families' filesystem ("" unknown, "any") */
+	char dev[32], mount[4096];	/* from the trace header, for the settings' paths */
+	struct report *r;		/* the last round: one cell per setting tried */
+	struct rec_cand *cands;
+	size_t n, cap;
+	struct rec_obj *obj;		/* per setting, after the last round */
+	bool *front;
+	size_t pick, next, recorded;	/* settings; SIZE_MAX: none */
+	struct report_judgement j;
+	enum rec_why why;
+	bool fstrim_na;			/* fstrim could not be replayed (no FREE records) */
+	unsigned rounds;
+	size_t ran;
+};
+
+struct rec_run {
+	struct rec_opts o;
+	struct rec_cached *cache;
+	size_t ncache, cache_cap;
+	struct {
+		char path[4096];
+		uint64_t hash;
+	} traces[REC_MAX_TRACES];
+	size_t ntraces;
+	struct rec_result *res;
+	size_t nres;
+
+};
+
+unsigned rec_nvals(const struct rec_knob *k);
+/* Objectives of every setting, the front and the pick, from res->r (rec_pick.c). */
+void rec_evaluate(struct rec_result *res);
+/* A knob's value in a setting ("commit" -> "30s"); NULL if the family has no such knob. */
+const char *rec_knob_value(const struct rec_cand *c, const char *key);
+
+#endif

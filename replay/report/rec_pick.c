@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * recommend: the objectives of each setting, the Pareto front and the choice
+ * (RECOMMEND.md, "The rule"). The verdict on the group is the report's own
+ * (report_judge(), verdict.c): it decides which objective leads.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/opts.h"
+#include "replay/report/rec_int.h"
+
+const char *rec_knob_value(const struct rec_cand *c, const char *key)
+{
+	size_t nf;
+	const struct rec_family *f = &rec_families(&nf)[c->fam];
+
+	for (unsigned k = 0; k < REC_KNOBS; k++)
+		if (f->knobs[k].key && !strcmp(f->knobs[k].key, key))
+			return f->knobs[k].vals[c->idx[k]];
+	return NULL;
+}
+
+/*
+ * A periodic fstrim leaves each freed byte untrimmed until the next pass: on
+ * average half an interval, which a trace shorter than the interval cannot show
+ * (its replay trims at the end of the trace). That wait is added to the replay's.
+ */
+static double fstrim_wait_s(const struct rec_cand *c)
+{
+	const char *iv = rec_knob_value(c, "interval");
+	uint64_t ns;
+
+	return iv && !parse_duration(iv, &ns) ? (double)ns / 2e9 : 0;
+}
+
+static void objectives(const struct report_cell *c, const struct rec_cand *cand, struct rec_obj *o)
+{
+	size_t nf;
+	const struct rec_family *f = &rec_families(&nf)[cand->fam];
+
+	o->trim_ns = (double)c->discard_ns;
+	o->added_ns = (double)c->added_ns;
+	o->wp99 = isnan(c->write_p99_inflation) ? 1.0 : c->write_p99_inflation;
+	o->wa = c->have & CH_WA ? c->write_amp : 0;
+	o->reclaim_known = c->reclaim_freed > 0;
+	if (c->none)
+		o->reclaim = INFINITY;	/* nothing ever tells the device */
+	else if (!o->reclaim_known)
+		o->reclaim = 0;		/* unknown alike for every setting: it decides nothing */
+	else
+		o->reclaim = c->reclaim_byte_s + (f->periodic ? (double)c->reclaim_freed * fstrim_wait_s(cand) : 0);
+}
+
+/* The sort key of the rule: a tie on one objective falls through to the next. */
+#define NKEY 7
+struct key {
+	double k[NKEY];
+};
+
+static int key_cmp(const struct key *a, const struct key *b)
+{
+	for (size_t i = 0; i < NKEY; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i] ? -1 : 1;
+	return 0;
+}
+
+/* Knobs away from the kernel's default: the last tie-break prefers what the admin need not change. */
+static double changes(const struct rec_cand *c)
+{
+	size_t nf;
+	const struct rec_family *f = &rec_families(&nf)[c->fam];
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < REC_KNOBS; k++)
+		n += (f->knobs[k].key || f->knobs[k].vals[0]) && c->idx[k] != f->knobs[k].def;
+	return n;
+}
+
+static bool is_none(const struct rec_result *res, size_t i)
+{
+	return report__cell_c(res->r, i)->none;
+}
+
+static bool eligible(const struct rec_result *res, size_t i, bool front_only)
+{
+	return report_cell_ok(report__cell_c(res->r, i)) && (!front_only || res->front[i]);
+}
+
+/* Within 10% of the least: a tie. */
+static double near(double v, double least)
+{
+	return v <= least * 1.1 ? 0 : v;
+}
+
+/*
+ * The rule (RECOMMEND.md):
+ *  - discard matters: the least time added to the workload, where anything within
+ *    REC_TIE_NS or REPORT_MATTERS_SHARE of the wall time of nodiscard's zero is a tie;
+ *    among the tied, a setting that trims before nodiscard, then the least device time
+ *    in TRIM (within 10%), then the least reclaim delay;
+ *  - the trace cannot tell: the least device time in TRIM (within 10%), then reclaim;
+ *  - discard does not matter: the least reclaim delay (within 10%), then TRIM time.
+ * Then the fewest knobs changed from the kernel's defaults, write amplification, p99
+ * write inflation.
+ */
+static struct key key_of(const struct rec_result *res, size_t i, double tol, double trim_min, double rec_min)
+{
+	const struct rec_obj *o = &res->obj[i];
+	double ch = changes(&res->cands[i]);
+
+	switch (res->why) {
+	case RW_MATTERS:
+		if (o->added_ns > tol)
+			return (struct key){ { o->added_ns, 0, 0, 0, 0, 0, 0 } };
+		return (struct key){ { 0, is_none(res, i), near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch,
+				       o->wa, o->wp99 } };
+	case RW_UNTOLD:
+		return (struct key){ { near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch, o->wa, o->wp99,
+				       o->added_ns, 0 } };
+	default:
+		return (struct key){ { near(o->reclaim, rec_min), near(o->trim_ns, trim_min), ch, o->wa, o->wp99,
+				       o->added_ns, 0 } };
+	}
+}
+
+/* The best setting by the rule, skipping `skip` and settings with its objectives; SIZE_MAX if none. */
+static size_t best(const struct rec_result *res, size_t skip, bool front_only)
+{
+	const struct report_cell *c0 = report__cell_c(res->r, 0);
+	double wall = (double)(c0->wall_ns ? c0->wall_ns : c0->makespan_ns);
+	double tol = fmax((double)REC_TIE_NS, REPORT_MATTERS_SHARE * wall), trim_min = INFINITY, rec_min = INFINITY;
+	size_t b = SIZE_MAX;
+	struct key kb = { { 0 } };
+
+	/* the least TRIM time and reclaim delay among the settings that trim (and, if it matters, tie on time) */
+	for (size_t i = 0; i < res->n; i++) {
+		const struct rec_obj *o = &res->obj[i];
+
+		if (!eligible(res, i, front_only) || is_none(res, i) || (res->why == RW_MATTERS && o->added_ns > tol))
+			continue;
+		trim_min = fmin(trim_min, o->trim_ns);
+		rec_min = fmin(rec_min, o->reclaim);
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		struct key k;
+
+		if (!eligible(res, i, front_only) ||
+		    (skip != SIZE_MAX && (i == skip || !memcmp(&res->obj[i], &res->obj[skip], sizeof(res->obj[i])))))
+			continue;
+		k = key_of(res, i, tol, trim_min, rec_min);
+		if (b == SIZE_MAX || key_cmp(&k, &kb) < 0) {
+			b = i;
+			kb = k;
+		}
+	}
+	return b;
+}
+
+void rec_evaluate(struct rec_result *res)
+{
+	free(res->obj);
+	free(res->front);
+	res->obj = calloc(res->n ? res->n : 1, sizeof(*res->obj));
+	res->front = calloc(res->n ? res->n : 1, sizeof(*res->front));
+	res->pick = res->next = res->recorded = SIZE_MAX;
+	res->fstrim_na = false;
+	if (!res->obj || !res->front)
+		return;
+	for (size_t i = 0; i < res->n; i++) {
+		const struct report_cell *c = report__cell_c(res->r, i);
+		size_t nf;
+		const struct rec_family *f = &rec_families(&nf)[res->cands[i].fam];
+
+		objectives(c, &res->cands[i], &res->obj[i]);
+		res->fstrim_na |= f->periodic && c->na[0];
+		if (!strcmp(c->policy, "as-recorded") && report_cell_ok(c))
+			res->recorded = i;
+	}
+	for (size_t i = 0; i < res->n; i++) {
+		bool in = report_cell_ok(report__cell_c(res->r, i));
+
+		for (size_t j = 0; j < res->n && in; j++) {
+			if (j == i || !report_cell_ok(report__cell_c(res->r, j)))
+				continue;
+			/* dominated, or the same figures as an earlier member: one of each on the front */
+			in = !rec_dominates(&res->obj[j], &res->obj[i]) &&
+			     !(j < i && res->front[j] && !memcmp(&res->obj[j], &res->obj[i], sizeof(res->obj[i])));
+		}
+		res->front[i] = in;
+	}
+	report_judge(res->r, 0, 0, &res->j);
+	if (res->j.all_rejected)
+		res->why = RW_REJECTED;
+	else if (res->j.matters == RM_MATTERS)
+		res->why = RW_MATTERS;
+	else if (res->j.matters == RM_UNTOLD)
+		res->why = RW_UNTOLD;
+	else
+		res->why = RW_NOT;
+	if (res->why == RW_REJECTED) {
+		for (size_t i = 0; i < res->n; i++)
+			if (is_none(res, i))
+				res->pick = i;
+		return;
+	}
+	res->pick = best(res, SIZE_MAX, true);
+	if (res->pick == SIZE_MAX)
+		res->why = RW_NOTHING;
+	else
+		res->next = best(res, res->pick, false);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reclaim delay (RESULT.md `reclaim`): byte-seconds of freed space the device
+ * has not been told about. Hand-computed timelines through the metrics core, then
+ * the engine on a corpus trace: `none` holds every freed byte to the end, `xfs`
+ * (discard after each checkpoint) far less.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "tests/common/helpers.h"
+#include "replay/metrics.h"
+#include "traces/trace.h"
+
+#define S 1000000000ull
+
+/* One event of a timeline: a free (bytes > 0, intent or not) or a discard unmapping `trim` bytes. */
+struct rev {
+	uint64_t t;
+	uint64_t freed, trim;
+	bool intent, error;
+};
+
+struct reclaim_case {
+	char name[80];
+	struct rev ev[6];
+	uint64_t end;
+	char source[8];
+	double byte_s;
+	uint64_t left;
+};
+
+static struct reclaim_case cases[] = {
+	{ .name = "nothing freed", .end = 10 * S, .source = "none", .byte_s = 0 },
+	{ .name = "freed, never trimmed: bytes x time to the end",
+	  .ev = { { .t = 1 * S, .freed = 100 }, { .t = 4 * S, .freed = 50 } }, .end = 10 * S,
+	  .source = "free", .byte_s = 100 * 9 + 50 * 6, .left = 150 },
+	{ .name = "trimmed 2 s after the free",
+	  .ev = { { .t = 1 * S, .freed = 100 }, { .t = 3 * S, .trim = 100 } }, .end = 10 * S,
+	  .source = "free", .byte_s = 200 },
+	{ .name = "a failed discard unmaps nothing",
+	  .ev = { { .t = 1 * S, .freed = 100 }, { .t = 3 * S, .trim = 100, .error = true } }, .end = 5 * S,
+	  .source = "free", .byte_s = 400, .left = 100 },
+	{ .name = "trimming space freed before the trace does not go negative",
+	  .ev = { { .t = 0, .trim = 1000 }, { .t = 2 * S, .freed = 100 }, { .t = 4 * S, .trim = 100 } },
+	  .end = 6 * S, .source = "free", .byte_s = 0 },
+	{ .name = "INTENT counts when the trace has no FREE",
+	  .ev = { { .t = 1 * S, .freed = 10, .intent = true }, { .t = 2 * S, .trim = 10 } }, .end = 3 * S,
+	  .source = "intent", .byte_s = 10 },
+	{ .name = "FREE wins over INTENT",
+	  .ev = { { .t = 1 * S, .freed = 10, .intent = true }, { .t = 1 * S, .freed = 30 } }, .end = 2 * S,
+	  .source = "free", .byte_s = 30, .left = 30 },
+};
+
+ParameterizedTestParameters(reclaim, timeline)
+{
+	return cr_make_param_array(struct reclaim_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct reclaim_case *c, reclaim, timeline)
+{
+	struct metrics *m = metrics__new();
+	json_t *o = json_object(), *r;
+	struct target_seg seg = { .offset = 0, .length = 4096 };
+
+	cr_assert_not_null(m);
+	for (size_t i = 0; i < 6 && (c->ev[i].freed || c->ev[i].trim); i++) {
+		const struct rev *e = &c->ev[i];
+
+		if (e->freed) {
+			cr_assert_eq(metrics__freed(m, e->t, e->intent, e->freed), 0);
+			continue;
+		}
+		struct metrics_cmd mc = { .submit_ns = e->t, .ready_ns = e->t, .bytes = e->trim, .segs = &seg,
+					  .nr_segs = 1, .count = 1, .op = TS_OP_DISCARD, .klass = TC_DISCARD };
+		struct target_done d = { .submit_ns = e->t, .start_ns = e->t, .done_ns = e->t, .bytes = e->trim,
+					 .freed = e->error ? 0 : e->trim, .error = e->error ? -EIO : 0,
+					 .op = TS_OP_DISCARD, .klass = TC_DISCARD };
+
+		cr_assert_eq(metrics__submit(m, &mc), 0);
+		cr_assert_eq(metrics__done(m, &mc, &d), 0);
+	}
+	cr_assert_eq(metrics__finish(m, c->end, 0), 0);
+	cr_assert_eq(metrics__to_json(m, o), 0);
+	r = json_object_get(o, "reclaim");
+	cr_assert_str_eq(json_string_value(json_object_get(r, "source")), c->source, "%s", c->name);
+	cr_expect_float_eq(json_real_value(json_object_get(r, "byte_s")), c->byte_s, 1e-9, "%s: %g", c->name,
+			   json_real_value(json_object_get(r, "byte_s")));
+	cr_expect_eq(json_integer_value(json_object_get(r, "untrimmed_bytes")), (json_int_t)c->left, "%s", c->name);
+	json_decref(o);
+	metrics__free(m);
+}
+
+static json_t *replay_json(const char *policy)
+{
+	char cmd[2048], out[512];
+	json_t *j;
+
+	snprintf(out, sizeof(out), "%s/r.json", th_dir());
+	snprintf(cmd, sizeof(cmd), "%s replay %s/traces/corpus/xfs-discard-rmlarge.tsim -p '%s' -M nvme -o %s "
+		 ">/dev/null", th_trimsim(), th_src(), policy, out);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	cr_assert_not_null(j = json_load_file(out, 0, NULL));
+	return j;
+}
+
+static double jnum(json_t *o, const char *a, const char *b)
+{
+	return json_number_value(json_object_get(json_object_get(o, a), b));
+}
+
+TestSuite(reclaim_engine, .init = th_dir_init, .fini = th_dir_fini);
+
+/* The corpus's XFS rm of large files: 1.10 GiB freed over a 2.69 s trace. */
+Test(reclaim_engine, none_holds_everything_xfs_much_less)
+{
+	json_t *none = replay_json("none"), *xfs = replay_json("xfs");
+	double freed = jnum(none, "reclaim", "freed_bytes");
+
+	cr_assert_gt(freed, 1e9);
+	cr_expect_float_eq(jnum(none, "reclaim", "untrimmed_bytes"), freed, 0.5);
+	/* every byte waits from its free to the end: at most freed x span */
+	cr_expect_leq(jnum(none, "reclaim", "byte_s"), freed * jnum(none, "records", "span_ns") / 1e9);
+	cr_expect_eq(jnum(xfs, "reclaim", "untrimmed_bytes"), 0);
+	cr_expect_lt(jnum(xfs, "reclaim", "byte_s"), jnum(none, "reclaim", "byte_s") / 5, "%g vs %g",
+		     jnum(xfs, "reclaim", "byte_s"), jnum(none, "reclaim", "byte_s"));
+	json_decref(none);
+	json_decref(xfs);
+}

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trimsim recommend (issue 18): the search finds the grid's Pareto front on a
+ * small corpus trace; seed 001's XFS trace gets nodiscard + fstrim on the
+ * SandForce, with the minutes it saves, and keeps online discard on NVMe; a
+ * device that rejects discard is said so; cells come back from --cache without
+ * a replay; the JSON is deterministic; bad input fails in one line.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/common/helpers.h"
+#include "replay/report/recommend.h"
+#include "tests/report/seed001.h"
+
+/*
+ * plain: the -O2 binary without sanitizers ($TRIMSIM_PLAIN), for the tests that replay
+ * a few hundred cells (the grid, seed 001's 118,185 records); the others run the
+ * sanitized one through the same code.
+ */
+static json_t *recommend(const char *args, bool plain)
+{
+	char cmd[4096], *out = NULL, *err = NULL;
+	const char *bin = plain ? getenv("TRIMSIM_PLAIN") : th_trimsim();
+	json_t *j;
+
+	cr_assert(bin, "TRIMSIM_PLAIN is not set (run through make)");
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s --json -j 2", th_dir(), bin, args);
+	cr_assert_eq(th_run(cmd, &out, &err), 0, "%s: %s", cmd, err ? err : "");
+	j = json_loads(out, 0, NULL);
+	cr_assert_not_null(j, "%s: not JSON:\n%s", cmd, out);
+	free(out);
+	free(err);
+	return j;
+}
+
+static const json_t *result(const json_t *rep, const char *profile)
+{
+	size_t i;
+	const json_t *r;
+
+	json_array_foreach(json_object_get(rep, "recommendations"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "profile")), profile))
+			return r;
+	cr_assert_fail("no result for %s", profile);
+	return NULL;
+}
+
+static double num(const json_t *o, const char *a, const char *b)
+{
+	const json_t *v = json_object_get(o, a);
+
+	return json_number_value(b ? json_object_get(v, b) : v);
+}
+
+/* Two front members are the same point when every objective is equal (cells are deterministic). */
+static bool same_point(const json_t *a, const json_t *b)
+{
+	static const char *const keys[] = { "trim_ns", "added_ns", "reclaim", "reclaim_byte_s",
+					    "write_p99_inflation", "write_amp" };
+	const json_t *x = json_object_get(a, "objectives"), *y = json_object_get(b, "objectives");
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!json_equal(json_object_get(x, keys[i]), json_object_get(y, keys[i])))
+			return false;
+	return true;
+}
+
+TestSuite(recommend, .init = th_dir_init, .fini = th_dir_fini, .timeout = 300);
+
+/*
+ * The full grid of ext4's settings on the corpus's ext4 rm of large files (none, as-recorded and
+ * ext4 x discard_max_bytes, fstrim schedules x minlen: 46 cells per profile) against the search:
+ * every point of the grid's front is on the search's front, and the search replayed fewer cells.
+ */
+Test(recommend, search_front_contains_grid_front)
+{
+	char args[1024];
+	json_t *grid, *search;
+
+	snprintf(args, sizeof(args), "%s/traces/corpus/ext4-discard-rmlarge.tsim -M sata-sf2281,emmc", th_src());
+	search = recommend(args, true);
+	strncat(args, " --grid", sizeof(args) - strlen(args) - 1);
+	grid = recommend(args, true);
+	cr_assert_str_eq(json_string_value(json_object_get(grid, "search")), "grid");
+	for (size_t k = 0; k < 2; k++) {
+		const char *prof = k ? "emmc" : "sata-sf2281";
+		const json_t *g = result(grid, prof), *s = result(search, prof), *gf, *sf;
+		size_t i, j;
+
+		cr_expect_lt(num(s, "settings_tried", NULL), num(g, "settings_tried", NULL), "%s", prof);
+		cr_expect_eq(num(g, "settings_tried", NULL), 46, "%s", prof);
+		cr_expect_gt(json_array_size(json_object_get(g, "front")), 2, "%s: a front worth searching", prof);
+		json_array_foreach(json_object_get(g, "front"), i, gf) {
+			bool found = false;
+
+			json_array_foreach(json_object_get(s, "front"), j, sf)
+				found |= same_point(gf, sf);
+			cr_expect(found, "%s: the grid's front point `%s` is not on the search's front", prof,
+				  json_string_value(json_object_get(gf, "policy")));
+		}
+		cr_expect_str_eq(json_string_value(json_object_get(json_object_get(g, "recommendation"), "policy")),
+				 json_string_value(json_object_get(json_object_get(s, "recommendation"), "policy")),
+				 "%s: same choice", prof);
+	}
+	json_decref(grid);
+	json_decref(search);
+}
+
+/*
+ * Seed 001's XFS trace, imported from blktrace: 39,395 serial discards. On the SF-2281
+ * online discard as recorded costs the workload 6 min 14 s; nodiscard (+ fstrim.timer,
+ * which the trace cannot replay: no FREE records) saves those minutes. On NVMe the same
+ * discards add 148 ms: it keeps online discard, with the figure.
+ */
+Test(recommend, seed001_xfs)
+{
+	char p[512], cmd[2048];
+	json_t *rep;
+	const json_t *r, *rec, *vs;
+
+	snprintf(p, sizeof(p), "%s/xfs-rm.blktrace.0", th_dir());
+	s1_write_blktrace(p, 39395, s1_xfs_len, 4096);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s import --from blktrace xfs-rm.blktrace.0 --device-size 120G "
+		 "-o xfs-rm.tsim", th_dir(), th_trimsim());
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	rep = recommend("xfs-rm.tsim -M sata-sf2281,nvme --fs xfs", true);
+
+	r = result(rep, "sata-sf2281");
+	rec = json_object_get(r, "recommendation");
+	cr_expect_str_eq(json_string_value(json_object_get(r, "discard")), "matters");
+	cr_expect_str_eq(json_string_value(json_object_get(rec, "policy")), "none");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(rec, "settings"), "mount_options")),
+			 "nodiscard");
+	char *cmds = json_dumps(json_object_get(json_object_get(rec, "settings"), "commands"), 0);
+
+	cr_expect(cmds && strstr(cmds, "fstrim.timer"), "the freed space goes back through fstrim.timer: %s", cmds);
+	free(cmds);
+	vs = json_object_get(rec, "versus_recorded");
+	/* the seed's 6 minutes: more than 360 s of the workload's time saved */
+	cr_expect(num(vs, "added_saved_ns", NULL) > 360e9 && num(vs, "added_saved_ns", NULL) < 450e9, "%.0f",
+		  num(vs, "added_saved_ns", NULL));
+	cr_expect(strstr(json_string_value(json_object_get(vs, "sentence")), "saves 6 min 14 s of the workload's "
+									      "time"), "%s",
+		  json_string_value(json_object_get(vs, "sentence")));
+
+	r = result(rep, "nvme");
+	rec = json_object_get(r, "recommendation");
+	cr_expect_str_eq(json_string_value(json_object_get(rec, "policy")), "as-recorded", "keeps online discard");
+	cr_expect(strstr(json_string_value(json_object_get(rec, "reason")), "adds 148.2 ms"), "%s",
+		  json_string_value(json_object_get(rec, "reason")));
+	cr_expect_eq(num(json_object_get(rec, "objectives"), "added_ns", NULL),
+		     num(json_object_get(rec, "objectives"), "trim_ns", NULL));
+	json_decref(rep);
+}
+
+Test(recommend, rejected_device)
+{
+	char args[1024];
+	json_t *rep;
+	const json_t *r;
+
+	snprintf(args, sizeof(args), "%s/traces/corpus/xfs-discard-rmlarge.tsim -M hdd-nodiscard", th_src());
+	rep = recommend(args, false);
+	r = result(rep, "hdd-nodiscard");
+	cr_expect_str_eq(json_string_value(json_object_get(r, "discard")), "rejected");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(r, "recommendation"), "policy")), "none");
+	cr_expect(strstr(json_string_value(json_object_get(json_object_get(r, "recommendation"), "reason")),
+			 "rejects discard"));
+	json_decref(rep);
+}
+
+/* A second run with --cache replays nothing and says the same, byte for byte. */
+Test(recommend, cache_and_determinism)
+{
+	char args[1024], *a, *b;
+	json_t *r1, *r2;
+
+	snprintf(args, sizeof(args), "%s/traces/corpus/xfs-discard-rmlarge.tsim -M nvme --cache %s", th_src(),
+		 th_dir());
+	r1 = recommend(args, false);
+	r2 = recommend(args, false);
+	cr_expect_gt(num(json_array_get(json_object_get(r1, "recommendations"), 0), "cells_replayed", NULL), 0);
+	cr_expect_eq(num(json_array_get(json_object_get(r2, "recommendations"), 0), "cells_replayed", NULL), 0);
+	json_object_del(json_array_get(json_object_get(r1, "recommendations"), 0), "cells_replayed");
+	json_object_del(json_array_get(json_object_get(r2, "recommendations"), 0), "cells_replayed");
+	a = json_dumps(r1, JSON_SORT_KEYS);
+	b = json_dumps(r2, JSON_SORT_KEYS);
+	cr_expect_str_eq(a, b);
+	free(a);
+	free(b);
+	json_decref(r1);
+	json_decref(r2);
+}
+
+struct spec_case {
+	uint16_t fam;
+	uint8_t idx[REC_KNOBS];
+	char want[96];
+};
+
+/* families: 0 none, 1 as-recorded, 2 xfs, 3 ext4, 4 btrfs, 5 f2fs, 6 ufs, 7 fstrim */
+static struct spec_case specs[] = {
+	{ 0, { 0 }, "none" },
+	{ 1, { 0 }, "as-recorded" },
+	{ 1, { 3 }, "as-recorded|split(max=1M)" },
+	{ 2, { 2, 0 }, "xfs(commit=30s)" },
+	{ 3, { 0, 2 }, "ext4(commit=1s)|split(max=16M)" },
+	{ 4, { 2, 3, 2, 0 }, "btrfs-async(iops_limit=1000,kbps_limit=0,max_discard_size=64M)" },
+	{ 5, { 2, 1, 0 }, "f2fs(granularity=16,min_interval=50ms)" },
+	{ 6, { 1, 0 }, "ufs-trimcons" },
+	{ 7, { 1, 4 }, "fstrim(interval=1d,minlen=1M)" },
+};
+
+ParameterizedTestParameters(recommend_unit, spec)
+{
+	return cr_make_param_array(struct spec_case, specs, sizeof(specs) / sizeof(specs[0]));
+}
+
+ParameterizedTest(struct spec_case *c, recommend_unit, spec)
+{
+	struct rec_cand k = { .fam = c->fam };
+	char buf[256];
+
+	memcpy(k.idx, c->idx, sizeof(k.idx));
+	rec_cand_spec(&k, buf, sizeof(buf));
+	cr_expect_str_eq(buf, c->want);
+}
+
+Test(recommend_unit, dominance)
+{
+	struct rec_obj a = { .trim_ns = 1, .added_ns = 0, .reclaim = 5, .wp99 = 1 };
+	struct rec_obj b = a, none = { .reclaim = INFINITY, .wp99 = 1 };
+
+	cr_expect_not(rec_dominates(&a, &b), "equal points do not dominate");
+	b.trim_ns = 2;
+	cr_expect(rec_dominates(&a, &b));
+	cr_expect_not(rec_dominates(&b, &a));
+	cr_expect_not(rec_dominates(&none, &a), "never trimming is worse on reclaim");
+	cr_expect_not(rec_dominates(&a, &none), "and better on TRIM time");
+}
+
+struct bad_case {
+	char args[160];
+	char msg[160];
+	int rc;
+};
+
+static struct bad_case bads[] = {
+	{ "T -M nvme --fs zfs", "trimsim recommend: --fs 'zfs': expected xfs, ext4, btrfs, f2fs, ufs or any\n", 2 },
+	{ "T", "trimsim recommend: no device profiles given (-M sata-sf2281; see trimsim models)\n", 2 },
+	{ "-M nvme", "trimsim recommend: no TRACE given\n", 2 },
+	{ "T -M nvme --budget 0", "trimsim recommend: --budget '0': expected an integer in 1..100000\n", 2 },
+	{ "T -M nvme -o r.xlsx", "trimsim recommend: -o r.xlsx: unknown extension '.xlsx' (known: .json .txt; none: "
+				 "--format)\n", 2 },
+	{ "T -M nvme --format html", "trimsim recommend: --format 'html': expected text or json\n", 2 },
+	{ "T -M device:/dev/null", "trimsim recommend: --models 'device:/dev/null': recommend replays model profiles "
+				   "only (measure a device with trimsim calibrate, then recommend on its profile)\n", 2 },
+	{ "T -M nvme --cache nowhere", "trimsim recommend: --cache nowhere: not a directory\n", 1 },
+};
+
+ParameterizedTestParameters(recommend_cli, bad_input)
+{
+	return cr_make_param_array(struct bad_case, bads, sizeof(bads) / sizeof(bads[0]));
+}
+
+ParameterizedTest(struct bad_case *c, recommend_cli, bad_input, .init = th_dir_init, .fini = th_dir_fini)
+{
+	char cmd[2048], args[512], *out = NULL, *err = NULL;
+	const char *t = strstr(c->args, "T");
+
+	/* T: a corpus trace */
+	if (t == c->args)
+		snprintf(args, sizeof(args), "%s/traces/corpus/xfs-discard-rmlarge.tsim%s", th_src(), c->args + 1);
+	else
+		snprintf(args, sizeof(args), "%s", c->args);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s", th_dir(), th_trimsim(), args);
+	cr_expect_eq(th_run(cmd, &out, &err), c->rc, "%s", cmd);
+	cr_expect_str_eq(err, c->msg);
+	cr_expect_str_eq(out, "");
+	free(out);
+	free(err);
+}
+
+/* A trace cut short (recorder killed): recommended from the whole records, and said so on stderr. */
+Test(recommend_cli, cut_trace_warns, .init = th_dir_init, .fini = th_dir_fini)
+{
+	char cmd[2048], *out = NULL, *err = NULL;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && head -c 8000 %s/traces/corpus/xfs-discard-rmlarge.tsim > cut.tsim && "
+		 "%s recommend cut.tsim -M nvme -j 2", th_dir(), th_src(), th_trimsim());
+	cr_expect_eq(th_run(cmd, &out, &err), 0, "%s: %s", cmd, err);
+	cr_expect_str_eq(err, "trimsim recommend: warning: cut.tsim: byte 7976: truncated record (24 of 48 bytes); "
+			      "148 whole records recovered; its figures cover only those\n");
+	cr_expect(strstr(out, "recommended: "), "%s", out);
+	free(out);
+	free(err);
+}
