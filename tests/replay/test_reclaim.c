@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "tests/common/helpers.h"
-#include "replay/metrics.h"
+#include "replay/engine/metrics.h"
 #include "traces/trace.h"
 
 #define S 1000000000ull
