@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../replay/cli.h"
+#include "../traces/util.h"
 #include "../traces/opts.h"
 #include "model.h"
 #include "model_int.h"
@@ -122,17 +123,16 @@ int cmd_models(int argc, char **argv)
 	int c, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return cli_getopt_error("models", c, argv, usage);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "trimsim models: one PROFILE at most (try --help)\n");
-		return 2;
-	}
+	if (argc - optind > 1)
+		return cli_usage_error("models", "one PROFILE at most");
 	if (optind < argc)
 		return show(argv[optind], json, NULL, true);
 	if (json && !(arr = json_array())) {

@@ -127,9 +127,7 @@ int cmd_policies(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "trimsim policies: unknown argument '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
+			return cli_unknown_option("policies", argv[i], usage);
 		}
 	}
 	if (policy_registry_validate(err, sizeof(err))) {

@@ -245,11 +245,11 @@ Test(impexp_cli, tracecmd_huge_allocation_is_an_error)
 	cr_assert(buf && n == 1174120, "%s: %zu bytes", seed, n);
 	cr_assert_eq((unsigned char)buf[55723], 0x89, "the seed changed: find the byte again");
 	buf[55723] = 0x29;
-	snprintf(bad, sizeof(bad), "%s/huge.dat", dir);
+	snprintf(bad, sizeof(bad), "%s/huge.dat", th_dir());
 	cr_assert_eq(th_write(bad, buf, n), 0);
 	free(buf);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' import --from trace-cmd --fs-block-size 4096 huge.dat -o huge.tsim",
-		 dir, plain);
+		 th_dir(), plain);
 	st = th_run(cmd, NULL, &err);
 	cr_assert_eq(st, 1, "exit %d: %s", st, err);
 	cr_expect_str_eq(err, "trimsim import: huge.dat: not a readable trace-cmd trace.dat file\n");

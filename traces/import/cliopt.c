@@ -29,7 +29,7 @@ int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int
 		val = eq + 1;
 	} else {
 		if (*i + 1 >= argc)
-			return ts_errf(err, errlen, -EINVAL, "option --%s needs a value", arg);
+			return ts_errf(err, errlen, -EINVAL, "option '--%s' needs a value", arg);
 		val = argv[++*i];
 	}
 	ret = opts__set(t, obj, key, val, err, errlen);
