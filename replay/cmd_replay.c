@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"                        first filesystem device)\n"
 		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
 		"  -o, --output FILE     write the result JSON (schema in replay/RESULT.md); FILE ends in\n"
-		"                        .json or has no extension; - is stdout\n"
+		"                        .json or has no extension; - is stdout (as --json)\n"
 		"      --json            the result JSON on stdout instead of the summary table\n"
 		"  -q, --quiet           no summary table\n"
 		"\n"
@@ -163,8 +163,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		return cli_usage_error("replay", optind == argc ? "no TRACE given" : "one TRACE only (compare takes several)"),
 		       -EINVAL;
 	a->trace = argv[optind];
-	if (a->json && a->out && output__names_stdout(a->out))	/* -o - is --json already */
-		a->json = false;
+	if (a->out && output__names_stdout(a->out))	/* -o - is --json: no table mixed into the JSON */
+		a->json = true, a->out = NULL;
 	if (!a->target_name)
 		set_target(a, "model", "nvme");
 	return 0;

@@ -157,7 +157,7 @@ int cmd_export(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) {
 			if (i + 1 >= argc) {
-				snprintf(err, sizeof(err), "%s needs a file", argv[i]);
+				snprintf(err, sizeof(err), "option '%s' needs a value", argv[i]);
 				goto usage;
 			}
 			out = argv[i + 1];
