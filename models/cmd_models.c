@@ -37,22 +37,6 @@ static void usage(FILE *f)
 	opts__print(model_profile__opts("ftl"), f, "  ");
 }
 
-static void fmt_value(const struct opt_spec *o, const void *obj, char *buf, size_t len)
-{
-	const char *p = (const char *)obj + o->off;
-
-	switch (o->type) {
-	case OPT_BYTES: fmt_bytes(*(const uint64_t *)p, buf, len); break;
-	case OPT_DURATION: fmt_duration(*(const uint64_t *)p, buf, len); break;
-	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
-	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
-	case OPT_DOUBLE: snprintf(buf, len, "%g", *(const double *)p); break;
-	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
-	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
-	default: snprintf(buf, len, "?"); break;
-	}
-}
-
 static void print_text(const struct model_profile *prof, bool full)
 {
 	const struct opt_spec *t = model_profile__opts(model_profile__engine(prof));
@@ -62,7 +46,7 @@ static void print_text(const struct model_profile *prof, bool full)
 	       prof->description ? prof->description : "");
 	if (full) {
 		for (; t->key; t++) {
-			fmt_value(t, &prof->p, v, sizeof(v));
+			opts__format(t, &prof->p, v, sizeof(v));
 			printf("  %-22s %s\n", t->key, v);
 		}
 	} else {
@@ -70,7 +54,7 @@ static void print_text(const struct model_profile *prof, bool full)
 		if (!prof->p.discard_supported) {
 			printf(", discards rejected (EOPNOTSUPP)");
 		} else {
-			printf(", trim_base %s", fmt_duration(prof->p.trim_base, v, sizeof(v)));
+			printf(", trim_base %s", opts__format(opts__find(t, "trim_base"), &prof->p, v, sizeof(v)));
 			printf(", discard_max_bytes %s", fmt_bytes(prof->p.discard_max_bytes, v, sizeof(v)));
 			printf(", %u segments", prof->p.max_discard_segments);
 			printf(", granularity %s", fmt_bytes(prof->p.discard_granularity, v, sizeof(v)));

@@ -93,6 +93,7 @@ static json_t *all_json(void)
 static void print_text(FILE *f)
 {
 	const struct policy_stage_ops *s;
+	char def[64];
 
 	fprintf(f, "stages (compose with '|'; a bare first argument sets the option marked *):\n");
 	for (size_t i = 0; (s = policy_stage_at(i)); i++) {
@@ -102,7 +103,7 @@ static void print_text(FILE *f)
 		for (const struct opt_spec *o = s->opts; o && o->key; o++)
 			fprintf(f, "    %s%-12s %-9s default %-8s %s\n",
 				s->positional && !strcmp(s->positional, o->key) ? "*" : " ", o->key,
-				type_name(o->type), o->def ? o->def : "-", o->help ? o->help : "");
+				type_name(o->type), opts__format_default(o, def, sizeof(def)), o->help ? o->help : "");
 	}
 	fprintf(f, "\npresets (name or name(tunable=value, ...)):\n");
 	for (const struct policy_preset *p = policy_presets; p->name; p++) {

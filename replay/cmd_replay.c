@@ -295,9 +295,10 @@ int cmd_replay(int argc, char **argv)
 		return ret;
 	a.trace = cli_input(a.trace);
 	if (a.out && !(out = result__open(a.out, err, sizeof(err)))) {	/* a bad -o fails before the replay */
-		rc = errno == EINVAL ? 2 : 1;
+		if (errno == EINVAL)	/* an extension that is not JSON's */
+			return cli_usage_error("replay", "%s", err);
 		fprintf(stderr, "trimsim replay: %s\n", err);
-		return rc;
+		return 1;
 	}
 	if (a.json && !(jout = result__open("-", err, sizeof(err)))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);

@@ -455,11 +455,54 @@ json_t *opts__to_json(const struct opt_spec *t, const void *obj)
 	return o;
 }
 
+char *opts__format(const struct opt_spec *o, const void *obj, char *buf, size_t len)
+{
+	const char *p = (const char *)obj + o->off;
+	uint64_t u = o->type == OPT_BYTES || o->type == OPT_DURATION ? *(const uint64_t *)p : 1;
+
+	if (!u)
+		snprintf(buf, len, "0");
+	else if (o->type == OPT_BYTES)
+		fmt_bytes(u, buf, len);
+	else if (o->type == OPT_DURATION)
+		fmt_duration(u, buf, len);
+	else if (o->type == OPT_U64)
+		snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p);
+	else if (o->type == OPT_U32)
+		snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p);
+	else if (o->type == OPT_DOUBLE)
+		snprintf(buf, len, "%g", *(const double *)p);
+	else if (o->type == OPT_BOOL)
+		snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false");
+	else if (o->type == OPT_ENUM)
+		snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]);
+	else if (o->type == OPT_STR)
+		snprintf(buf, len, "%s", *p ? p : "-");
+	else
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+char *opts__format_default(const struct opt_spec *o, char *buf, size_t len)
+{
+	char scratch[256] __attribute__((aligned(16))) = { 0 }, err[8];
+	struct opt_spec tmp = *o;
+
+	tmp.off = 0;	/* laid out like the field, as opts__validate() parses it */
+	if (o->def && set_one(&tmp, scratch, o->def, err, sizeof(err)))
+		snprintf(buf, len, "%s", o->def);	/* opts__validate() refuses such a table */
+	else
+		opts__format(&tmp, scratch, buf, len);
+	return buf;
+}
+
 void opts__print(const struct opt_spec *t, FILE *f, const char *indent)
 {
+	char def[64];
+
 	for (; t && t->key; t++) {
 		fprintf(f, "%s%-22s %-8s default %-10s %s", indent, t->key, type_name(t->type),
-			t->def ? t->def : "-", t->help ? t->help : "");
+			opts__format_default(t, def, sizeof(def)), t->help ? t->help : "");
 		if (t->type == OPT_ENUM) {
 			char list[256];
 

@@ -68,5 +68,13 @@ int parse_double(const char *s, double *out);
 /* "13.2 KiB", "21 MiB"; "1.5 ms", "6 min 12 s". Return buf. */
 char *fmt_bytes(uint64_t b, char *buf, size_t len);
 char *fmt_duration(uint64_t ns, char *buf, size_t len);
+/*
+ * An option's value in obj as every listing prints it (models, policies, --help
+ * tables): sizes in IEC units and durations humanised (fmt_bytes, fmt_duration),
+ * zero as "0" whatever the unit, booleans as true/false, an empty string as "-".
+ */
+char *opts__format(const struct opt_spec *o, const void *obj, char *buf, size_t len);
+/* The same for the option's default (zero when it has none). */
+char *opts__format_default(const struct opt_spec *o, char *buf, size_t len);
 
 #endif

@@ -259,3 +259,27 @@ Test(cli_grammar, unknown_command_near_miss)
 	cr_expect_str_eq(err, "trimsim: unknown command 'repaly' (did you mean 'replay'?); see 'trimsim --help'\n");
 	free(err);
 }
+
+/* The listings print booleans as true/false and zero as 0 (opts__format), in text and --help. */
+Test(cli_grammar, listings_share_one_formatter)
+{
+	static const char *const cmds[] = {
+		"$T policies | grep -E ' bool +default' | grep -vE 'default (true|false) '",
+		"$T policies | grep -E ' (size|duration) +default' | grep -E 'default (0 B|0 ns|-) '",
+		"$T models --help | grep -E ' bool +default' | grep -vE 'default (true|false) '",
+		"$T models --help | grep -E 'default (0 B|0 ns) '",
+		"$T models sata-sf2281 | grep -E ' (0 B|0 ns)$'",
+	};
+	char *out = NULL;
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		cr_expect_eq(run(cmds[i], &out, NULL), 1, "%s matched:\n%s", cmds[i], out);	/* grep: no line */
+		free(out);
+	}
+	cr_assert_eq(run("$T models sata-sf2281", &out, NULL), 0);
+	cr_expect(strstr(out, "queued_trim            false\n") && strstr(out, "trim_per_range         0\n"), "%s", out);
+	free(out);
+	cr_assert_eq(run("$T policies", &out, NULL), 0);
+	cr_expect(strstr(out, "extend       bool      default true "), "%s", out);
+	free(out);
+}
