@@ -279,8 +279,12 @@ int cli_getopt_error(const char *cmd, int c, char **argv, void (*usage)(FILE *))
 	const char *arg = argv[optind - 1];
 	char s[3] = { '-', (char)optopt, 0 };
 
-	/* an unknown or valueless short option inside a cluster ("-qx"): name the letter */
-	if (optopt > 0 && optopt < 128 && strncmp(arg, "--", 2))
+	/*
+	 * glibc: an unknown long option leaves optopt 0 and argv[optind - 1] naming it;
+	 * an unknown short one sets optopt, and inside a cluster ("-Zq") optind has not
+	 * moved past it yet. A missing value: argv[optind - 1] is the option's word.
+	 */
+	if (c == '?' ? optopt != 0 : strncmp(arg, "--", 2) != 0)
 		arg = s;
 	if (c == ':')
 		return cli_usage_error(cmd, "option '%s' needs a value", arg);

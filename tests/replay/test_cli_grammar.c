@@ -222,6 +222,9 @@ static struct err_case errs[] = {
 	/* a short option the command does not have */
 	{ "replay " TRACE " -Z", 2, "replay", "unknown option '-Z'", true },
 	{ "compare " TRACE " -qZ", 2, "compare", "unknown option '-Z'", true },
+	{ "compare " TRACE " --json -Zq", 2, "compare", "unknown option '-Z'", true },
+	{ "replay " TRACE " -qp", 2, "replay", "option '-p' needs a value", true },
+	{ "replay " TRACE " --json --bogus=3", 2, "replay", "unknown option '--bogus';", true },
 	/* runtime errors are 1 */
 	{ "info nosuch.tsim", 1, "info", "nosuch.tsim: " },
 	{ "replay nosuch.tsim", 1, "replay", "nosuch.tsim: " },
