@@ -9,6 +9,7 @@
 
 #include "replay/cli.h"
 #include "traces/opts.h"
+#include "traces/util.h"
 #include "models/model.h"
 #include "models/model_int.h"
 
@@ -52,7 +53,7 @@ static void print_text(const struct model_profile *prof, bool full)
 		if (!prof->p.discard_supported) {
 			printf(", discards rejected (EOPNOTSUPP)");
 		} else {
-			printf(", trim_base %s", fmt_duration(prof->p.trim_base, v, sizeof(v)));
+			printf(", trim_base %s", opts__format(opts__find(t, "trim_base"), &prof->p, true, v, sizeof(v)));
 			printf(", discard_max_bytes %s", fmt_bytes(prof->p.discard_max_bytes, v, sizeof(v)));
 			printf(", %u segments", prof->p.max_discard_segments);
 			printf(", granularity %s", fmt_bytes(prof->p.discard_granularity, v, sizeof(v)));
@@ -105,17 +106,16 @@ int cmd_models(int argc, char **argv)
 	int c, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", lopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: return cli_getopt_error("models", c, argv, usage);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "trimsim models: one PROFILE at most (try --help)\n");
-		return 2;
-	}
+	if (argc - optind > 1)
+		return cli_usage_error("models", "one PROFILE at most");
 	if (optind < argc)
 		return show(argv[optind], json, NULL, true);
 	if (json && !(arr = json_array())) {

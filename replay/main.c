@@ -49,6 +49,21 @@ static void usage(FILE *f)
 		"  trimsim recommend rm.tsim -M sata-sf2281,nvme\n");
 }
 
+/* The command one or two edits from arg ("repaly": replay), NULL if none. */
+static const char *near_command(const char *arg)
+{
+	const char *best = NULL;
+	size_t bestd = 3;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		size_t n = strlen(commands[i].name), d = cli_edit_distance(arg, strlen(arg), commands[i].name, n);
+
+		if (d < bestd && 2 * d < n)
+			best = commands[i].name, bestd = d;
+	}
+	return best;
+}
+
 const struct command *cli_commands(size_t *n)
 {
 	*n = sizeof(commands) / sizeof(commands[0]);
@@ -137,6 +152,7 @@ int main(int argc, char **argv)
 {
 	FILE *orig = stdout;
 	struct output *out;
+	const char *near;
 
 	catch_signals();
 	if (argc < 2) {
@@ -148,14 +164,23 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return close_stdout(NULL, out, orig, 0);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("trimsim %s\n", TRIMSIM_VERSION);
 		return close_stdout(NULL, out, orig, 0);
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return close_stdout(commands[i].name, out, orig, run(&commands[i], argc - 1, argv + 1));
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name))
+			continue;
+		/* -V/--version is every command's (README.md, command-line conventions); --help its own */
+		if (!cli_wants_help(argc - 1, argv + 1) && cli_wants_version(argc - 1, argv + 1)) {
+			printf("trimsim %s\n", TRIMSIM_VERSION);
+			return close_stdout(commands[i].name, out, orig, 0);
+		}
+		return close_stdout(commands[i].name, out, orig, run(&commands[i], argc - 1, argv + 1));
+	}
 	close_stdout(NULL, out, orig, 0);
-	fprintf(stderr, "trimsim: unknown command '%s' (try trimsim --help)\n", argv[1]);
+	near = near_command(argv[1]);
+	fprintf(stderr, "trimsim: unknown command '%s'%s%s%s; see 'trimsim --help'\n", argv[1],
+		near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 	return 2;
 }

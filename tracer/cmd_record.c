@@ -77,17 +77,15 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:d:m:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:d:m:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			a->out = optarg;
 			break;
 		case 'd':
 		case 'm':
-			if (a->ndevs == REC_MAX_DEVS) {
-				fprintf(stderr, "trimsim record: at most %d devices\n", REC_MAX_DEVS);
-				return -EINVAL;
-			}
+			if (a->ndevs == REC_MAX_DEVS)
+				return cli_usage_error("record", "at most %d devices", REC_MAX_DEVS), -EINVAL;
 			a->is_mount[a->ndevs] = c == 'm';
 			a->devs[a->ndevs++] = optarg;
 			break;
@@ -95,54 +93,39 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			a->io = true;
 			break;
 		case 't':
-			if (parse_duration(optarg, &a->duration_ns) || !a->duration_ns) {
-				fprintf(stderr, "trimsim record: --duration '%s': not a duration\n", optarg);
-				return -EINVAL;
-			}
+			if (parse_duration(optarg, &a->duration_ns) || !a->duration_ns)
+				return cli_usage_error("record", "--duration '%s': not a duration", optarg), -EINVAL;
 			break;
 		case 'b': {
 			int i;
 
 			for (i = 0; backend_names[i] && strcmp(backend_names[i], optarg); i++)
 				;
-			if (!backend_names[i]) {
-				fprintf(stderr, "trimsim record: --backend '%s': choose auto, bpf or tracefs\n",
-					optarg);
-				return -EINVAL;
-			}
+			if (!backend_names[i])
+				return cli_usage_error("record", "--backend '%s': choose auto, bpf or tracefs", optarg),
+				       -EINVAL;
 			a->backend = (enum backend_choice)i;
 			break;
 		}
 		case 'r':
-			if (parse_bytes(optarg, &a->ringbuf_size) || a->ringbuf_size < 4096) {
-				fprintf(stderr, "trimsim record: --ringbuf-size '%s': need bytes >= 4K\n",
-					optarg);
-				return -EINVAL;
-			}
+			if (parse_bytes(optarg, &a->ringbuf_size) || a->ringbuf_size < 4096)
+				return cli_usage_error("record", "--ringbuf-size '%s': need bytes >= 4K", optarg), -EINVAL;
 			break;
 		default:
-			fprintf(stderr, "trimsim record: unknown or incomplete option '%s' (see --help)\n",
-				argv[optind - 1]);
-			return -EINVAL;
+			return cli_getopt_error("record", c, argv, usage), -EINVAL;
 		}
 	}
 	if (optind < argc) {
-		if (strcmp(argv[optind - 1], "--") != 0 || !argv[optind][0]) {
-			fprintf(stderr, "trimsim record: unexpected '%s' (a command goes after --)\n",
-				argv[optind]);
-			return -EINVAL;
-		}
+		if (strcmp(argv[optind - 1], "--") != 0 || !argv[optind][0])
+			return cli_usage_error("record", "unexpected '%s' (a command goes after --)", argv[optind]),
+			       -EINVAL;
 		a->cmd = &argv[optind];
 	}
-	if (!a->out) {
-		fprintf(stderr, "trimsim record: -o FILE is required (see --help)\n");
-		return -EINVAL;
-	}
-	if (a->cmd && output__names_stdout(a->out)) {
-		fprintf(stderr, "trimsim record: -o %s: the trace would share stdout with the command; "
-			"use a file or a pipe\n", a->out);
-		return -EINVAL;
-	}
+	if (!a->out)
+		return cli_usage_error("record", "-o FILE is required"), -EINVAL;
+	if (a->cmd && output__names_stdout(a->out))
+		return cli_usage_error("record", "-o %s: the trace would share stdout with the command; "
+				       "use a file or a pipe", a->out), -EINVAL;
 	return 0;
 }
 

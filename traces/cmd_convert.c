@@ -20,7 +20,7 @@ static void usage(FILE *f)
 		"(.jsonl or .json: JSON Lines, anything else: binary) unless --to says.\n"
 		"A file OUT is written beside itself and renamed into place, so an error or an\n"
 		"interrupt leaves nothing half-written; - is stdout, pipes and devices are written\n"
-		"directly. binary -> JSON Lines -> binary is byte-identical.\n"
+		"directly. binary -> JSON Lines -> binary is byte-identical. IN - is standard input.\n"
 		"\n"
 		"  --to FORMAT   binary or jsonl, whatever OUT is called\n"
 		"  --salvage     convert a trace cut short (recorder killed): keep every whole\n"
@@ -90,16 +90,15 @@ int cmd_convert(int argc, char **argv)
 	char err[600];
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			fmt = !strcmp(optarg, formats[TW_BINARY]) ? TW_BINARY :
 			      !strcmp(optarg, formats[TW_JSONL]) ? TW_JSONL : -1;
-			if (fmt < 0) {
-				fprintf(stderr, "trimsim convert: option '--to': '%s' is not one of: binary, jsonl\n",
-					optarg);
-				return 2;
-			}
+			if (fmt < 0)
+				return cli_usage_error("convert", "option '--to': '%s' is not one of: binary, jsonl",
+						       optarg);
 			break;
 		case 's':
 			salvage = true;
@@ -108,14 +107,12 @@ int cmd_convert(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_getopt_error("convert", c, argv, usage);
 		}
 	}
-	if (argc - optind != 2) {
-		usage(stderr);
-		return 2;
-	}
+	if (argc - optind != 2)
+		return cli_usage_error("convert", "expected IN and OUT, got %d argument%s", argc - optind,
+				       argc - optind == 1 ? "" : "s");
 	r = trace_reader__open(argv[optind], err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "trimsim convert: %s\n", err);

@@ -62,7 +62,7 @@ static void usage(FILE *f)
 		"ratio: discarded bytes / freed bytes, and a warning past 10x), log2 size\n"
 		"histograms of discard commands (ISSUE) and discard intents (INTENT), lost events,\n"
 		"and whether the file is whole. A trace cut short is summarized up to its last whole record\n"
-		"and reported on stderr; the exit status is then 1.\n"
+		"and reported on stderr; the exit status is then 1. FILE - is standard input.\n"
 		"\n"
 		"  --json   one JSON object on stdout, for scripts\n"
 		"  --redundancy  per device and layer (FREE, INTENT, discard BIO, discard ISSUE):\n"
@@ -369,7 +369,8 @@ int cmd_info(int argc, char **argv)
 	ssize_t n;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -384,13 +385,13 @@ int cmd_info(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			redund__destroy(red);
+			return cli_getopt_error("info", c, argv, usage);
 		}
 	}
 	if (argc - optind != 1) {
-		usage(stderr);
-		return 2;
+		redund__destroy(red);
+		return cli_usage_error("info", argc == optind ? "no FILE given" : "one FILE only");
 	}
 	r = trace_reader__open(argv[optind], err, sizeof(err));
 	if (!r) {

@@ -481,11 +481,26 @@ json_t *opts__to_json(const struct opt_spec *t, const void *obj)
 	return o;
 }
 
+char *opts__format_default(const struct opt_spec *o, char *buf, size_t len)
+{
+	char scratch[256] __attribute__((aligned(16))) = { 0 }, err[8];
+	struct opt_spec tmp = *o;
+
+	tmp.off = 0;	/* laid out like the field, as opts__validate() parses it */
+	if (o->def && set_one(&tmp, scratch, o->def, err, sizeof(err)))
+		snprintf(buf, len, "%s", o->def);	/* opts__validate() refuses such a table */
+	else
+		opts__format(&tmp, scratch, true, buf, len);
+	return buf;
+}
+
 void opts__print(const struct opt_spec *t, FILE *f, const char *indent)
 {
+	char def[64];
+
 	for (; t && t->key; t++) {
 		fprintf(f, "%s%-22s %-8s default %-10s %s", indent, t->key, type_name(t->type),
-			t->def ? t->def : "-", t->help ? t->help : "");
+			opts__format_default(t, def, sizeof(def)), t->help ? t->help : "");
 		if (t->type == OPT_ENUM) {
 			char list[256];
 
@@ -531,7 +546,7 @@ int opts__validate(const struct opt_spec *t, char *err, size_t errlen)
 	return 0;
 }
 
-void opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len)
+char *opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len)
 {
 	const char *p = (const char *)obj + o->off;
 	static const char units_b[] = "KMGTPE";
@@ -547,12 +562,15 @@ void opts__format(const struct opt_spec *o, const void *obj, bool human, char *b
 	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
 	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
 	case OPT_DOUBLE: snprintf(buf, len, human ? "%g" : "%.17g", *(const double *)p); break;
-	case OPT_STR: snprintf(buf, len, "%s", p); break;
+	case OPT_STR: snprintf(buf, len, "%s", human && !*p ? "-" : p); break;
 	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
 	case OPT_BYTES:
 		v = *(const uint64_t *)p;
-		if (human) {
-			fmt_bytes(v, buf, len);
+		if (human) {	/* zero is "0" whatever the unit */
+			if (v)
+				fmt_bytes(v, buf, len);
+			else
+				snprintf(buf, len, "0");
 			break;
 		}
 		for (k = -1; v && !(v & 1023) && k < 5; k++)
@@ -565,7 +583,10 @@ void opts__format(const struct opt_spec *o, const void *obj, bool human, char *b
 	case OPT_DURATION:
 		v = *(const uint64_t *)p;
 		if (human) {
-			fmt_duration(v, buf, len);
+			if (v)
+				fmt_duration(v, buf, len);
+			else
+				snprintf(buf, len, "0");
 			break;
 		}
 		snprintf(buf, len, "%" PRIu64 "ns", v);
@@ -577,4 +598,5 @@ void opts__format(const struct opt_spec *o, const void *obj, bool human, char *b
 		break;
 	default: snprintf(buf, len, "?"); break;
 	}
+	return buf;
 }

@@ -68,9 +68,12 @@ int opts__below(const struct opt_spec *t, const char *key, uint64_t v, uint64_t 
 void opts__keys(const struct opt_spec *t, char *buf, size_t len);
 /*
  * An option's value in obj as text: as an option string takes it back ("30s", "64M", "true",
- * doubles to 17 digits), or human (fmt_bytes/fmt_duration: "64 MiB", "30 s"; doubles %g).
+ * doubles to 17 digits), or human, as every listing prints it (models, policies, --help
+ * tables): sizes in IEC units and durations humanised (fmt_bytes, fmt_duration: "64 MiB",
+ * "30 s"), zero as "0" whatever the unit, booleans as true/false, an empty string as "-",
+ * doubles %g. Returns buf.
  */
-void opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len);
+char *opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len);
 
 /* Parsers and formatters shared by everything that takes sizes and times. 0 or -EINVAL. */
 int parse_bytes(const char *s, uint64_t *out);
@@ -80,5 +83,7 @@ int parse_double(const char *s, double *out);
 /* "13.2 KiB", "21 MiB"; "1.5 ms", "6 min 12 s". Return buf. */
 char *fmt_bytes(uint64_t b, char *buf, size_t len);
 char *fmt_duration(uint64_t ns, char *buf, size_t len);
+/* An option's default as opts__format() prints it, human (zero when it has none). */
+char *opts__format_default(const struct opt_spec *o, char *buf, size_t len);
 
 #endif

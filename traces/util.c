@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "traces/trace.h"
 #include "traces/util.h"
@@ -139,15 +140,170 @@ uint64_t ts_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-bool cli_wants_help(int argc, char **argv)
+static bool cli_has(int argc, char **argv, const char *s, const char *l)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+		if (!strcmp(argv[i], s) || !strcmp(argv[i], l))
 			return true;
 	}
 	return false;
+}
+
+bool cli_wants_help(int argc, char **argv)
+{
+	return cli_has(argc, argv, "-h", "--help");
+}
+
+bool cli_wants_version(int argc, char **argv)
+{
+	return cli_has(argc, argv, "-V", "--version");
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "trimsim %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "; see 'trimsim %s --help'\n", cmd);
+	return 2;
+}
+
+size_t cli_edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t d[3][64], *p2 = d[0], *p1 = d[1], *c = d[2];
+
+	if (la >= 64 || lb >= 64)
+		return 64;
+	for (size_t j = 0; j <= lb; j++)
+		p1[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		c[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1], v = p1[j - 1] + cost;
+
+			if (p1[j] + 1 < v)
+				v = p1[j] + 1;
+			if (c[j - 1] + 1 < v)
+				v = c[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && p2[j - 2] + 1 < v)
+				v = p2[j - 2] + 1;
+			c[j] = v;
+		}
+		size_t *t = p2;
+
+		p2 = p1, p1 = c, c = t;
+	}
+	return p1[lb];
+}
+
+/*
+ * The option of the help text nearest to arg (its name up to '='), within two
+ * edits and less than half its length; "" if none. The options are the tokens
+ * starting with '-' of the usage line and of the option lines ("  -o, --output
+ * FILE   text": up to the two spaces before the text), as man.awk reads them.
+ */
+static void nearest_option(const char *arg, const char *help, char *best, size_t len)
+{
+	size_t la = strcspn(arg, "="), bestd = 3;
+	bool usage = false;
+
+	best[0] = 0;
+	for (const char *line = help; line && *line;) {
+		const char *nl = strchr(line, '\n'), *end = nl ? nl : line + strlen(line), *p = line;
+
+		if (!strncmp(line, "usage: ", 7))
+			usage = true;
+		else if (*line != ' ')
+			usage = false;
+		while (p < end && *p == ' ')
+			p++;
+		if (usage || (p > line && *p == '-')) {
+			const char *stop = usage ? end : p;
+
+			while (!usage && stop < end && !(stop[0] == ' ' && stop + 1 < end && stop[1] == ' '))
+				stop++;
+			while (p < stop) {
+				size_t n, d;
+
+				while (p < stop && *p != '-')
+					p++;
+				n = strspn(p, "-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+				if (p + n > stop)
+					n = (size_t)(stop - p);
+				if (n >= 2 && n < len && p[1] != ' ' && (p == line || p[-1] == ' ' || p[-1] == '[' ||
+									 p[-1] == ',')) {
+					d = cli_edit_distance(arg, la, p, n);
+					if (d && d < bestd && 2 * d < n) {
+						bestd = d;
+						snprintf(best, len, "%.*s", (int)n, p);
+					}
+				}
+				p += n ? n : 1;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+int cli_unknown_option(const char *cmd, const char *arg, void (*usage)(FILE *))
+{
+	return cli_unknown_option_for(cmd, arg, NULL, usage);
+}
+
+int cli_unknown_option_for(const char *cmd, const char *arg, const char *what, void (*usage)(FILE *))
+{
+	char *help = NULL, near[64] = "";
+	size_t n = 0;
+	FILE *f = usage ? open_memstream(&help, &n) : NULL;
+
+	if (f) {
+		usage(f);
+		if (!fclose(f))
+			nearest_option(arg, help, near, sizeof(near));
+	}
+	free(help);
+	if (arg[0] != '-')
+		return cli_usage_error(cmd, "unexpected argument '%s'", arg);
+	return cli_usage_error(cmd, "unknown option '%.*s'%s%s%s%s%s", (int)strcspn(arg, "="), arg,
+			       what ? " for " : "", what ? what : "", near[0] ? " (did you mean '" : "", near,
+			       near[0] ? "'?)" : "");
+}
+
+int cli_getopt_error(const char *cmd, int c, char **argv, void (*usage)(FILE *))
+{
+	const char *arg = argv[optind - 1];
+	char s[3] = { '-', (char)optopt, 0 };
+
+	/*
+	 * glibc: an unknown long option leaves optopt 0 and argv[optind - 1] naming it;
+	 * an unknown short one sets optopt, and inside a cluster ("-Zq") optind has not
+	 * moved past it yet. A missing value: argv[optind - 1] is the option's word.
+	 */
+	if (c == '?' ? optopt != 0 : strncmp(arg, "--", 2) != 0)
+		arg = s;
+	if (c == ':')
+		return cli_usage_error(cmd, "option '%s' needs a value", arg);
+	return cli_unknown_option(cmd, arg, usage);
+}
+
+const char *cli_input(const char *path)
+{
+	return strcmp(path, "-") ? path : "/dev/stdin";
+}
+
+int cli_input_twice(const char *cmd, const char *path, const char *why)
+{
+	struct stat sb;
+
+	if (stat(cli_input(path), &sb) || S_ISREG(sb.st_mode))
+		return 0;
+	return cli_usage_error(cmd, "%s: %s reads its input more than once (%s): give a file, not a pipe",
+			       path, cmd, why);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * 0, or the signal (SIGINT, SIGTERM) main's handler caught: long loops and
@@ -37,7 +38,42 @@ uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
  * so atomic writers fchmod() their temporary file to this before renaming it.
  */
 unsigned ts_create_mode(unsigned want);
-/* True if argv holds -h or --help. */
+/* True if argv holds -h or --help (before a "--"). */
 bool cli_wants_help(int argc, char **argv);
+/* True if argv holds -V or --version (before a "--"): main prints the version for every command. */
+bool cli_wants_version(int argc, char **argv);
+
+/*
+ * The one grammar of every command (README.md, "Command-line conventions").
+ * A usage error is one line, "trimsim CMD: MESSAGE; see 'trimsim CMD --help'",
+ * and exit status 2. cli_usage_error() prints it and returns 2.
+ */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * An argument the command does not know ("--jsn", "-x"): the usage error, with
+ * "(did you mean '--json'?)" when an option its help text names (usage() prints
+ * it) is one or two edits away. Returns 2.
+ */
+int cli_unknown_option(const char *cmd, const char *arg, void (*usage)(FILE *));
+/* The same, naming what the option is unknown for: "unknown option '--ops' for --from dtrace". */
+int cli_unknown_option_for(const char *cmd, const char *arg, const char *what, void (*usage)(FILE *));
+/*
+ * getopt_long()'s error return c (':' missing value, with a ':' first in the
+ * option string and opterr = 0; '?' unknown) as the usage error above. Returns 2.
+ */
+int cli_getopt_error(const char *cmd, int c, char **argv, void (*usage)(FILE *));
+/*
+ * Optimal string alignment distance of a[0..la) and b[0..lb) (Levenshtein plus
+ * transpositions: "--josn" is one edit from "--json"); 64 for strings of 64 bytes or more.
+ */
+size_t cli_edit_distance(const char *a, size_t la, const char *b, size_t lb);
+/* An importer's input file: "-" is standard input (/dev/stdin), any other path itself. */
+const char *cli_input(const char *path);
+/*
+ * An input cmd reads more than once (a survey pass, one pass per cell): it must
+ * be a regular file (or not exist yet: the open names that). "-" or a pipe is a
+ * usage error in one line (returns 2); 0 when it can be read again.
+ */
+int cli_input_twice(const char *cmd, const char *path, const char *why);
 
 #endif

@@ -16,6 +16,7 @@
 #include "replay/engine/result.h"
 #include "traces/output.h"
 #include "replay/targets/rd_safety.h"
+#include "replay/report/runcell.h"
 #include "traces/util.h"
 
 #define BATCH 4096
@@ -23,15 +24,18 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: trimsim replay TRACE [-p POLICY] [-M PROFILE[:key=value,...]] [options]\n"
+		"usage: trimsim replay TRACE [-p POLICY] [-M PROFILE[:key=value,...]] [--json] [options]\n"
 		"\n"
 		"Feeds the trace through a discard policy into a device model (or a real device or\n"
 		"file), submits the trace's own reads, writes and flushes through the same target,\n"
 		"and reports discard commands, bytes, latencies, foreground stall and makespan.\n"
+		"TRACE - is standard input (a device or file target reads it twice: a pipe is copied once).\n"
 		"\n"
 		"  -p, --policy POLICY   preset or pipeline (default as-recorded); see trimsim policies\n"
+		"                        (--policies, as compare spells it, is the same option)\n"
 		"  -M, --model PROFILE   device model profile with overrides (default nvme); see trimsim models;\n"
 		"                        or a target spec NAME:ARG (file:PATH, device:PATH, fixed:...)\n"
+		"                        (--models is the same option)\n"
 		"  -t, --target NAME[:ARG]  any registered target, e.g. fixed:discard=9ms,qd=1\n"
 		"      --device PATH     a real block device (needs --destructive: its data is destroyed)\n"
 		"      --file PATH       a regular file: discards punch holes (one that holds data needs\n"
@@ -41,12 +45,13 @@ static void usage(FILE *f)
 		"      --destructive     allow writes and discards on a real device (and a --file with data)\n"
 		"      --timing MODE     trace (keep the trace's timing, default) or asap\n"
 		"      --speed X         with --timing trace: replay X times faster (default 1)\n"
-		"      --seed N          model seed (default 1); same inputs and seed, same JSON\n"
+		"  -s, --seed N          model seed (default 1); same inputs and seed, same JSON\n"
 		"      --dev MAJ:MIN     the traced device to replay (default: the header's only or\n"
 		"                        first filesystem device)\n"
 		"      --no-baseline     skip the discard-free twin run that measures foreground stall\n"
 		"  -o, --output FILE     write the result JSON (schema in replay/engine/RESULT.md); FILE ends in\n"
-		"                        .json or has no extension; - is stdout\n"
+		"                        .json or has no extension; - is stdout (as --json)\n"
+		"      --json            the result JSON on stdout instead of the summary table\n"
 		"  -q, --quiet           no summary table\n"
 		"\n"
 		"On a real target (--device, --file), commands that fail (ENOSPC, EIO ...) are counted per\n"
@@ -67,10 +72,10 @@ struct args {
 	bool spec_set;
 	const struct target_ops *kind;	/* what spec names (NULL: nothing built in), to refuse a second one */
 	struct engine_cfg cfg;
-	bool quiet, dev_set;
+	bool quiet, dev_set, json;
 };
 
-enum { O_DEVICE = 256, O_FILE, O_QD, O_DESTRUCTIVE, O_TIMING, O_SPEED, O_SEED, O_DEV, O_NOBASE };
+enum { O_DEVICE = 256, O_FILE, O_QD, O_DESTRUCTIVE, O_TIMING, O_SPEED, O_DEV, O_NOBASE, O_JSON };
 
 /*
  * -M SPEC, -t SPEC, --device PATH (device:PATH), --file PATH (file:PATH): one target, one
@@ -83,12 +88,12 @@ static int set_target(struct args *a, const char *prefix, const char *spec, bool
 	char err[256];
 
 	if (snprintf(a->spec, sizeof(a->spec), "%s%s", prefix, spec) >= (int)sizeof(a->spec)) {
-		fprintf(stderr, "trimsim replay: target '%s': longer than %zu bytes\n", spec, sizeof(a->spec) - 1);
+		cli_usage_error("replay", "target '%s': longer than %zu bytes", spec, sizeof(a->spec) - 1);
 		return -EINVAL;
 	}
 	t = target_spec_parse(a->spec, strict, &arg, err, sizeof(err));
 	if (a->spec_set && a->kind != t) {
-		fprintf(stderr, "trimsim replay: choose one target (-M, -t, --device or --file)\n");
+		cli_usage_error("replay", "choose one target (-M, -t, --device or --file)");
 		return -EINVAL;
 	}
 	a->spec_set = true;
@@ -102,12 +107,14 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option lo[] = {
 		{ "policy", required_argument, NULL, 'p' }, { "model", required_argument, NULL, 'M' },
+		{ "policies", required_argument, NULL, 'p' }, { "models", required_argument, NULL, 'M' },
+		{ "json", no_argument, NULL, O_JSON },
 		{ "target", required_argument, NULL, 't' }, { "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' },
 		{ "device", required_argument, NULL, O_DEVICE }, { "file", required_argument, NULL, O_FILE },
 		{ "qd", required_argument, NULL, O_QD }, { "destructive", no_argument, NULL, O_DESTRUCTIVE },
 		{ "timing", required_argument, NULL, O_TIMING }, { "speed", required_argument, NULL, O_SPEED },
-		{ "seed", required_argument, NULL, O_SEED }, { "dev", required_argument, NULL, O_DEV },
+		{ "seed", required_argument, NULL, 's' }, { "dev", required_argument, NULL, O_DEV },
 		{ "no-baseline", no_argument, NULL, O_NOBASE }, { NULL, 0, NULL, 0 },
 	};
 	uint64_t u;
@@ -118,7 +125,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	a->cfg.seed = 1;
 	a->cfg.baseline = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:M:t:o:qh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:M:t:o:s:qh", lo, NULL)) != -1) {
 		int ret = 0;
 
 		switch (c) {
@@ -129,46 +137,46 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case O_FILE: ret = set_target(a, "file:", optarg, true); break;
 		case 'o': a->out = optarg; break;
 		case 'q': a->quiet = true; break;
+		case O_JSON: a->json = true; break;
 		case O_DESTRUCTIVE: a->cfg.destructive = true; break;
 		case O_NOBASE: a->cfg.baseline = false; break;
 		case O_QD:
 			if (parse_u64(optarg, &u) || !u || u > 65536)
-				return fprintf(stderr, "trimsim replay: --qd '%s': expected 1..65536\n", optarg), -EINVAL;
+				return cli_usage_error("replay", "--qd '%s': expected 1..65536", optarg), -EINVAL;
 			a->cfg.qd = (unsigned)u;
 			break;
 		case O_TIMING:
 			if (strcmp(optarg, "trace") && strcmp(optarg, "asap"))
-				return fprintf(stderr, "trimsim replay: --timing '%s': expected trace or asap\n",
-					       optarg), -EINVAL;
+				return cli_usage_error("replay", "--timing '%s': expected trace or asap", optarg),
+				       -EINVAL;
 			a->cfg.timing = strcmp(optarg, "asap") ? TIMING_TRACE : TIMING_ASAP;
 			break;
 		case O_SPEED:
 			if (parse_double(optarg, &a->cfg.speed) || !(a->cfg.speed > 0) || a->cfg.speed > 1e9)
-				return fprintf(stderr, "trimsim replay: --speed '%s': expected a number > 0\n",
-					       optarg), -EINVAL;
-			break;
-		case O_SEED:
-			if (parse_u64(optarg, &a->cfg.seed))
-				return fprintf(stderr, "trimsim replay: --seed '%s': expected an integer\n", optarg),
+				return cli_usage_error("replay", "--speed '%s': expected a number > 0", optarg),
 				       -EINVAL;
+			break;
+		case 's':
+			if (parse_u64(optarg, &a->cfg.seed))
+				return cli_usage_error("replay", "--seed '%s': expected an integer", optarg), -EINVAL;
 			break;
 		case O_DEV:
 			if (ts_dev_parse(optarg, &a->cfg.devno))
-				return fprintf(stderr, "trimsim replay: --dev '%s': expected MAJOR:MINOR\n", optarg),
-				       -EINVAL;
+				return cli_usage_error("replay", "--dev '%s': expected MAJOR:MINOR", optarg), -EINVAL;
 			a->dev_set = true;
 			break;
 		case 'h': usage(stdout); return 1;
-		default: usage(stderr); return -EINVAL;
+		default: return cli_getopt_error("replay", c, argv, usage), -EINVAL;
 		}
 		if (ret)
 			return ret;
 	}
-	if (optind != argc - 1) {
-		usage(stderr);
-		return -EINVAL;
-	}
+	if (optind != argc - 1)
+		return cli_usage_error("replay", optind == argc ? "no TRACE given" : "one TRACE only (compare takes several)"),
+		       -EINVAL;
 	a->trace = argv[optind];
+	if (a->out && output__names_stdout(a->out))	/* -o - is --json: no table mixed into the JSON */
+		a->json = true, a->out = NULL;
 	if (!a->spec_set)
 		set_target(a, "", "nvme", false);
 	return 0;
@@ -267,7 +275,7 @@ int cmd_replay(int argc, char **argv)
 	struct args a = { 0 };
 	struct trace_reader *r = NULL;
 	struct engine *e = NULL;
-	struct output *out = NULL;
+	struct output *out = NULL, *jout = NULL;
 	json_t *res = NULL;
 	struct policy_props props;
 	struct policy_input_counts input = { 0 };
@@ -285,10 +293,20 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		return 2;
 	}
-	if (a.out && !(out = result__open(a.out, err, sizeof(err)))) {	/* a bad -o fails before the replay */
-		rc = errno == EINVAL ? 2 : 1;
+	/* a profile that does not load is a bad -M, as a policy that does not parse is a bad -p: both 2, as in compare */
+	if (!strcmp(a.cfg.target->name, "model") && report_check_profile(a.cfg.target_arg, err, sizeof(err))) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
-		return rc;
+		return 2;
+	}
+	if (a.out && !(out = result__open(a.out, err, sizeof(err)))) {	/* a bad -o fails before the replay */
+		if (errno == EINVAL)	/* an extension that is not JSON's */
+			return cli_usage_error("replay", "%s", err);
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		return 1;
+	}
+	if (a.json && !(jout = result__open("-", err, sizeof(err)))) {
+		fprintf(stderr, "trimsim replay: %s\n", err);
+		goto out;
 	}
 	/* a real target reads the trace twice (its extent first): a pipe or "-" is copied once */
 	if ((a.cfg.target->realtime && trace_reader__spool(a.trace, err, sizeof(err))) ||
@@ -345,15 +363,19 @@ int cmd_replay(int argc, char **argv)
 	}
 	ret = out ? result__write(res, out, err, sizeof(err)) : 0;
 	out = NULL;
+	if (!ret && jout)
+		ret = result__write(res, jout, err, sizeof(err));
+	jout = NULL;
 	if (ret) {
 		fprintf(stderr, "trimsim replay: %s\n", err);
 		goto out;
 	}
-	if (!a.quiet)
+	if (!a.quiet && !a.json)
 		result__print(res, stdout);
 	rc = failed_commands(&a, e) ? 1 : 0;
 out:
 	output__abort(out);
+	output__abort(jout);
 	json_decref(res);
 	engine__free(e);
 	trace_reader__close(r);

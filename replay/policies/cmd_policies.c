@@ -170,6 +170,7 @@ static json_t *all_json(void)
 static void print_text(FILE *f)
 {
 	const struct policy_stage_ops *s;
+	char def[64];
 
 	fprintf(f, "stages (compose with '|'; a bare first argument sets the option marked *):\n");
 	for (size_t i = 0; (s = policy_stage_at(i)); i++) {
@@ -179,7 +180,7 @@ static void print_text(FILE *f)
 		for (const struct opt_spec *o = s->opts; o && o->key; o++)
 			fprintf(f, "    %s%-12s %-9s default %-8s %s\n",
 				s->positional && !strcmp(s->positional, o->key) ? "*" : " ", o->key,
-				type_name(o->type), o->def ? o->def : "-", o->help ? o->help : "");
+				type_name(o->type), opts__format_default(o, def, sizeof(def)), o->help ? o->help : "");
 	}
 	fprintf(f, "\npresets (name or name(option=value, ...): the options of its stages after the source,\n"
 		"with the preset's defaults; a bare value sets the next 'bare' key):\n");
@@ -210,9 +211,7 @@ int cmd_policies(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
-			fprintf(stderr, "trimsim policies: unknown argument '%s'\n", argv[i]);
-			usage(stderr);
-			return 2;
+			return cli_unknown_option("policies", argv[i], usage);
 		}
 	}
 	if (policy_registry_validate(err, sizeof(err))) {

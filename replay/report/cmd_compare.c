@@ -39,7 +39,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: trimsim compare TRACE... -p POLICY[,POLICY...] -M PROFILE[,PROFILE...]\n"
-		"                       [--jobs N] [--runs N] [--format table|json|csv|html] [-o OUT]... [--seed N]\n"
+		"                       [--jobs N] [--runs N] [--format table|json|csv|html] [--json] [-o OUT]... [--seed N]\n"
 		"\n"
 		"Replays every trace through every policy against every device profile (the full\n"
 		"matrix, cells in parallel) and reports, per (trace, policy, profile): discard\n"
@@ -50,11 +50,13 @@ static void usage(FILE *f)
 		"queue included, with or without foreground I/O in the trace); then verdict\n"
 		"sentences, saying plainly when discard does not matter (less than 1%% of wall\n"
 		"time) and when the trace cannot tell (no foreground I/O, discards from a\n"
-		"background worker).\n"
+		"background worker). Each TRACE is read once per cell: files, not - or a pipe.\n"
 		"\n"
 		"  -p, --policies LIST  policies, comma-separated; commas inside parentheses belong to\n"
 		"                       the policy: -p 'xfs,fstrim(interval=1w,minlen=64K),none'\n"
+		"                       (--policy, as replay spells it, is the same option)\n"
 		"  -M, --models LIST    device profiles (trimsim models), or target specs (file:PATH)\n"
+		"                       (--model is the same option)\n"
 		"  -j, --jobs N         cells replayed at once (default: online CPUs)\n"
 		"  -r, --runs N         repeat each cell N times (1..%d); meaningful on real targets, where\n"
 		"                       the report adds mean, stddev and a Student's t verdict at 95%%;\n"
@@ -62,6 +64,7 @@ static void usage(FILE *f)
 		"  -f, --format F       what goes to stdout: table (default), json, csv, html, or\n"
 		"                       summary (one line per trace and profile: cheapest and costliest\n"
 		"                       policy, whether discard matters)\n"
+		"      --json           the same as --format json\n"
 		"  -o, --output FILE    write the report to FILE (repeatable); the format follows the\n"
 		"                       extension (.json .csv .html .htm .txt; any other is refused),\n"
 		"                       --format when it has none (- is stdout); --format still goes to\n"
@@ -167,6 +170,8 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
 		{ "destructive", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
 		{ "qd", required_argument, NULL, 'Q' },
+		{ "policy", required_argument, NULL, 'p' }, { "model", required_argument, NULL, 'M' },
+		{ "json", no_argument, NULL, 'J' },
 		{ 0 },
 	};
 	uint64_t v;
@@ -209,6 +214,11 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 					       format_list(false, known, sizeof(known)));
 			a->fmt_set = true;
 			break;
+		case 'J':
+			if (report_format_by_name("json", &a->fmt))
+				return -EINVAL;
+			a->fmt_set = true;
+			break;
 		case 'o':
 			if (a->nout == MAX_OUTS)
 				return ts_errf(err, errlen, -E2BIG, "-o: at most %d outputs", MAX_OUTS);
@@ -225,11 +235,10 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 				return e;
 			a->qd = (unsigned)v;
 			break;
-		case ':':
-			return ts_errf(err, errlen, -EINVAL, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return ts_errf(err, errlen, -EINVAL, "unknown option '%s' (try trimsim compare --help)",
-				       argv[optind - 1]);
+		default:	/* printed: the caller prints nothing more */
+			err[0] = 0;
+			cli_getopt_error("compare", c, argv, usage);
+			return -EINVAL;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -349,7 +358,8 @@ int cmd_compare(int argc, char **argv)
 		return 0;
 	}
 	if ((e = parse_args(argc, argv, &a, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err[0] ? err : strerror(-e));
+		if (err[0] || e != -EINVAL)
+			cli_usage_error("compare", "%s", err[0] ? err : strerror(-e));
 		rc = 2;
 		goto out;
 	}

@@ -109,6 +109,11 @@ static int parse_cli(int argc, char **argv, struct cal_opts *o, char *err, size_
 		eq = strchr(a + 2, '=');
 		snprintf(key, sizeof(key), "%.*s", (int)(eq ? (size_t)(eq - a - 2) : strlen(a + 2)), a + 2);
 		s = opts__find(cal_table, key);
+		if (!s) {	/* printed with a did-you-mean: nothing more to say */
+			err[0] = 0;
+			cli_unknown_option("calibrate", argv[i], usage);
+			return -EINVAL;
+		}
 		if (eq)
 			val = eq + 1;
 		else if (s && s->type == OPT_BOOL)
@@ -116,7 +121,7 @@ static int parse_cli(int argc, char **argv, struct cal_opts *o, char *err, size_
 		else if (i + 1 < argc)
 			val = argv[++i];
 		else
-			return ts_errf(err, errlen, -EINVAL, "option --%s needs a value", key);
+			return ts_errf(err, errlen, -EINVAL, "option '--%s' needs a value", key);
 		rc = opts__set(cal_table, o, key, val, err, errlen);
 	}
 	if (!rc && !*o->device)
@@ -460,7 +465,8 @@ int cmd_calibrate(int argc, char **argv)
 	if ((rc = parse_cli(argc, argv, &o, err, sizeof(err))) ||
 	    (rc = output__check_ext("-o", o.output, ".json", "a profile is JSON", err, sizeof(err))) ||
 	    (rc = output__check_ext("--svg", o.svg, ".svg", "the chart is SVG", err, sizeof(err)))) {
-		fprintf(stderr, "trimsim calibrate: %s\n", err);
+		if (err[0])
+			cli_usage_error("calibrate", "%s", err);
 		return 2;
 	}
 	env.seed = o.seed;

@@ -100,10 +100,10 @@ ParameterizedTestParameters(badinput_all, cli)
 		  .args = "replay in.jsonl -M nosuch -o out.json",
 		  .msg = "trimsim replay: unknown profile 'nosuch' (known: " PROFILES "; or give a path to a "
 			  ".json file)\n",
-		  .rc = 1, .out = "out.json" },
+		  .rc = 2, .out = "out.json" },
 		{ .name = "profile missing file", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -M ./nofile.json -o out.json",
-		  .msg = "trimsim replay: ./nofile.json: No such file or directory\n", .rc = 1, .out = "out.json" },
+		  .msg = "trimsim replay: ./nofile.json: No such file or directory\n", .rc = 2, .out = "out.json" },
 		{ .name = "profile cut json", .file = "p.json", .content = "{\"model\":\"parametric\",",
 		  .args = "models ./p.json",
 		  .msg = "trimsim models: ./p.json:1:22: string or '}' expected near end of file\n", .rc = 1 },
@@ -128,25 +128,25 @@ ParameterizedTestParameters(badinput_all, cli)
 		  .args = "replay in.jsonl -M nvme:bogus=1 -o out.json",
 		  .msg = "trimsim replay: models/profiles/nvme.json: override: unknown option 'bogus' (known: "
 			  "" PARAM_KEYS
-			  ")\n", .rc = 1, .out = "out.json" },
+			  ")\n", .rc = 2, .out = "out.json" },
 		{ .name = "override range", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -M nvme:qd=70000 -o out.json",
 		  .msg = "trimsim replay: models/profiles/nvme.json: override: option 'qd': 70000 is out of range "
-			  "[1, 65535]\n", .rc = 1, .out = "out.json" },
+			  "[1, 65535]\n", .rc = 2, .out = "out.json" },
 		{ .name = "override no value", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -M nvme:qd -o out.json",
 		  .msg = "trimsim replay: models/profiles/nvme.json: override: option 'qd': expected key=value\n",
-		  .rc = 1, .out = "out.json" },
+		  .rc = 2, .out = "out.json" },
 		{ .name = "override size", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -M nvme:discard_max_bytes=12Q -o out.json",
 		  .msg = "trimsim replay: models/profiles/nvme.json: override: option 'discard_max_bytes': "
 			  "'12Q' is not a "
-			  "valid size (e.g. 4096, 64K, 2M)\n", .rc = 1, .out = "out.json" },
+			  "valid size (e.g. 4096, 64K, 2M)\n", .rc = 2, .out = "out.json" },
 		{ .name = "override duration", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -M sata-sf2281:trim_base=-5ms -o out.json",
 		  .msg = "trimsim replay: models/profiles/sata-sf2281.json: override: option 'trim_base': "
 			  "'-5ms' is not a "
-			  "valid duration (e.g. 500us, 5ms, 2s, 1w)\n", .rc = 1, .out = "out.json" },
+			  "valid duration (e.g. 500us, 5ms, 2s, 1w)\n", .rc = 2, .out = "out.json" },
 		/* ---- policy strings ---- */
 		{ .name = "policy unknown", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl -p frobnicate -o out.json",
@@ -213,52 +213,64 @@ ParameterizedTestParameters(badinput_all, cli)
 		/* ---- command-line options ---- */
 		{ .name = "import unknown kind", .file = "d.txt", .content = "x\n",
 		  .args = "import --from ktrace d.txt -o out.tsim",
-		  .msg = "trimsim import: --from: unknown kind 'ktrace' (blktrace, trace-cmd, dtrace)\n", .rc = 2,
+		  .msg = "trimsim import: --from: unknown kind 'ktrace' (blktrace, trace-cmd, dtrace)"
+			  "; see 'trimsim import --help'\n", .rc = 2,
 		  .out = "out.tsim" },
 		{ .name = "import option value", .file = "b.bt", .content = "x",
 		  .args = "import --from blktrace --device-size 12Q b.bt -o out.tsim",
-		  .msg = "trimsim import: option 'device_size': '12Q' is not a valid size (e.g. 4096, 64K, 2M)\n",
+		  .msg = "trimsim import: option 'device_size': '12Q' is not a valid size (e.g. 4096, 64K, 2M)"
+			  "; see 'trimsim import --help'\n",
 		  .rc = 2, .out = "out.tsim" },
 		{ .name = "export unknown kind", .file = "in.jsonl", .content = OK,
 		  .args = "export --to csv in.jsonl -o out.csv",
-		  .msg = "trimsim export: --to: unknown kind 'csv' (blktrace, fio)\n", .rc = 2, .out = "out.csv" },
+		  .msg = "trimsim export: --to: unknown kind 'csv' (blktrace, fio)"
+			  "; see 'trimsim export --help'\n", .rc = 2, .out = "out.csv" },
 		{ .name = "export bad records", .file = "in.jsonl", .content = OK,
 		  .args = "export --to blktrace --records alloc in.jsonl -o out.bt",
-		  .msg = "trimsim export: option 'records': 'alloc' is not one of: auto, issue, bio, intent, free\n",
+		  .msg = "trimsim export: option 'records': 'alloc' is not one of: auto, issue, bio, intent, free"
+			  "; see 'trimsim export --help'\n",
 		  .rc = 2, .out = "out.bt" },
 		{ .name = "convert bad --to", .file = "in.jsonl", .content = OK,
 		  .args = "convert --to xml in.jsonl out.xml",
-		  .msg = "trimsim convert: option '--to': 'xml' is not one of: binary, jsonl\n", .rc = 2,
+		  .msg = "trimsim convert: option '--to': 'xml' is not one of: binary, jsonl"
+			  "; see 'trimsim convert --help'\n", .rc = 2,
 		  .out = "out.xml" },
 		{ .name = "replay speed 0", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl --speed 0 -o out.json",
-		  .msg = "trimsim replay: --speed '0': expected a number > 0\n", .rc = 2, .out = "out.json" },
+		  .msg = "trimsim replay: --speed '0': expected a number > 0"
+			  "; see 'trimsim replay --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "replay timing", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl --timing later -o out.json",
-		  .msg = "trimsim replay: --timing 'later': expected trace or asap\n", .rc = 2, .out = "out.json" },
+		  .msg = "trimsim replay: --timing 'later': expected trace or asap"
+			  "; see 'trimsim replay --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "replay seed", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl --seed -1 -o out.json",
-		  .msg = "trimsim replay: --seed '-1': expected an integer\n", .rc = 2, .out = "out.json" },
+		  .msg = "trimsim replay: --seed '-1': expected an integer"
+			  "; see 'trimsim replay --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "replay qd", .file = "in.jsonl", .content = OK, .args = "replay in.jsonl --qd 0 -o out.json",
-		  .msg = "trimsim replay: --qd '0': expected 1..65536\n", .rc = 2, .out = "out.json" },
+		  .msg = "trimsim replay: --qd '0': expected 1..65536"
+			  "; see 'trimsim replay --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "replay unknown device", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl --dev 8:99 -o out.json",
 		  .msg = "trimsim replay: in.jsonl: --dev 8:99: no such device in the trace (7:0)\n", .rc = 1,
 		  .out = "out.json" },
 		{ .name = "compare jobs", .file = "in.jsonl", .content = OK,
 		  .args = "compare in.jsonl -p xfs -M nvme --jobs 0 -o out.json",
-		  .msg = "trimsim compare: --jobs '0': expected an integer in 1..1024\n", .rc = 2, .out = "out.json" },
+		  .msg = "trimsim compare: --jobs '0': expected an integer in 1..1024"
+			  "; see 'trimsim compare --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "record duration", .args = "record -o out.tsim --duration forever -m /",
-		  .msg = "trimsim record: --duration 'forever': not a duration\n", .rc = 2, .out = "out.tsim" },
+		  .msg = "trimsim record: --duration 'forever': not a duration"
+			  "; see 'trimsim record --help'\n", .rc = 2, .out = "out.tsim" },
 		{ .name = "record backend", .args = "record -o out.tsim --backend dtrace -m /",
-		  .msg = "trimsim record: --backend 'dtrace': choose auto, bpf or tracefs\n", .rc = 2,
+		  .msg = "trimsim record: --backend 'dtrace': choose auto, bpf or tracefs"
+			  "; see 'trimsim record --help'\n", .rc = 2,
 		  .out = "out.tsim" },
 		{ .name = "models unknown", .args = "models nosuch",
 		  .msg = "trimsim models: unknown profile 'nosuch' (known: " PROFILES "; or give a path to a "
 			  ".json file)\n",
 		  .rc = 1 },
 		{ .name = "unknown command", .args = "frobnicate",
-		  .msg = "trimsim: unknown command 'frobnicate' (try trimsim --help)\n", .rc = 2 },
+		  .msg = "trimsim: unknown command 'frobnicate'; see 'trimsim --help'\n", .rc = 2 },
 	};
 	return cr_make_param_array(struct bad, t, sizeof(t) / sizeof(t[0]));
 }

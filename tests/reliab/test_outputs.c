@@ -409,13 +409,16 @@ ParameterizedTestParameters(outputs, unknown_extension)
 	static struct ext_case t[] = {
 		{ "compare -o", "compare t.jsonl -p xfs -M nvme -o r.xlsx",
 		  "trimsim compare: -o r.xlsx: unknown extension '.xlsx' (known: .txt .json .csv .html .htm; "
-		  "none: --format)\n" },
+		  "none: --format); see 'trimsim compare --help'\n" },
 		{ "replay -o", "replay t.jsonl -p xfs -M nvme -o r.xlsx",
-		  "trimsim replay: -o r.xlsx: unknown extension '.xlsx' (the result is JSON: .json)\n" },
+		  "trimsim replay: -o r.xlsx: unknown extension '.xlsx' (the result is JSON: .json); "
+		  "see 'trimsim replay --help'\n" },
 		{ "calibrate -o", "calibrate --device /nonexistent --destructive -o r.xlsx",
-		  "trimsim calibrate: -o r.xlsx: unknown extension '.xlsx' (a profile is JSON: .json)\n" },
+		  "trimsim calibrate: -o r.xlsx: unknown extension '.xlsx' (a profile is JSON: .json); "
+		  "see 'trimsim calibrate --help'\n" },
 		{ "calibrate --svg", "calibrate --device /nonexistent --destructive --svg r.xlsx",
-		  "trimsim calibrate: --svg r.xlsx: unknown extension '.xlsx' (the chart is SVG: .svg)\n" },
+		  "trimsim calibrate: --svg r.xlsx: unknown extension '.xlsx' (the chart is SVG: .svg); "
+		  "see 'trimsim calibrate --help'\n" },
 	};
 	return cr_make_param_array(struct ext_case, t, sizeof(t) / sizeof(t[0]));
 }

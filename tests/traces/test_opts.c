@@ -142,3 +142,66 @@ Test(opts, formats)
 	cr_assert_eq(v, 604800ull * 1000000000ull);
 	cr_assert_neq(parse_bytes("-1", &v), 0);
 }
+
+/* One formatter for every listing: IEC sizes, humanised durations, one zero, one boolean spelling. */
+struct fmt_case {
+	char key[24];
+	char val[24];	/* set first; "" = the default */
+	char want[24];
+};
+
+static struct fmt_case fmts[] = {
+	{ .key = "discard_max_bytes", .val = "1536", .want = "1.5 KiB" },
+	{ .key = "discard_max_bytes", .val = "21M", .want = "21 MiB" },
+	{ .key = "discard_max_bytes", .val = "", .want = "2 GiB" },
+	{ .key = "discard_max_bytes", .val = "512", .want = "512 B" },
+	{ .key = "trim_base", .val = "0", .want = "0" },
+	{ .key = "trim_base", .val = "1500us", .want = "1.5 ms" },
+	{ .key = "trim_base", .val = "", .want = "9.0 ms" },
+	{ .key = "trim_base", .val = "6s", .want = "6.00 s" },
+	{ .key = "queued_trim", .val = "1", .want = "true" },
+	{ .key = "queued_trim", .val = "off", .want = "false" },
+	{ .key = "queued_trim", .val = "", .want = "false" },
+	{ .key = "qd", .val = "", .want = "32" },
+	{ .key = "jitter", .val = "0.25", .want = "0.25" },
+	{ .key = "gc", .val = "cost-benefit", .want = "cost-benefit" },
+	{ .key = "name", .val = "", .want = "x" },
+};
+
+ParameterizedTestParameters(opts, format)
+{
+	return cr_make_param_array(struct fmt_case, fmts, sizeof(fmts) / sizeof(fmts[0]));
+}
+
+ParameterizedTest(struct fmt_case *c, opts, format)
+{
+	struct cfg v = { 0 };
+	char err[256], buf[64];
+	const struct opt_spec *o = opts__find(cfg_opts, c->key);
+
+	cr_assert_not_null(o);
+	if (!c->val[0]) {
+		cr_expect_str_eq(opts__format_default(o, buf, sizeof(buf)), c->want, "%s default", c->key);
+		return;
+	}
+	cr_assert_eq(opts__set(cfg_opts, &v, c->key, c->val, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(opts__format(o, &v, true, buf, sizeof(buf)), c->want, "%s=%s", c->key, c->val);
+}
+
+/* A default left out is zero, and zero is "0" whatever the unit; an empty string is "-". */
+Test(opts, format_default_none_is_zero)
+{
+	static const struct opt_spec t[] = {
+		{ "len", OPT_BYTES, 0, 0, 1e9, NULL, "len" },
+		{ "t", OPT_DURATION, 0, 0, 1e9, NULL, "t" },
+		{ "on", OPT_BOOL, 0, 0, 0, NULL, "on" },
+		{ "s", OPT_STR, 0, 0, 0, NULL, "s", NULL, 8 },
+		{ 0 },
+	};
+	char buf[32];
+
+	cr_expect_str_eq(opts__format_default(&t[0], buf, sizeof(buf)), "0");
+	cr_expect_str_eq(opts__format_default(&t[1], buf, sizeof(buf)), "0");
+	cr_expect_str_eq(opts__format_default(&t[2], buf, sizeof(buf)), "false");
+	cr_expect_str_eq(opts__format_default(&t[3], buf, sizeof(buf)), "-");
+}

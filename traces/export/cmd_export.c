@@ -22,6 +22,7 @@ static void export_usage(FILE *f)
 		"\n"
 		"Writes a trace in a format other tools read. OUT is written atomically:\n"
 		"on any error nothing is left behind. OUT may be - (stdout), a pipe or a device.\n"
+		"TRACE is read twice (a survey, then the export): - or a pipe is copied once first.\n"
 		"A trace cut short (no footer) is refused unless --salvage: then its whole\n"
 		"records are exported.\n"
 		"\n"
@@ -150,8 +151,9 @@ int cmd_export(int argc, char **argv)
 			if (r < 0)
 				goto usage;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			snprintf(err, sizeof(err), "unknown option '%s' for --to %s (see --help)", argv[i], ex->name);
-			goto usage;
+			snprintf(err, sizeof(err), "--to %s", ex->name);
+			ret = cli_unknown_option_for("export", argv[i], err, export_usage);
+			goto out;
 		} else if (in) {
 			snprintf(err, sizeof(err), "one TRACE only ('%s' and '%s')", in, argv[i]);
 			goto usage;
@@ -168,8 +170,7 @@ int cmd_export(int argc, char **argv)
 	ret = 0;
 	goto out;
 usage:
-	fprintf(stderr, "trimsim export: %s\n", err);
-	ret = 2;
+	ret = cli_usage_error("export", "%s", err);
 	goto out;
 fail:
 	fprintf(stderr, "trimsim export: %s\n", err[0] ? err : strerror(errno));

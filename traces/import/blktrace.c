@@ -274,6 +274,7 @@ out:
 
 const struct importer_ops importer_blktrace = {
 	.name = "blktrace",
+	.rereads = "it reads the first magic, then rewinds",
 	.help = "blktrace binary: per-CPU files (NAME.blktrace.N, give them all) or one `blkparse -d` dump;\n"
 		"either byte order. Q of a discard -> BIO, D -> ISSUE, C -> DONE (latency paired with its D),\n"
 		"for discard, write, read and flush requests. Device sizes are not in blktrace data:\n"

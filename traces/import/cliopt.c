@@ -30,7 +30,7 @@ int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int
 		val = eq + 1;
 	} else {
 		if (*i + 1 >= argc)
-			return ts_errf(err, errlen, -EINVAL, "option --%s needs a value", arg);
+			return ts_errf(err, errlen, -EINVAL, "option '--%s' needs a value", arg);
 		val = argv[++*i];
 	}
 	ret = opts__set(t, obj, key, val, err, errlen);
@@ -87,7 +87,7 @@ int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **
 	if (strcmp(argv[*i], "-o") && strcmp(argv[*i], "--output"))
 		return 0;
 	if (*i + 1 >= argc)
-		return ts_errf(err, errlen, -EINVAL, "%s needs a file", argv[*i]);
+		return ts_errf(err, errlen, -EINVAL, "option '%s' needs a value", argv[*i]);
 	*out = argv[*i + 1];
 	*i += 2;
 	return 1;

@@ -21,7 +21,8 @@ static void import_usage(FILE *f)
 		"\n"
 		"Converts another tool's trace into a trimsim trace. A file OUT is written beside\n"
 		"itself and renamed into place: on any error or interrupt nothing is left behind.\n"
-		"- is stdout. --jsonl writes JSON Lines instead of binary.\n"
+		"OUT - is stdout; FILE - is stdin for dtrace (blktrace and trace-cmd read their\n"
+		"input twice: give files). --jsonl writes JSON Lines instead of binary.\n"
 		"\n"
 		"kinds and their options:\n");
 	for (size_t i = 0; i < n; i++)
@@ -170,10 +171,13 @@ int cmd_import(int argc, char **argv)
 			if (r < 0)
 				goto usage;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			snprintf(err, sizeof(err), "unknown option '%s' for --from %s (see --help)", argv[i], im->name);
-			goto usage;
+			snprintf(err, sizeof(err), "--from %s", im->name);
+			ret = cli_unknown_option_for("import", argv[i], err, import_usage);
+			goto out;
+		} else if (im->rereads && (ret = cli_input_twice("import", argv[i], im->rereads))) {
+			goto out;
 		} else {
-			files[nfiles++] = argv[i++];
+			files[nfiles++] = (char *)cli_input(argv[i++]);
 		}
 	}
 	if (!nfiles || !out) {
@@ -203,8 +207,7 @@ int cmd_import(int argc, char **argv)
 	ret = 0;
 	goto out;
 usage:
-	fprintf(stderr, "trimsim import: %s\n", err);
-	ret = 2;
+	ret = cli_usage_error("import", "%s", err);
 	goto out;
 fail:
 	fprintf(stderr, "trimsim import: %s\n", err[0] ? err : strerror(errno));

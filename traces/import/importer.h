@@ -26,6 +26,8 @@ struct importer_ops {
 	const char *help;		/* one paragraph: inputs, mapping, limits */
 	const struct opt_spec *opts;	/* options, applied to an object of opts_size bytes */
 	size_t opts_size;
+	/* Why it opens each input more than once (then "-" and pipes are refused), NULL if it reads it once. */
+	const char *rereads;
 	/* Reads files[0..nfiles) into sink. 0 or -errno with a one-line message naming file and offset/line. */
 	int (*run)(const void *opts, char *const *files, size_t nfiles, struct import_sink *sink,
 		   char *err, size_t errlen);

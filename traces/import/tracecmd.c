@@ -631,6 +631,7 @@ const char *__lsan_default_suppressions(void)
 
 const struct importer_ops importer_tracecmd = {
 	.name = "trace-cmd",
+	.rereads = "libtracecmd opens it by name after its header is checked",
 	.help = "trace-cmd trace.dat (record or extract) with the recorder's tracepoints: block_bio_queue,\n"
 		"block_rq_issue/complete, xfs_free_extent, xfs_discard_extent, ext4_free_blocks,\n"
 		"ext4_discard_blocks, ext4_trim_extent, ext4_mballoc_alloc, ext4_mballoc_discard (unused\n"
