@@ -376,9 +376,10 @@ Test(engine, observer_sees_the_engines_order)
 {
 	/*
 	 * A record comes after what was due before it (the discard done at 1 ms before the
-	 * write at 3 ms); a record nothing reacts to (FREE, for passthrough) at once, before
-	 * the write's completion that the next record, or the end, brings. start: the first
-	 * record's trace time and the engine time it maps to.
+	 * write at 3 ms); a FREE, which passthrough does not read, comes after the write's
+	 * completion too: the reclaim delay counts freed bytes in time order with the
+	 * completions (RESULT.md reclaim), so a FREE is never a record nothing reacts to.
+	 * start: the first record's trace time and the engine time it maps to.
 	 */
 	struct trail s = { .n = 0 };
 	struct engine_observer ob = { .arg = &s, .record = tr_record, .submit = tr_submit, .done = tr_done,
@@ -397,7 +398,7 @@ Test(engine, observer_sees_the_engines_order)
 
 	cr_assert_not_null(e, "%s", err);
 	run(e, r, 3);
-	cr_assert_str_eq(s.ev, "SRsdRsRd");
+	cr_assert_str_eq(s.ev, "SRsdRsdR");
 	cr_assert_eq(s.t0, 7 * S);
 	cr_assert_eq(s.e0, 0);
 	engine__free(e);
