@@ -173,11 +173,10 @@ static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size
 		case 'q':
 			a->quiet = true;
 			break;
-		case ':':
-			return ts_errf(err, errlen, -EINVAL, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return ts_errf(err, errlen, -EINVAL, "unknown option '%s' (try trimsim recommend --help)",
-				       argv[optind - 1]);
+		default:	/* said in one line, with a did-you-mean (the grammar of every command) */
+			err[0] = 0;
+			cli_getopt_error("recommend", c, argv, usage);
+			return -EINVAL;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -262,13 +261,9 @@ int cmd_recommend(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if ((e = parse_args(argc, argv, &a, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim recommend: %s\n", err[0] ? err : strerror(-e));
-		rc = 2;
-		goto out;
-	}
-	if ((e = check_profiles(&a, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim recommend: %s\n", err);
+	if ((e = parse_args(argc, argv, &a, err, sizeof(err))) || (e = check_profiles(&a, err, sizeof(err)))) {
+		if (err[0])
+			cli_usage_error("recommend", "%s", err);
 		rc = 2;
 		goto out;
 	}

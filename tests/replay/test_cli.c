@@ -157,7 +157,7 @@ static struct bad_case bads[] = {
 	{ .args = "--dev 8", .rc = 2, .want = "--dev '8': expected MAJOR:MINOR" },
 	{ .args = "-M nvme -t fixed", .rc = 2, .want = "choose one target (-M, -t, --device or --file)" },
 	{ .args = "--file /tmp/x -M file:/tmp/y -t fixed", .rc = 2, .want = "choose one target" },
-	{ .args = "-M nosuch:x", .rc = 1, .want = "nosuch" },
+	{ .args = "-M nosuch:x", .rc = 2, .want = "nosuch" },	/* a bad -M is a usage error, as in compare */
 };
 
 ParameterizedTestParameters(cli, bad_input)

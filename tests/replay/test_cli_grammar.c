@@ -30,7 +30,7 @@ static int run(const char *cmd, char **out, char **err)
 
 /* Every command `trimsim --help` lists is in the tables below. */
 static const char *const commands[] = { "record", "info", "convert", "import", "export", "replay",
-					"compare", "calibrate", "policies", "models" };
+					"compare", "recommend", "calibrate", "policies", "models" };
 #define NCMD (sizeof(commands) / sizeof(commands[0]))
 
 Test(cli_grammar, the_tables_cover_every_command)
@@ -67,6 +67,7 @@ static struct cmd_case cmds[] = {
 	{ .cmd = "export", .pre = "--to fio", .typo = "--opz", .near = "--ops", .valued = "--records" },
 	{ .cmd = "replay", .typo = "--polcy", .near = "--policy", .valued = "-p" },
 	{ .cmd = "compare", .typo = "--modles", .near = "--models", .valued = "-s" },
+	{ .cmd = "recommend", .typo = "--budgte", .near = "--budget", .valued = "--fs" },
 	{ .cmd = "calibrate", .typo = "--qiuck", .near = "--quick", .valued = "--svg" },
 	{ .cmd = "policies", .typo = "--jsno", .near = "--json" },
 	{ .cmd = "models", .typo = "--jsno", .near = "--json" },
@@ -159,7 +160,7 @@ static struct same_case sames[] = {
 	  "$T compare " TRACE " --policy ext4 --model nvme --seed 2 --format json" },
 	{ "$T compare " TRACE " --policies ext4 --models nvme --json", "$T compare " TRACE " -p ext4 -M nvme -f json" },
 	{ "$T replay - -p xfs -M sata-sf2281 --json < " TRACE, "cat " TRACE " | $T replay - -p xfs -M sata-sf2281 --json" },
-	{ "$T info --json /dev/stdin < " TRACE, "cat " TRACE " | $T info --json -" },
+	{ "$T info --json - < " TRACE, "cat " TRACE " | $T info --json -" },
 	{ "cksum < " TRACE, "cat " TRACE " | $T convert - - | cksum" },
 	{ "$T convert " TRACE " x.jsonl >/dev/null; cat x.jsonl; rm x.jsonl", "$T convert --to jsonl - - < " TRACE },
 	{ "$T export --to blktrace " TRACE " -o x.bt; cksum < x.bt; rm x.bt",

@@ -247,20 +247,20 @@ Test(recommend_unit, dominance)
 
 struct bad_case {
 	char args[160];
-	char msg[160];
+	char msg[240];
 	int rc;
 };
 
 static struct bad_case bads[] = {
-	{ "T -M nvme --fs zfs", "trimsim recommend: --fs 'zfs': expected xfs, ext4, btrfs, f2fs, ufs or any\n", 2 },
-	{ "T", "trimsim recommend: no device profiles given (-M sata-sf2281; see trimsim models)\n", 2 },
-	{ "-M nvme", "trimsim recommend: no TRACE given\n", 2 },
-	{ "T -M nvme --budget 0", "trimsim recommend: --budget '0': expected an integer in 1..100000\n", 2 },
+	{ "T -M nvme --fs zfs", "trimsim recommend: --fs 'zfs': expected xfs, ext4, btrfs, f2fs, ufs or any; see 'trimsim recommend --help'\n", 2 },
+	{ "T", "trimsim recommend: no device profiles given (-M sata-sf2281; see trimsim models); see 'trimsim recommend --help'\n", 2 },
+	{ "-M nvme", "trimsim recommend: no TRACE given; see 'trimsim recommend --help'\n", 2 },
+	{ "T -M nvme --budget 0", "trimsim recommend: --budget '0': expected an integer in 1..100000; see 'trimsim recommend --help'\n", 2 },
 	{ "T -M nvme -o r.xlsx", "trimsim recommend: -o r.xlsx: unknown extension '.xlsx' (known: .json .txt; none: "
-				 "--format)\n", 2 },
-	{ "T -M nvme --format html", "trimsim recommend: --format 'html': expected text or json\n", 2 },
+				 "--format); see 'trimsim recommend --help'\n", 2 },
+	{ "T -M nvme --format html", "trimsim recommend: --format 'html': expected text or json; see 'trimsim recommend --help'\n", 2 },
 	{ "T -M device:/dev/null", "trimsim recommend: --models 'device:/dev/null': recommend replays model profiles "
-				   "only (measure a device with trimsim calibrate, then recommend on its profile)\n", 2 },
+				   "only (measure a device with trimsim calibrate, then recommend on its profile); see 'trimsim recommend --help'\n", 2 },
 	{ "T -M nvme --cache nowhere", "trimsim recommend: --cache nowhere: not a directory\n", 1 },
 };
 
