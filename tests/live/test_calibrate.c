@@ -74,7 +74,9 @@ Test(calibrate, plain_loop_gives_a_profile_and_chart)
 	model_profile__free(mp);
 	chart = th_slurp(svg, NULL);
 	cr_assert_not_null(chart);
-	cr_assert_not_null(strstr(chart, "class=\"fit\""));
+	/* the measured points and each fitted line (replay/report/svg.c draws both) */
+	cr_assert_not_null(strstr(chart, "class=\"points\""), "no measured points in the chart");
+	cr_assert_not_null(strstr(chart, "class=\"series\""), "no fitted line in the chart");
 	cr_assert_not_null(strstr(chart, "</svg>"));
 	free(chart);
 }
