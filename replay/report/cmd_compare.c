@@ -241,13 +241,8 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 			return -EINVAL;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (a->nt == MAX_ITEMS)
-			return ts_errf(err, errlen, -E2BIG, "more than %d traces", MAX_ITEMS);
-		a->traces[a->nt++] = argv[i];
-	}
-	if (!a->nt)
-		return ts_errf(err, errlen, -EINVAL, "no TRACE given");
+	if ((e = report_take_traces(argc, argv, optind, a->traces, &a->nt, MAX_ITEMS, err, errlen)))
+		return e;
 	if (!a->np)
 		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
 	if (!a->nm)
@@ -255,26 +250,6 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 	for (size_t i = 0; i < a->nout; i++)	/* after every --format: it is the default */
 		if ((e = format_of(a->outs[i], a->fmt, &a->out_fmt[i], err, errlen)))
 			return e;
-	return 0;
-}
-
-/*
- * Every trace opens (header and device table parse) before any cell runs: bad
- * input fails early. Each cell reads its trace anew: a pipe or "-" is copied
- * once first (trace_reader__spool()), before the workers fork.
- */
-static int check_traces(const struct cmp_args *a, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < a->nt; i++) {
-		struct trace_reader *r;
-		int e = trace_reader__spool(a->traces[i], err, errlen);
-
-		if (e)
-			return e;
-		if (!(r = trace_reader__open(a->traces[i], err, errlen)))
-			return errno ? -errno : -EINVAL;
-		trace_reader__close(r);
-	}
 	return 0;
 }
 
@@ -368,7 +343,7 @@ int cmd_compare(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if ((e = check_traces(&a, err, sizeof(err)))) {
+	if ((e = report_open_traces(a.traces, a.nt, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}

@@ -179,13 +179,8 @@ static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size
 			return -EINVAL;
 		}
 	}
-	for (int i = optind; i < argc; i++) {
-		if (a->nt == MAX_TRACES)
-			return ts_errf(err, errlen, -E2BIG, "more than %d traces", MAX_TRACES);
-		a->traces[a->nt++] = argv[i];
-	}
-	if (!a->nt)
-		return ts_errf(err, errlen, -EINVAL, "no TRACE given");
+	if ((e = report_take_traces(argc, argv, optind, a->traces, &a->nt, MAX_TRACES, err, errlen)))
+		return e;
 	if (!a->nm)
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
 	a->out_fmt = a->fmt;
@@ -224,21 +219,14 @@ static int check_profiles(struct rec_args *a, char *err, size_t errlen)
 	return 0;
 }
 
-/* Every trace opens (a pipe is copied once, as compare does); the cache directory exists. */
+/* Every trace opens (report_open_traces()); the cache directory exists. */
 static int check_inputs(struct rec_args *a, char *err, size_t errlen)
 {
 	struct stat st;
 	int e;
 
-	for (size_t i = 0; i < a->nt; i++) {
-		struct trace_reader *r;
-
-		if ((e = trace_reader__spool(a->traces[i], err, errlen)))
-			return e;
-		if (!(r = trace_reader__open(a->traces[i], err, errlen)))
-			return errno ? -errno : -EINVAL;
-		trace_reader__close(r);
-	}
+	if ((e = report_open_traces(a->traces, a->nt, err, errlen)))
+		return e;
 	if (a->cache && (stat(a->cache, &st) || !S_ISDIR(st.st_mode)))
 		return ts_errf(err, errlen, -ENOTDIR, "--cache %s: not a directory", a->cache);
 	return 0;

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/report/matrix.h"
 #include "replay/report/report.h"
@@ -205,4 +206,30 @@ int report_run_matrix(struct report *r, const struct matrix_opts *a)
 	int err = run_pass(r, a, false);
 
 	return err ? err : run_pass(r, a, true);
+}
+
+int report_take_traces(int argc, char **argv, int first, char **traces, size_t *nt, size_t max, char *err,
+		       size_t errlen)
+{
+	for (int i = first; i < argc; i++) {
+		if (*nt == max)
+			return ts_errf(err, errlen, -E2BIG, "more than %zu traces", max);
+		traces[(*nt)++] = argv[i];
+	}
+	return *nt ? 0 : ts_errf(err, errlen, -EINVAL, "no TRACE given");
+}
+
+int report_open_traces(char *const *traces, size_t nt, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < nt; i++) {
+		struct trace_reader *r;
+		int e = trace_reader__spool(traces[i], err, errlen);
+
+		if (e)
+			return e;
+		if (!(r = trace_reader__open(traces[i], err, errlen)))
+			return errno ? -errno : -EINVAL;
+		trace_reader__close(r);
+	}
+	return 0;
 }

@@ -30,4 +30,14 @@ struct matrix_opts {
 /* Every cell of r not filled: 0, -EINTR when a signal stopped the sweep, or -errno. Failed cells carry their error. */
 int report_run_matrix(struct report *r, const struct matrix_opts *o);
 
+/* The operands argv[first..argc) as traces (at most max): 0, or -errno with a one-line message. */
+int report_take_traces(int argc, char **argv, int first, char **traces, size_t *nt, size_t max, char *err,
+		       size_t errlen);
+/*
+ * Every trace opens (header and device table parse) before any cell runs, so bad
+ * input fails early. Each cell reads its trace anew: a pipe or "-" is copied once
+ * first (trace_reader__spool()), before the workers fork. 0 or -errno, err set.
+ */
+int report_open_traces(char *const *traces, size_t nt, char *err, size_t errlen);
+
 #endif

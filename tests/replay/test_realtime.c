@@ -125,7 +125,12 @@ Test(realtime, serial_waits_for_each_completion_and_for_trace_time)
 	for (unsigned i = 1; i < 3; i++)
 		cr_expect_geq(last->submits[i] - last->submits[i - 1], LAT, "submit %u only %lu ns after", i,
 			      last->submits[i] - last->submits[i - 1]);
-	cr_expect_geq(last->submits[3] - last->submits[0], 20 * MS);
+	/*
+	 * The 4th not before its trace time: 20 ms after the trace's origin, which maps to an
+	 * engine time at or after the target opened (rt_clock's zero). Not measured from the
+	 * first submit: on a loaded machine that can come late, after the origin.
+	 */
+	cr_expect_geq(last->submits[3], 20 * MS, "the 4th record went out at %lu ns", last->submits[3]);
 	free(last);
 }
 
