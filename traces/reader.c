@@ -74,11 +74,12 @@ static int fail(struct trace_reader *r, int code, const char *fmt, ...)
 	return code;
 }
 
-/* Reads up to len bytes, looping over short reads; returns bytes read or -errno. */
 /*
- * A pipe that waits: SIGINT/SIGTERM end the wait. A signal that lands between
- * the flag's check and the read would leave read() blocked with the flag set:
- * poll() wakes every 200 ms to look again (a file is always ready).
+ * Reads up to len bytes, looping over short reads; returns bytes read or -errno
+ * (-EINTR once SIGINT/SIGTERM set the stop flag: a pipe that waits ends its
+ * wait). A signal that lands between the flag's check and the read would leave
+ * read() blocked with the flag set: poll() wakes every 200 ms to look again (a
+ * file is always ready).
  */
 static ssize_t read_full(int fd, void *buf, size_t len)
 {
@@ -551,7 +552,7 @@ int trace_reader__spool(const char *path, char *err, size_t errlen)
 		return 0;	/* a file: every pass opens it anew */
 	if (nspools == MAX_SPOOLS)
 		return ts_errf(err, errlen, -E2BIG, "%s: more than %d inputs to copy", name, MAX_SPOOLS);
-	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	in = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (in < 0)
 		return ts_errf(err, errlen, -errno, "%s: %s", name, strerror(errno));
 	if ((out = spool_tmpfile()) < 0) {

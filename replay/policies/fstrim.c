@@ -304,14 +304,21 @@ static void catch_up(struct fstrim_state *s, uint64_t t)
 	s->next_pass += k * s->cfg.interval;	/* <= t + interval: no wrap */
 }
 
+/* A record at t: the parked passes before it are counted; the end comes at the latest. */
+static void at_record(struct fstrim_state *s, uint64_t t)
+{
+	catch_up(s, t);
+	if (t > s->last_rec)
+		s->last_rec = t;
+}
+
 static int fstrim_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	struct fstrim_state *s = priv;
 	int err;
 
 	(void)out;
-	catch_up(s, ev->time_ns);
-	s->last_rec = ev->time_ns > s->last_rec ? ev->time_ns : s->last_rec;
+	at_record(s, ev->time_ns);
 	s->dev = ev->dev;
 	s->flags = ev->flags & TS_F_FS_MASK;
 	if (!(ev->flags & TS_F_PREALLOC)) {	/* free once its transaction commits */
@@ -337,8 +344,7 @@ static int fstrim_observe(void *priv, const struct ts_record *r, struct policy_o
 	int err;
 
 	(void)out;
-	catch_up(s, r->time_ns);
-	s->last_rec = r->time_ns > s->last_rec ? r->time_ns : s->last_rec;
+	at_record(s, r->time_ns);
 	if (r->kind == TS_ALLOC && r->length) {
 		if ((err = ivset__remove(s->free, r->offset, r->length)) ||
 		    (s->cfg.mode == FM_UNTRIMMED && (err = hold_untrimmed(s, r->offset, r->length))))
