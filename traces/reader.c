@@ -595,12 +595,22 @@ out:
 
 /* ---- public ---- */
 
+int trace_reader__open_fd(const char *path)
+{
+	int spooled = spool_fd(path);
+	char copy[32];
+
+	if (spooled < 0)
+		return strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	/* a copy opens anew through /proc: its own offset, so workers read it side by side */
+	snprintf(copy, sizeof(copy), "/proc/self/fd/%d", spooled);
+	return open(copy, O_RDONLY | O_CLOEXEC);
+}
+
 struct trace_reader *trace_reader__open(const char *path, char *err, size_t errlen)
 {
 	struct trace_reader *r = calloc(1, sizeof(*r));
 	unsigned char fixed[TS_FIXED_HDR];
-	int spooled = spool_fd(path);
-	char copy[32];
 	ssize_t got;
 	int ret = -ENOMEM;
 
@@ -610,12 +620,7 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 		ts_errf(err, errlen, 0, "%s: out of memory", display_name(path));
 		goto out;
 	}
-	/* a copy opens anew through /proc: its own offset, so workers read it side by side */
-	snprintf(copy, sizeof(copy), "/proc/self/fd/%d", spooled);
-	if (spooled >= 0)
-		r->fd = open(copy, O_RDONLY | O_CLOEXEC);
-	else
-		r->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	r->fd = trace_reader__open_fd(path);
 	if (r->fd < 0) {
 		ret = fail(r, -errno, "%s", strerror(errno));
 		goto out;

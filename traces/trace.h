@@ -215,6 +215,8 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
  * (-EINTR on SIGINT/SIGTERM while copying).
  */
 int trace_reader__spool(const char *path, char *err, size_t errlen);
+/* A new read-only fd on path's bytes from their start (its copy if spooled; "-" is stdin): -1 with errno. */
+int trace_reader__open_fd(const char *path);
 const json_t *trace_reader__header(const struct trace_reader *r);
 /* Devices parsed from the header; valid until close. */
 const struct ts_device *trace_reader__devices(const struct trace_reader *r, size_t *n);

@@ -131,6 +131,7 @@ static int trace_hash(struct rec_run *rr, const char *path, uint64_t *h, char *e
 {
 	struct ts_sum s;
 	char buf[1 << 16];
+	int fd, e;
 	size_t n;
 	FILE *f;
 
@@ -139,8 +140,13 @@ static int trace_hash(struct rec_run *rr, const char *path, uint64_t *h, char *e
 			*h = rr->traces[i].hash;
 			return 0;
 		}
-	if (!(f = fopen(path, "rb")))
-		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	fd = trace_reader__open_fd(path);	/* a pipe's copy too (trace_reader__spool()) */
+	if (fd < 0 || !(f = fdopen(fd, "rb"))) {
+		e = errno;
+		if (fd >= 0)
+			close(fd);
+		return ts_errf(err, errlen, -e, "%s: %s", path, strerror(e));
+	}
 	ts_sum_init(&s);
 	while ((n = fread(buf, 1, sizeof(buf), f)) == sizeof(buf))
 		ts_sum_update(&s, buf, n);

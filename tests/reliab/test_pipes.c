@@ -2,9 +2,11 @@
 /*
  * A trace on a pipe, a FIFO or "-" gives what the same file gives, in every
  * command that reads one. Commands that read their input more than once
- * (compare's cells, export's survey, replay's extent pass before a real target)
- * copy a pipe once first (trace_reader__spool()); before that copy, compare's
- * workers each opened the FIFO and split its bytes between them ("bad magic").
+ * (compare's cells, export's survey, replay's extent pass before a real target,
+ * recommend's cells and the hash that keys its cache) copy a pipe once first
+ * (trace_reader__spool()); before that copy, compare's workers each opened the
+ * FIFO and split its bytes between them ("bad magic"), and recommend hashed a
+ * file named "-".
  * Outputs are compared byte for byte after the trace's name is set aside.
  */
 #include <criterion/criterion.h>
@@ -34,6 +36,8 @@ ParameterizedTestParameters(pipes, same_as_file)
 		  .out = "out.json", .timing = true },
 		{ .name = "export fio", .args = "export --to fio IN -o out.log", .out = "out.log" },
 		{ .name = "export blktrace", .args = "export --to blktrace IN -o out.bt", .out = "out.bt" },
+		{ .name = "recommend (hashes its input)", .args = "recommend IN -M nvme --budget 8 -j 2 -o out.json",
+		  .out = "out.json" },
 		{ .name = "compare (2 workers)", .args = "compare IN -p xfs,ext4,none -M nvme,sata-good -j 2 -q -o out.json",
 		  .out = "out.json" },
 	};
