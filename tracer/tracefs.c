@@ -172,15 +172,10 @@ static void fitrim_track(struct tfs_state *st, int tid, bool enter, uint32_t cmd
 /* Phase 1 keeps decoded events here; they are sorted by time before pairing and emitting. */
 static int batch_add(struct tfs_state *st, const struct tr_event *e)
 {
-	if (st->nbatch == st->capbatch) {
-		size_t cap = st->capbatch ? st->capbatch * 2 : 4096;
-		struct tr_event *nb = realloc(st->batch, cap * sizeof(*nb));
+	int ret = grow_array((void **)&st->batch, &st->capbatch, st->nbatch + 1, sizeof(*st->batch));
 
-		if (!nb)
-			return -ENOMEM;
-		st->batch = nb;
-		st->capbatch = cap;
-	}
+	if (ret)
+		return ret;
 	st->batch[st->nbatch] = *e;
 	st->batch[st->nbatch].latency_ns = st->seq++;	/* arrival order, for a stable sort */
 	st->nbatch++;

@@ -306,6 +306,24 @@ int cli_input_twice(const char *cmd, const char *path, const char *why)
 			       path, cmd, why);
 }
 
+/* Every growable array in the tree grows here (util.h). */
+int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
 /*
  * The umask without changing it: Linux >= 4.7 shows it in /proc/self/status
  * (fs/proc/array.c: task_state(), "Umask:"); otherwise set and restore it.

@@ -33,6 +33,11 @@ size_t ts_utf8_invalid(const char *s);
 char *ts_escape(const char *s, char *buf, size_t len);
 uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
 /*
+ * *arr (of *cap elements of elem bytes) grown to hold need: doubled from 16 (or
+ * from *cap) until it does. 0, or -ENOMEM with *arr and *cap unchanged.
+ */
+int grow_array(void **arr, size_t *cap, size_t need, size_t elem);
+/*
  * Mode for a new file given the permissions it wants (0666 for data files),
  * with the process umask applied: mkstemp() makes 0600 files whatever the umask,
  * so atomic writers fchmod() their temporary file to this before renaming it.

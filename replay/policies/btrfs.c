@@ -190,16 +190,8 @@ static int bg_get(struct btrfs_state *s, uint64_t gno, size_t *idx)
 		*idx = i;
 		return 0;
 	}
-	if (s->nbg == s->capbg) {
-		size_t cap = s->capbg ? s->capbg * 2 : 16;
-		struct bg *b = realloc(s->bg, cap * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		s->bg = b;
-		s->capbg = cap;
-	}
-	if (gmap__add(&s->byno, gno, (uint32_t)s->nbg))
+	if (grow_array((void **)&s->bg, &s->capbg, s->nbg + 1, sizeof(*s->bg)) ||
+	    gmap__add(&s->byno, gno, (uint32_t)s->nbg))
 		return -ENOMEM;
 	g = &s->bg[s->nbg];
 	memset(g, 0, sizeof(*g));

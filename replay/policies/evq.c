@@ -6,23 +6,6 @@
 
 #include "replay/policies/evq.h"
 
-int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 void evq_init(struct evq *q)
 {
 	memset(q, 0, sizeof(*q));

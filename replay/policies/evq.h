@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "replay/policies/policy.h"
+#include "traces/util.h"	/* grow_array() */
 
 struct evq_item {
 	struct policy_event ev;	/* ev.segs is NULL in storage; use evq__get() */
@@ -71,8 +72,5 @@ static inline uint32_t ev_nsegs(const struct policy_event *ev)
 {
 	return ev->nr_segs > 1 ? ev->nr_segs : 1;
 }
-
-/* Growable array of any fixed-size element, for stage scratch space. */
-int grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 
 #endif

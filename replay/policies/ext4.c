@@ -286,40 +286,17 @@ static int work(struct ext4_state *s, uint64_t now, uint64_t base, bool all, str
 /* list_splice_tail() onto s_discard_list. */
 static int queue_entries(struct ext4_state *s, const struct iv *l, size_t n)
 {
-	size_t cap = s->dq_cap ? s->dq_cap : 256;
-	struct iv *q;
+	int ret;
 
 	if (s->dq_head && s->dq_n + n > s->dq_cap) {	/* reuse the consumed front */
 		memmove(s->dq, s->dq + s->dq_head, (s->dq_n - s->dq_head) * sizeof(*s->dq));
 		s->dq_n -= s->dq_head;
 		s->dq_head = 0;
 	}
-	if (s->dq_n + n > s->dq_cap) {
-		while (cap < s->dq_n + n)
-			cap *= 2;
-		if (!(q = realloc(s->dq, cap * sizeof(*q))))
-			return -ENOMEM;
-		s->dq = q;
-		s->dq_cap = cap;
-	}
+	if ((ret = grow_array((void **)&s->dq, &s->dq_cap, s->dq_n + n, sizeof(*s->dq))))
+		return ret;
 	memcpy(s->dq + s->dq_n, l, n * sizeof(*l));
 	s->dq_n += n;
-	return 0;
-}
-
-static int grow_list(struct ext4_state *s, size_t n)
-{
-	size_t cap = s->cap ? s->cap : 256;
-	struct iv *l;
-
-	if (n <= s->cap)
-		return 0;
-	while (cap < n)
-		cap *= 2;
-	if (!(l = realloc(s->list, cap * sizeof(*l))))
-		return -ENOMEM;
-	s->list = l;
-	s->cap = cap;
 	return 0;
 }
 
@@ -337,7 +314,7 @@ static int commit(struct ext4_state *s, uint64_t now, struct policy_out *out)
 			const struct rbnode *e = rbsim__node(s->rb, i);
 			struct iv v = { e->start, e->end, e->val, e->seq };
 
-			if ((err = grow_list(s, n + 1)))
+			if ((err = grow_array((void **)&s->list, &s->cap, n + 1, sizeof(*s->list))))
 				return err;
 			s->list[n++] = v;
 			if ((err = ivset__add(s->free, v.start, v.end - v.start, v.val, 0)))
@@ -405,16 +382,8 @@ static uint32_t *group_root(struct ext4_state *s, uint64_t g)
 
 	if (i != GMAP_NONE)
 		return &s->roots[i].root;
-	if (s->nroots == s->caproots) {
-		size_t cap = s->caproots ? s->caproots * 2 : 64;
-		struct group_root *r = realloc(s->roots, cap * sizeof(*r));
-
-		if (!r)
-			return NULL;
-		s->roots = r;
-		s->caproots = cap;
-	}
-	if (gmap__add(&s->byg, g, (uint32_t)s->nroots))
+	if (grow_array((void **)&s->roots, &s->caproots, s->nroots + 1, sizeof(*s->roots)) ||
+	    gmap__add(&s->byg, g, (uint32_t)s->nroots))
 		return NULL;
 	s->roots[s->nroots] = (struct group_root){ g, 0 };
 	return &s->roots[s->nroots++].root;

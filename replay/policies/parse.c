@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "replay/policies/parse.h"
+#include "traces/util.h"
 
 #define MAX_ARGS 32
 #define MAX_DEPTH 4
@@ -367,16 +368,7 @@ static int parse_text(struct parser *ps, const char *s, const struct colmap *m, 
 
 int grow_parsed(struct parsed *p)
 {
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 8;
-		struct parsed_stage *n = realloc(p->st, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		p->st = n;
-		p->cap = ncap;
-	}
-	return 0;
+	return grow_array((void **)&p->st, &p->cap, p->n + 1, sizeof(*p->st));
 }
 
 int policy_parse(const char *spec, struct parsed *out, char *err, size_t errlen)

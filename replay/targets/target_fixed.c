@@ -11,6 +11,7 @@
 
 #include "replay/targets/target.h"
 #include "traces/trace.h"
+#include "traces/util.h"
 
 struct fixed_cfg {
 	uint64_t read, write, flush, discard;	/* ns */
@@ -90,21 +91,15 @@ static int fixed_submit(void *priv, const struct target_cmd *cmd)
 		.op = cmd->op, .klass = cmd->klass, .dev_cmds = 1,
 	};
 	size_t i;
+	int ret;
 
 	d.done_ns = cmd->submit_ns + latency(&f->c, cmd);
 	d.bytes = cmd->length;
 	for (uint32_t k = 1; k < cmd->nr_segs; k++)
 		d.bytes += cmd->segs[k].length;
 	d.freed = cmd->op == TS_OP_DISCARD ? d.bytes : 0;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 64;
-		struct target_done *h = realloc(f->heap, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		f->heap = h;
-		f->cap = cap;
-	}
+	if ((ret = grow_array((void **)&f->heap, &f->cap, f->n + 1, sizeof(*f->heap))))
+		return ret;
 	i = f->n++;
 	f->heap[i] = d;
 	while (i && before(&f->heap[i], &f->heap[(i - 1) / 2])) {

@@ -99,15 +99,10 @@ static const char *dt_dev_why(int ret)
 
 static int push(struct dt_state *s, const struct ts_record *r)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct dt_rec *nv = realloc(s->v, cap * sizeof(*nv));
+	int ret = grow_array((void **)&s->v, &s->cap, s->n + 1, sizeof(*s->v));
 
-		if (!nv)
-			return -ENOMEM;
-		s->v = nv;
-		s->cap = cap;
-	}
+	if (ret)
+		return ret;
 	s->v[s->n].r = *r;
 	s->v[s->n].line = s->line;
 	s->n++;

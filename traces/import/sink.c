@@ -82,15 +82,8 @@ struct ts_device *import_sink__device(struct import_sink *s, uint32_t dev)
 	for (size_t i = 0; i < s->ndev; i++)
 		if (s->devs[i].dev == dev)
 			return &s->devs[i];
-	if (s->ndev == s->capdev) {
-		size_t cap = s->capdev ? s->capdev * 2 : 4;
-		struct ts_device *nd = realloc(s->devs, cap * sizeof(*nd));
-
-		if (!nd)
-			return NULL;
-		s->devs = nd;
-		s->capdev = cap;
-	}
+	if (grow_array((void **)&s->devs, &s->capdev, s->ndev + 1, sizeof(*s->devs)))
+		return NULL;
 	d = &s->devs[s->ndev++];
 	memset(d, 0, sizeof(*d));
 	d->dev = dev;
