@@ -127,6 +127,18 @@ const struct policy_stage_ops stage_dispatch = {
 	.init = dispatch_init, .push = pass,
 };
 
+/* Emits e with the n ranges a filter kept in segs as its ranges (nothing if none is left). */
+static int emit_kept(struct policy_out *out, struct policy_event *e, struct target_seg *segs, uint32_t n)
+{
+	if (!n)
+		return 0;
+	e->offset = segs[0].offset;
+	e->length = segs[0].length;
+	e->nr_segs = n > 1 ? n : 0;
+	e->segs = n > 1 ? segs : NULL;
+	return policy_out__emit(out, e);
+}
+
 /* ---- min(len): drop ranges shorter than len (FITRIM minlen, ext4 -o discard ignores none) ---- */
 struct min_state { uint64_t len; uint64_t dropped, dropped_bytes; struct target_seg *segs; size_t cap; };
 static const struct opt_spec min_opts[] = {
@@ -169,13 +181,7 @@ static int min_push(void *priv, const struct policy_event *ev, struct policy_out
 		s->segs[n++] = ev->segs[i];
 		e.bytes += ev->segs[i].length;
 	}
-	if (!n)
-		return 0;
-	e.offset = s->segs[0].offset;
-	e.length = s->segs[0].length;
-	e.nr_segs = n > 1 ? n : 0;
-	e.segs = n > 1 ? s->segs : NULL;
-	return policy_out__emit(out, &e);
+	return emit_kept(out, &e, s->segs, n);
 }
 
 static int min_report(void *priv, json_t *o)
@@ -338,13 +344,7 @@ static int align_push(void *priv, const struct policy_event *ev, struct policy_o
 		s->segs[n++] = g;
 		e.bytes += g.length;
 	}
-	if (!n)
-		return 0;
-	e.offset = s->segs[0].offset;
-	e.length = s->segs[0].length;
-	e.nr_segs = n > 1 ? n : 0;
-	e.segs = n > 1 ? s->segs : NULL;
-	return policy_out__emit(out, &e);
+	return emit_kept(out, &e, s->segs, n);
 }
 
 static void align_destroy(void *priv)
