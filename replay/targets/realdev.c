@@ -286,39 +286,27 @@ static int rt_report(void *priv, json_t *obj)
 	return rc ? -ENOMEM : 0;
 }
 
+/* Everything but open and check is one implementation for a device and a file: say it once. */
+#define RD_HOOKS							\
+	.opts = rd_opt_table, .realtime = true, .submit = rt_submit, .reap = rt_reap,	\
+	.next_done = rt_next_done, .inflight = rt_inflight, .max_inflight = rt_max_inflight, \
+	.clock = rt_clock, .report = rt_report, .close = rt_close
+
 const struct target_ops device_target_ops = {
 	.name = "device",
 	.help = "a real block device: DESTROYS its data (--destructive); async discard at a queue "
 		"depth (io_uring block discard command, or a BLKDISCARD thread pool), O_DIRECT "
 		"writes of incompressible data, reads, flushes",
-	.opts = rd_opt_table,
-	.realtime = true,
 	.open = device_open,
-	.submit = rt_submit,
-	.reap = rt_reap,
-	.next_done = rt_next_done,
-	.inflight = rt_inflight,
-	.max_inflight = rt_max_inflight,
-	.clock = rt_clock,
-	.report = rt_report,
-	.close = rt_close,
 	.check = device_check,
+	RD_HOOKS,
 };
 
 const struct target_ops file_target_ops = {
 	.name = "file",
 	.help = "a regular file (created and extended as needed): discards punch holes "
 		"(fallocate PUNCH_HOLE|KEEP_SIZE), writes write; a file that holds data needs --destructive",
-	.opts = rd_opt_table,
-	.realtime = true,
 	.open = file_open,
-	.submit = rt_submit,
-	.reap = rt_reap,
-	.next_done = rt_next_done,
-	.inflight = rt_inflight,
-	.max_inflight = rt_max_inflight,
-	.clock = rt_clock,
-	.report = rt_report,
-	.close = rt_close,
 	.check = file_check,
+	RD_HOOKS,
 };
