@@ -129,6 +129,14 @@ static int parse_cli(int argc, char **argv, struct cal_opts *o, char *err, size_
 	return rc;
 }
 
+/* Waits for a command to complete: 1 with *d, 0 if none did, -errno (its own, if it failed). */
+static int reap_one(struct cal *c, struct target_done *d)
+{
+	int rc = c->ops->reap(c->priv, UINT64_MAX, d);
+
+	return rc > 0 && d->error ? d->error : rc;
+}
+
 /*
  * n commands of one op, up to depth in flight; lat[i] in seconds; *wall the
  * whole batch. Any failed command fails the calibration (-errno).
@@ -153,13 +161,11 @@ static int run(struct cal *c, uint8_t op, const uint64_t *off, const uint64_t *l
 		}
 		if (trimsim_stop && done == sent)	/* SIGINT/SIGTERM: what was sent is back */
 			return -EINTR;
-		rc = c->ops->reap(c->priv, UINT64_MAX, &d);
+		rc = reap_one(c, &d);
 		if (rc < 0)
 			return rc;
 		if (!rc)
 			continue;
-		if (d.error)
-			return d.error;
 		if (lat)
 			lat[d.tag] = (double)(d.done_ns - d.submit_ns) / 1e9;
 		done++;
@@ -305,13 +311,11 @@ static int discard_then_write(struct cal *c, uint64_t big, uint64_t wofs, double
 	if ((rc = c->ops->submit(c->priv, &dc)) || (rc = c->ops->submit(c->priv, &wc)))
 		return rc;
 	while (got < 2) {
-		rc = c->ops->reap(c->priv, UINT64_MAX, &d);
+		rc = reap_one(c, &d);
 		if (rc < 0)
 			return rc;
 		if (!rc)
 			continue;
-		if (d.error)
-			return d.error;
 		*(d.tag ? wlat : dlat) = (double)(d.done_ns - d.submit_ns) / 1e9;
 		got++;
 	}
