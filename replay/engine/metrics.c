@@ -101,21 +101,27 @@ struct metrics {
 	uint64_t end_ns, last_done;
 };
 
+/* Applies fn to every histogram m holds: the one list of them, for new and free. */
+static void each_hist(struct metrics *m, void (*fn)(struct hist *))
+{
+	for (unsigned i = 0; i <= TS_OP_MAX; i++) {
+		fn(&m->lat[i]);
+		fn(&m->service[i]);
+		fn(&m->base[i]);
+		fn(&m->app[i]);
+	}
+	fn(&m->free_delay);
+	fn(&m->queue_delay);
+	fn(&m->cmd_size);
+}
+
 struct metrics *metrics__new(void)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	for (unsigned i = 0; i <= TS_OP_MAX; i++) {
-		hist_init(&m->lat[i]);
-		hist_init(&m->service[i]);
-		hist_init(&m->base[i]);
-		hist_init(&m->app[i]);
-	}
-	hist_init(&m->free_delay);
-	hist_init(&m->queue_delay);
-	hist_init(&m->cmd_size);
+	each_hist(m, hist_init);
 	if (!(m->unique = covmap__new())) {
 		free(m);
 		return NULL;
@@ -127,15 +133,7 @@ void metrics__free(struct metrics *m)
 {
 	if (!m)
 		return;
-	for (unsigned i = 0; i <= TS_OP_MAX; i++) {
-		hist_free(&m->lat[i]);
-		hist_free(&m->service[i]);
-		hist_free(&m->base[i]);
-		hist_free(&m->app[i]);
-	}
-	hist_free(&m->free_delay);
-	hist_free(&m->queue_delay);
-	hist_free(&m->cmd_size);
+	each_hist(m, hist_free);
 	covmap__free(m->unique);
 	free(m);
 }
