@@ -213,37 +213,36 @@ static int run_pass(struct fstrim_state *s, uint64_t now, struct policy_out *out
 	return s->cfg.mode == FM_UNTRIMMED ? pass_untrimmed(s, now, out) : pass_groups(s, now, out);
 }
 
-/* An allocation out of untrimmed space: remember it, in case it comes back unused. */
-static int hold_untrimmed(struct fstrim_state *s, uint64_t off, uint64_t len)
+/* Adds to `to` the parts of [off, off+len) that `from` holds, with their values. */
+static int copy_overlap(const struct ivset *from, struct ivset *to, uint64_t off, uint64_t len)
 {
 	uint64_t end = off + len, pos = off;
 	struct iv v;
 	int err;
 
-	while (pos < end && ivset__next(s->untrimmed, pos, &v) && v.start < end) {
+	while (pos < end && ivset__next(from, pos, &v) && v.start < end) {
 		uint64_t a = v.start > off ? v.start : off, b = v.end < end ? v.end : end;
 
 		pos = v.end;
-		if ((err = ivset__add(s->held, a, b - a, v.val, 0)))
+		if ((err = ivset__add(to, a, b - a, v.val, 0)))
 			return err;
 	}
 	return 0;
 }
 
+/* An allocation out of untrimmed space: remember it, in case it comes back unused. */
+static int hold_untrimmed(struct fstrim_state *s, uint64_t off, uint64_t len)
+{
+	return copy_overlap(s->untrimmed, s->held, off, len);
+}
+
 /* An unused preallocation [off, off+len) came back: what was untrimmed when allocated is again. */
 static int restore_held(struct fstrim_state *s, uint64_t off, uint64_t len)
 {
-	uint64_t end = off + len, pos = off;
-	struct iv v;
-	int err;
+	int err = copy_overlap(s->held, s->untrimmed, off, len);
 
-	while (pos < end && ivset__next(s->held, pos, &v) && v.start < end) {
-		uint64_t a = v.start > off ? v.start : off, b = v.end < end ? v.end : end;
-
-		pos = v.end;
-		if ((err = ivset__add(s->untrimmed, a, b - a, v.val, 0)))
-			return err;
-	}
+	if (err)
+		return err;
 	return ivset__remove(s->held, off, len);
 }
 
