@@ -160,17 +160,21 @@ int ivset__erase(struct ivset *s, uint64_t start)
 	return m ? 1 : 0;
 }
 
-int ivset__find_le(const struct ivset *s, uint64_t pos, struct iv *out)
+/*
+ * The interval nearest pos from one side: the largest start <= pos, or (ge) the
+ * smallest start >= pos. A node on the wanted side is a candidate, and a nearer
+ * one lies towards pos; a node on the other side sends the walk towards pos.
+ */
+static int find_near(const struct ivset *s, uint64_t pos, bool ge, struct iv *out)
 {
 	uint32_t t = s->root, best = 0;
 
 	while (t) {
-		if (s->pool[t].start <= pos) {
+		bool side = ge ? s->pool[t].start >= pos : s->pool[t].start <= pos;
+
+		if (side)
 			best = t;
-			t = s->pool[t].right;
-		} else {
-			t = s->pool[t].left;
-		}
+		t = side == ge ? s->pool[t].left : s->pool[t].right;
 	}
 	if (!best)
 		return 0;
@@ -178,23 +182,14 @@ int ivset__find_le(const struct ivset *s, uint64_t pos, struct iv *out)
 	return 1;
 }
 
-/* Smallest start >= pos. */
+int ivset__find_le(const struct ivset *s, uint64_t pos, struct iv *out)
+{
+	return find_near(s, pos, false, out);
+}
+
 static int find_ge(const struct ivset *s, uint64_t pos, struct iv *out)
 {
-	uint32_t t = s->root, best = 0;
-
-	while (t) {
-		if (s->pool[t].start >= pos) {
-			best = t;
-			t = s->pool[t].left;
-		} else {
-			t = s->pool[t].right;
-		}
-	}
-	if (!best)
-		return 0;
-	*out = (struct iv){ s->pool[best].start, s->pool[best].end, s->pool[best].val, s->pool[best].aux };
-	return 1;
+	return find_near(s, pos, true, out);
 }
 
 int ivset__get(const struct ivset *s, uint64_t start, struct iv *out)
