@@ -141,15 +141,12 @@ int cmd_export(int argc, char **argv)
 	if (!opts || opts__defaults(ex->opts, opts, err, sizeof(err)))
 		goto fail;
 	for (int i = 1; i < argc;) {
-		if ((r = cliopt__common(argc, argv, "--to", &i, &out, err, sizeof(err))) != 0) {
+		if ((r = cliopt__step(argc, argv, "--to", &i, &out, ex->opts, opts, err, sizeof(err))) != 0) {
 			if (r < 0)
 				goto usage;
 		} else if (!strcmp(argv[i], "--salvage")) {
 			salvage = true;
 			i++;
-		} else if ((r = cliopt__take(ex->opts, opts, argc, argv, &i, err, sizeof(err))) != 0) {
-			if (r < 0)
-				goto usage;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			snprintf(err, sizeof(err), "--to %s", ex->name);
 			ret = cli_unknown_option_for("export", argv[i], err, export_usage);

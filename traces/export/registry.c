@@ -39,17 +39,15 @@ const struct exporter_ops *exporter__find(const char *name)
 
 int exporters__validate(char *err, size_t errlen)
 {
-	char e[256];
+	int ret = 0;
 
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]) && !ret; i++) {
 		const struct exporter_ops *ex = registry[i];
 
-		if (!ex->name || !ex->help || !ex->begin || !ex->record || !ex->end || !ex->destroy)
-			return ts_errf(err, errlen, -EINVAL, "exporter %zu: name, help and all hooks are required", i);
-		if (ex->opts && opts__validate(ex->opts, e, sizeof(e)))
-			return ts_errf(err, errlen, -EINVAL, "exporter %s: %s", ex->name, e);
+		ret = cliopt__check_plugin("exporter", i, ex->name, ex->name && ex->help && ex->begin && ex->record &&
+					   ex->end && ex->destroy, "name, help and all hooks", ex->opts, err, errlen);
 	}
-	return 0;
+	return ret;
 }
 
 unsigned export_layer_kind(unsigned records, const struct export_ctx *c)

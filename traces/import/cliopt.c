@@ -93,6 +93,26 @@ int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **
 	return 1;
 }
 
+int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **out,
+		 const struct opt_spec *t, void *obj, char *err, size_t errlen)
+{
+	int r = cliopt__common(argc, argv, opt, i, out, err, errlen);
+
+	return r ? r : cliopt__take(t, obj, argc, argv, i, err, errlen);
+}
+
+int cliopt__check_plugin(const char *kind, size_t i, const char *name, bool complete, const char *need,
+			 const struct opt_spec *t, char *err, size_t errlen)
+{
+	char e[256];
+
+	if (!complete)
+		return ts_errf(err, errlen, -EINVAL, "%s %zu: %s are required", kind, i, need);
+	if (t && opts__validate(t, e, sizeof(e)))
+		return ts_errf(err, errlen, -EINVAL, "%s %s: %s", kind, name, e);
+	return 0;
+}
+
 void cliopt__print(const struct opt_spec *t, FILE *f)
 {
 	for (const struct opt_spec *o = t; o && o->key; o++) {

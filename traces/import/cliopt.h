@@ -3,6 +3,7 @@
 #ifndef TRIMSIM_CLIOPT_H
 #define TRIMSIM_CLIOPT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "traces/opts.h"
@@ -31,6 +32,20 @@ long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at
  * neither; -EINVAL with err if -o has no FILE.
  */
 int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen);
+/*
+ * One step of a plug-in command's argument loop: argv[*i] is OPT KIND, -o FILE (cliopt__common)
+ * or one of the plug-in's options (cliopt__take, t into obj). 1 and *i advanced if it was; 0 if it
+ * is the command's own (its flags, operands, an unknown option); -EINVAL with err on a bad value.
+ */
+int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **out,
+		 const struct opt_spec *t, void *obj, char *err, size_t errlen);
+/*
+ * A plug-in registry's start-up check of its i-th entry of kind ("exporter"): complete says its
+ * name, help and required hooks are set ("KIND I: NEED are required" if not), and its option
+ * table validates ("KIND NAME: what is wrong"). 0 or -EINVAL with err.
+ */
+int cliopt__check_plugin(const char *kind, size_t i, const char *name, bool complete, const char *need,
+			 const struct opt_spec *t, char *err, size_t errlen);
 /* "  --key VALUE   help (default X)" lines. */
 void cliopt__print(const struct opt_spec *t, FILE *f);
 /* One plug-in in a --help listing: "  name", its help indented line by line, then its options. */

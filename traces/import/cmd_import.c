@@ -161,15 +161,12 @@ int cmd_import(int argc, char **argv)
 	if (!opts || opts__defaults(im->opts, opts, err, sizeof(err)))
 		goto fail;
 	for (int i = 1; i < argc;) {
-		if ((r = cliopt__common(argc, argv, "--from", &i, &out, err, sizeof(err))) != 0) {
+		if ((r = cliopt__step(argc, argv, "--from", &i, &out, im->opts, opts, err, sizeof(err))) != 0) {
 			if (r < 0)
 				goto usage;
 		} else if (!strcmp(argv[i], "--jsonl")) {
 			jsonl = true;
 			i++;
-		} else if ((r = cliopt__take(im->opts, opts, argc, argv, &i, err, sizeof(err))) != 0) {
-			if (r < 0)
-				goto usage;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			snprintf(err, sizeof(err), "--from %s", im->name);
 			ret = cli_unknown_option_for("import", argv[i], err, import_usage);

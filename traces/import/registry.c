@@ -37,15 +37,13 @@ const struct importer_ops *importer__find(const char *name)
 
 int importers__validate(char *err, size_t errlen)
 {
-	char e[256];
+	int ret = 0;
 
-	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]); i++) {
+	for (size_t i = 0; i < sizeof(registry) / sizeof(registry[0]) && !ret; i++) {
 		const struct importer_ops *im = registry[i];
 
-		if (!im->name || !im->help || !im->run)
-			return ts_errf(err, errlen, -EINVAL, "importer %zu: name, help and run are required", i);
-		if (im->opts && opts__validate(im->opts, e, sizeof(e)))
-			return ts_errf(err, errlen, -EINVAL, "importer %s: %s", im->name, e);
+		ret = cliopt__check_plugin("importer", i, im->name, im->name && im->help && im->run, "name, help and run",
+					   im->opts, err, errlen);
 	}
-	return 0;
+	return ret;
 }
