@@ -88,15 +88,8 @@ static struct dev_tally *dev_slot(struct info *s, uint32_t dev)
 			return &s->devs[i];
 		}
 	}
-	if (s->ndev == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 8;
-		struct dev_tally *d = realloc(s->devs, cap * sizeof(*d));
-
-		if (!d)
-			return NULL;
-		s->devs = d;
-		s->cap = cap;
-	}
+	if (grow_array((void **)&s->devs, &s->cap, s->ndev + 1, sizeof(*s->devs)))
+		return NULL;
 	memset(&s->devs[s->ndev], 0, sizeof(s->devs[0]));
 	s->devs[s->ndev].dev = dev;
 	s->hit = s->ndev++;

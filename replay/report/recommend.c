@@ -200,15 +200,8 @@ static struct rec_cached *cache_find(struct rec_run *rr, uint64_t key, const cha
 
 static int cache_add(struct rec_run *rr, uint64_t key, const struct report_cell *c)
 {
-	if (rr->ncache == rr->cache_cap) {
-		size_t cap = rr->cache_cap ? 2 * rr->cache_cap : 64;
-		struct rec_cached *n = realloc(rr->cache, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		rr->cache = n;
-		rr->cache_cap = cap;
-	}
+	if (grow_array((void **)&rr->cache, &rr->cache_cap, rr->ncache + 1, sizeof(*rr->cache)))
+		return -ENOMEM;
 	rr->cache[rr->ncache].key = key;
 	memcpy(&rr->cache[rr->ncache++].cell, c, sizeof(*c));
 	return 0;
@@ -359,15 +352,8 @@ static int add(struct rec_result *res, const struct rec_cand *c)
 {
 	if (has(res, c))
 		return 0;
-	if (res->n == res->cap) {
-		size_t cap = res->cap ? 2 * res->cap : 32;
-		struct rec_cand *n = realloc(res->cands, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		res->cands = n;
-		res->cap = cap;
-	}
+	if (grow_array((void **)&res->cands, &res->cap, res->n + 1, sizeof(*res->cands)))
+		return -ENOMEM;
 	res->cands[res->n++] = *c;
 	return 1;
 }

@@ -53,15 +53,8 @@ static struct redund_dev *dev_slot(struct redund *r, uint32_t dev)
 			r->hit = i;
 			return &r->d[i];
 		}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 4;
-		struct redund_dev *nd = realloc(r->d, cap * sizeof(*nd));
-
-		if (!nd)
-			return NULL;
-		r->d = nd;
-		r->cap = cap;
-	}
+	if (grow_array((void **)&r->d, &r->cap, r->n + 1, sizeof(*r->d)))
+		return NULL;
 	struct redund_dev *d = &r->d[r->n];
 
 	*d = (struct redund_dev){ .dev = dev };

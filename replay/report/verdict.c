@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "traces/opts.h"
+#include "traces/util.h"
 #include "replay/report/report_int.h"
 
 static int say(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -22,15 +23,8 @@ static int say(struct report *r, const char *fmt, ...)
 	va_list ap;
 	char *s;
 
-	if (r->nverdicts == r->verdicts_cap) {
-		size_t cap = r->verdicts_cap ? 2 * r->verdicts_cap : 16;
-		char **nv = realloc(r->verdicts, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		r->verdicts = nv;
-		r->verdicts_cap = cap;
-	}
+	if (grow_array((void **)&r->verdicts, &r->verdicts_cap, r->nverdicts + 1, sizeof(*r->verdicts)))
+		return -ENOMEM;
 	va_start(ap, fmt);
 	int n = vasprintf(&s, fmt, ap);
 
