@@ -53,14 +53,9 @@ static uint32_t bt_category(unsigned op, uint16_t flags)
 	case TS_OP_READ: c = BLKIO_TC_READ; break;
 	default: c = BLKIO_TC_WRITE; break;	/* write, write-zeroes */
 	}
-	if (flags & TS_F_SYNC)
-		c |= BLKIO_TC_SYNC;
-	if (flags & TS_F_FUA)
-		c |= BLKIO_TC_FUA;
-	if (flags & TS_F_METADATA)
-		c |= BLKIO_TC_META;
-	if (flags & TS_F_PREFLUSH)
-		c |= BLKIO_TC_FLUSH;
+	for (size_t i = 0; i < sizeof(blkio_flag_cats) / sizeof(blkio_flag_cats[0]); i++)
+		if (flags & blkio_flag_cats[i].flag)
+			c |= blkio_flag_cats[i].cat;
 	return c;
 }
 

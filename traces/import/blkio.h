@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "traces/trace.h"	/* TS_F_* */
+
 #define BLKIO_MAGIC		0x65617400u	/* low byte: version */
 #define BLKIO_MAGIC_MASK	0xffffff00u
 #define BLKIO_VERSION		0x07u		/* what blkparse and fio accept */
@@ -67,6 +69,15 @@ enum {
 	BLKIO_TA_INSERT = 12,
 };
 #define BLKIO_ACT(a)	((a) & 0xffffu)
+
+/*
+ * A record's request flags and the category bits a blktrace record gives them, both ways
+ * (the importer reads BLKIO_TC_FLUSH as a preflush only on a request with data).
+ */
+static const struct { uint16_t flag; uint32_t cat; } blkio_flag_cats[] = {
+	{ TS_F_SYNC, BLKIO_TC_SYNC }, { TS_F_FUA, BLKIO_TC_FUA }, { TS_F_METADATA, BLKIO_TC_META },
+	{ TS_F_PREFLUSH, BLKIO_TC_FLUSH },
+};
 
 static inline uint16_t blkio_bswap16(uint16_t v) { return __builtin_bswap16(v); }
 static inline uint32_t blkio_bswap32(uint32_t v) { return __builtin_bswap32(v); }

@@ -164,15 +164,10 @@ static uint16_t bt_flags(const struct blkio_trace *t)
 	uint32_t c = t->action >> 16;
 	uint16_t fl = 0;
 
-	if (c & BLKIO_TC_SYNC)
-		fl |= TS_F_SYNC;
-	if (c & BLKIO_TC_FUA)
-		fl |= TS_F_FUA;
-	if (c & BLKIO_TC_META)
-		fl |= TS_F_METADATA;
-	if ((c & BLKIO_TC_FLUSH) && t->bytes)
-		fl |= TS_F_PREFLUSH;
-	return fl;
+	for (size_t i = 0; i < sizeof(blkio_flag_cats) / sizeof(blkio_flag_cats[0]); i++)
+		if (c & blkio_flag_cats[i].cat)
+			fl |= blkio_flag_cats[i].flag;
+	return t->bytes ? fl : fl & (uint16_t)~TS_F_PREFLUSH;	/* an empty flush is the flush itself */
 }
 
 static int bt_emit(const struct bt_opts *o, const struct blkio_trace *t, struct inflight *fl,
