@@ -228,13 +228,17 @@ static int plug_flush(void *priv, uint64_t now, struct policy_out *out)
 	return plug_flush_all(priv, now, out);
 }
 
+static const struct policy_stat plug_stats[] = {
+	POLICY_STAT(struct plug_state, bios, "bios"),
+	POLICY_STAT(struct plug_state, requests, "requests"),
+	POLICY_STAT(struct plug_state, merged, "merged"),
+	{ NULL },
+};
+
 static int plug_report(void *priv, json_t *obj)
 {
 	struct plug_state *s = priv;
 
-	json_object_set_new(obj, "bios", json_integer((json_int_t)s->bios));
-	json_object_set_new(obj, "requests", json_integer((json_int_t)s->requests));
-	json_object_set_new(obj, "merged", json_integer((json_int_t)s->merged));
 	json_object_set_new(obj, "segments", json_integer(s->cfg.segments));
 	return 0;
 }
@@ -252,6 +256,7 @@ const struct policy_stage_ops stage_blk_plug = {
 	.tick = plug_tick,
 	.next_deadline = plug_next_deadline,
 	.flush = plug_flush,
+	.stats = plug_stats,
 	.report = plug_report,
 	.destroy = plug_destroy,
 };

@@ -596,16 +596,20 @@ static uint64_t btrfs_next_deadline(void *priv)
 	return ((struct btrfs_state *)priv)->work_at;
 }
 
+static const struct policy_stat btrfs_stats[] = {
+	POLICY_STAT(struct btrfs_state, frees, "frees"),
+	POLICY_STAT(struct btrfs_state, prealloc, "prealloc_frees"),
+	POLICY_STAT(struct btrfs_state, runs, "work_runs"),
+	POLICY_STAT(struct btrfs_state, discards, "discards"),
+	POLICY_STAT(struct btrfs_state, bytes, "bytes"),
+	POLICY_STAT(struct btrfs_state, passes, "passes"),
+	{ NULL },
+};
+
 static int btrfs_report(void *priv, json_t *obj)
 {
 	struct btrfs_state *s = priv;
 
-	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
-	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
-	json_object_set_new(obj, "work_runs", json_integer((json_int_t)s->runs));
-	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
-	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
-	json_object_set_new(obj, "passes", json_integer((json_int_t)s->passes));
 	json_object_set_new(obj, "untrimmed_bytes_left", json_integer((json_int_t)ivset__bytes(s->untrimmed)));
 	return 0;
 }
@@ -624,6 +628,7 @@ const struct policy_stage_ops stage_btrfs_async = {
 	.tick = btrfs_tick,
 	.next_deadline = btrfs_next_deadline,
 	.flush = btrfs_flush,
+	.stats = btrfs_stats,
 	.report = btrfs_report,
 	.destroy = btrfs_destroy,
 };

@@ -566,18 +566,22 @@ static int ext4_flush(void *priv, uint64_t now, struct policy_out *out)
 }
 
 
+static const struct policy_stat ext4_stats[] = {
+	POLICY_STAT(struct ext4_state, frees, "frees"),
+	POLICY_STAT(struct ext4_state, prealloc, "prealloc_frees"),
+	POLICY_STAT(struct ext4_state, merges, "merged_frees"),
+	POLICY_STAT(struct ext4_state, commits, "commits"),
+	POLICY_STAT(struct ext4_state, discards, "discards"),
+	POLICY_STAT(struct ext4_state, bytes, "bytes"),
+	POLICY_STAT(struct ext4_state, extended, "bytes_beyond_frees"),
+	POLICY_STAT(struct ext4_state, reused, "freed_bytes_reallocated_before_discard"),
+	{ NULL },
+};
+
 static int ext4_report(void *priv, json_t *obj)
 {
 	struct ext4_state *s = priv;
 
-	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
-	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
-	json_object_set_new(obj, "merged_frees", json_integer((json_int_t)s->merges));
-	json_object_set_new(obj, "commits", json_integer((json_int_t)s->commits));
-	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
-	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
-	json_object_set_new(obj, "bytes_beyond_frees", json_integer((json_int_t)s->extended));
-	json_object_set_new(obj, "freed_bytes_reallocated_before_discard", json_integer((json_int_t)s->reused));
 	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
 	return 0;
 }
@@ -598,6 +602,7 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.tick = ext4_tick,
 	.next_deadline = ext4_next_deadline,
 	.flush = ext4_flush,
+	.stats = ext4_stats,
 	.report = ext4_report,
 	.destroy = ext4_destroy,
 };

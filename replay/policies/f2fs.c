@@ -322,16 +322,20 @@ static int f2fs_complete(void *priv, const struct policy_done *d, struct policy_
 	return 0;
 }
 
+static const struct policy_stat f2fs_stats[] = {
+	POLICY_STAT(struct f2fs_state, checkpoints, "checkpoints"),
+	POLICY_STAT(struct f2fs_state, prealloc, "prealloc_frees"),
+	POLICY_STAT(struct f2fs_state, rounds, "rounds"),
+	POLICY_STAT(struct f2fs_state, backoffs, "io_backoffs"),
+	POLICY_STAT(struct f2fs_state, discards, "discards"),
+	POLICY_STAT(struct f2fs_state, bytes, "bytes"),
+	{ NULL },
+};
+
 static int f2fs_report(void *priv, json_t *obj)
 {
 	struct f2fs_state *s = priv;
 
-	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->checkpoints));
-	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
-	json_object_set_new(obj, "rounds", json_integer((json_int_t)s->rounds));
-	json_object_set_new(obj, "io_backoffs", json_integer((json_int_t)s->backoffs));
-	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
-	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
 	json_object_set_new(obj, "pending_bytes_left",
 			    json_integer((json_int_t)(plist__bytes(s->pend) + ivset__bytes(s->prefree))));
 	return 0;
@@ -352,6 +356,7 @@ const struct policy_stage_ops stage_f2fs = {
 	.next_deadline = f2fs_next_deadline,
 	.flush = f2fs_flush,
 	.complete = f2fs_complete,
+	.stats = f2fs_stats,
 	.report = f2fs_report,
 	.destroy = f2fs_destroy,
 };

@@ -400,15 +400,19 @@ static int fstrim_flush(void *priv, uint64_t now, struct policy_out *out)
 	return (err = commit(s)) ? err : run_pass(s, now, out);
 }
 
+static const struct policy_stat fstrim_stats[] = {
+	POLICY_STAT(struct fstrim_state, passes, "passes"),
+	POLICY_STAT(struct fstrim_state, prealloc, "prealloc_frees"),
+	POLICY_STAT(struct fstrim_state, discards, "discards"),
+	POLICY_STAT(struct fstrim_state, bytes, "bytes"),
+	POLICY_STAT(struct fstrim_state, retrimmed, "bytes_retrimmed"),
+	{ NULL },
+};
+
 static int fstrim_report(void *priv, json_t *obj)
 {
 	struct fstrim_state *s = priv;
 
-	json_object_set_new(obj, "passes", json_integer((json_int_t)s->passes));
-	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
-	json_object_set_new(obj, "discards", json_integer((json_int_t)s->discards));
-	json_object_set_new(obj, "bytes", json_integer((json_int_t)s->bytes));
-	json_object_set_new(obj, "bytes_retrimmed", json_integer((json_int_t)s->retrimmed));
 	json_object_set_new(obj, "free_bytes", json_integer((json_int_t)ivset__bytes(s->free)));
 	json_object_set_new(obj, "untrimmed_bytes", json_integer((json_int_t)ivset__bytes(s->untrimmed)));
 	return 0;
@@ -428,6 +432,7 @@ const struct policy_stage_ops stage_fstrim = {
 	.tick = fstrim_tick,
 	.next_deadline = fstrim_next_deadline,
 	.flush = fstrim_flush,
+	.stats = fstrim_stats,
 	.report = fstrim_report,
 	.destroy = fstrim_destroy,
 };

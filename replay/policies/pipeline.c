@@ -420,6 +420,9 @@ json_t *policy__report(const struct policy *p)
 
 		json_object_set_new(st, "name", json_string(s->ops->name));
 		json_object_set_new(st, "options", so ? so : json_object());
+		for (const struct policy_stat *k = s->ops->stats; k && k->key; k++)
+			json_object_set_new(st, k->key, json_integer((json_int_t)*(const uint64_t *)
+								     ((const char *)s->priv + k->off)));
 		if (s->ops->report)
 			s->ops->report(s->priv, st);
 		json_array_append_new(arr, st);

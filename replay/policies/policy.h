@@ -126,6 +126,15 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
  */
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
 
+/*
+ * A counter a stage reports under key: a uint64_t of its state (priv) at off.
+ * POLICY_STAT() fills one and fails to compile if the field is not a uint64_t.
+ * A stage's table ends with { NULL }.
+ */
+struct policy_stat { const char *key; size_t off; };
+#define POLICY_STAT(type, field, key) \
+	{ (key), offsetof(type, field) + 0 * sizeof(_Generic(((type *)0)->field, uint64_t: 1)) }
+
 /* A completed discard command, for stages that pace on completions. */
 struct policy_done {
 	uint64_t submit_ns;
@@ -171,6 +180,8 @@ struct policy_stage_ops {
 	 * observe() is not called for the others, and the engine may skip records no stage wants.
 	 */
 	uint32_t observe_kinds;
+	/* Optional: the stage's counters, reported as they are before report() adds the rest. */
+	const struct policy_stat *stats;
 };
 
 /* A preset argument that is not its stage option's own name: xfs(plug=0) sets blk-plug's enable. */

@@ -184,14 +184,11 @@ static int min_push(void *priv, const struct policy_event *ev, struct policy_out
 	return emit_kept(out, &e, s->segs, n);
 }
 
-static int min_report(void *priv, json_t *o)
-{
-	struct min_state *s = priv;
-
-	json_object_set_new(o, "dropped", json_integer((json_int_t)s->dropped));
-	json_object_set_new(o, "dropped_bytes", json_integer((json_int_t)s->dropped_bytes));
-	return 0;
-}
+static const struct policy_stat min_stats[] = {
+	POLICY_STAT(struct min_state, dropped, "dropped"),
+	POLICY_STAT(struct min_state, dropped_bytes, "dropped_bytes"),
+	{ NULL },
+};
 
 static void min_destroy(void *priv)
 {
@@ -205,7 +202,7 @@ static void min_destroy(void *priv)
 const struct policy_stage_ops stage_min = {
 	.name = "min", .help = "drop ranges shorter than len (like FITRIM's minlen)",
 	.opts = min_opts, .cfg_size = sizeof(struct min_state), .positional = "len",
-	.init = min_init, .push = min_push, .report = min_report, .destroy = min_destroy,
+	.init = min_init, .push = min_push, .stats = min_stats, .destroy = min_destroy,
 };
 
 /* ---- split(max): no command larger than max bytes ---- */
@@ -272,16 +269,15 @@ static int split_push(void *priv, const struct policy_event *ev, struct policy_o
 	return 0;
 }
 
-static int split_report(void *priv, json_t *o)
-{
-	json_object_set_new(o, "split_commands", json_integer((json_int_t)((struct split_state *)priv)->splits));
-	return 0;
-}
+static const struct policy_stat split_stats[] = {
+	POLICY_STAT(struct split_state, splits, "split_commands"),
+	{ NULL },
+};
 
 const struct policy_stage_ops stage_split = {
 	.name = "split", .help = "cut commands larger than max into pieces (block layer discard_max_bytes)",
 	.opts = split_opts, .cfg_size = sizeof(struct split_state), .positional = "max",
-	.init = split_init, .push = split_push, .report = split_report, .destroy = free,
+	.init = split_init, .push = split_push, .stats = split_stats, .destroy = free,
 };
 
 /* ---- align(granularity): shrink ranges inward to granularity boundaries ---- */
@@ -356,17 +352,14 @@ static void align_destroy(void *priv)
 	free(s);
 }
 
-static int align_report(void *priv, json_t *o)
-{
-	struct align_state *s = priv;
-
-	json_object_set_new(o, "trimmed_bytes", json_integer((json_int_t)s->trimmed_bytes));
-	json_object_set_new(o, "dropped", json_integer((json_int_t)s->dropped));
-	return 0;
-}
+static const struct policy_stat align_stats[] = {
+	POLICY_STAT(struct align_state, trimmed_bytes, "trimmed_bytes"),
+	POLICY_STAT(struct align_state, dropped, "dropped"),
+	{ NULL },
+};
 
 const struct policy_stage_ops stage_align = {
 	.name = "align", .help = "shrink ranges inward to whole granules; drop what is left empty",
 	.opts = align_opts, .cfg_size = sizeof(struct align_state), .positional = "granularity",
-	.init = align_init, .push = align_push, .report = align_report, .destroy = align_destroy,
+	.init = align_init, .push = align_push, .stats = align_stats, .destroy = align_destroy,
 };

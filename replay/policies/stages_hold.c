@@ -99,11 +99,10 @@ static int batch_flush(void *priv, uint64_t now, struct policy_out *out)
 	return batch_release(b, at > now ? at : now, out);
 }
 
-static int batch_report(void *priv, json_t *o)
-{
-	json_object_set_new(o, "batches", json_integer((json_int_t)((struct batch *)priv)->batches));
-	return 0;
-}
+static const struct policy_stat batch_stats[] = {
+	POLICY_STAT(struct batch, batches, "batches"),
+	{ NULL },
+};
 
 static void batch_destroy(void *priv)
 {
@@ -118,7 +117,7 @@ const struct policy_stage_ops stage_batch = {
 	.name = "batch", .help = "hold requests for a window, then release them together (one instant)",
 	.opts = batch_opts, .cfg_size = sizeof(struct batch_cfg), .positional = "window",
 	.init = batch_init, .push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
-	.flush = batch_flush, .report = batch_report, .destroy = batch_destroy,
+	.flush = batch_flush, .stats = batch_stats, .destroy = batch_destroy,
 };
 
 /*
@@ -308,14 +307,11 @@ static int group_flush(void *priv, uint64_t now, struct policy_out *out)
 	return group_process(priv, now, out);
 }
 
-static int group_report(void *priv, json_t *o)
-{
-	struct group *g = priv;
-
-	json_object_set_new(o, "requests_in", json_integer((json_int_t)g->in));
-	json_object_set_new(o, "commands_out", json_integer((json_int_t)g->out_cmds));
-	return 0;
-}
+static const struct policy_stat group_stats[] = {
+	POLICY_STAT(struct group, in, "requests_in"),
+	POLICY_STAT(struct group, out_cmds, "commands_out"),
+	{ NULL },
+};
 
 static int sort_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		     void **priv, char *err, size_t errlen)
@@ -332,7 +328,7 @@ static int sort_init(const void *cfg, const struct policy_env *env, struct polic
 const struct policy_stage_ops stage_sort = {
 	.name = "sort", .help = "order the requests released at one instant (a batch) by offset",
 	.init = sort_init, .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
-	.flush = group_flush, .report = group_report, .destroy = group_destroy,
+	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
 };
 
 struct merge_cfg { uint64_t max; uint32_t segments; uint64_t gap; };
@@ -380,7 +376,7 @@ const struct policy_stage_ops stage_merge = {
 	.name = "merge", .help = "coalesce contiguous ranges and pack ranges into multi-range commands",
 	.opts = merge_opts, .cfg_size = sizeof(struct merge_cfg), .positional = "max",
 	.init = merge_init, .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
-	.flush = group_flush, .report = group_report, .destroy = group_destroy,
+	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
 };
 
 /* ---- delay(t): hold each request for t ---- */
@@ -555,11 +551,10 @@ static int rate_flush(void *priv, uint64_t now, struct policy_out *out)
 	return rate_release(priv, now, UINT64_MAX, out);
 }
 
-static int rate_report(void *priv, json_t *o)
-{
-	json_object_set_new(o, "paced", json_integer((json_int_t)((struct rate *)priv)->paced));
-	return 0;
-}
+static const struct policy_stat rate_stats[] = {
+	POLICY_STAT(struct rate, paced, "paced"),
+	{ NULL },
+};
 
 static void rate_destroy(void *priv)
 {
@@ -574,5 +569,5 @@ const struct policy_stage_ops stage_rate = {
 	.name = "rate", .help = "pace commands to at most iops per second and bps bytes per second",
 	.opts = rate_opts, .cfg_size = sizeof(struct rate_cfg), .positional = "iops",
 	.init = rate_init, .push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
-	.flush = rate_flush, .report = rate_report, .destroy = rate_destroy,
+	.flush = rate_flush, .stats = rate_stats, .destroy = rate_destroy,
 };

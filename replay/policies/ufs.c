@@ -232,14 +232,18 @@ static int ufs_flush(void *priv, uint64_t now, struct policy_out *out)
 	return send_run(priv, now, out);
 }
 
+static const struct policy_stat ufs_stats[] = {
+	POLICY_STAT(struct ufs_state, frees, "frees"),
+	POLICY_STAT(struct ufs_state, prealloc, "prealloc_frees"),
+	POLICY_STAT(struct ufs_state, blkfrees, "blkfree_calls"),
+	POLICY_STAT(struct ufs_state, sent, "bio_deletes"),
+	{ NULL },
+};
+
 static int ufs_report(void *priv, json_t *obj)
 {
 	struct ufs_state *s = priv;
 
-	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
-	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
-	json_object_set_new(obj, "blkfree_calls", json_integer((json_int_t)s->blkfrees));
-	json_object_set_new(obj, "bio_deletes", json_integer((json_int_t)s->sent));
 	if (s->cfg.trimcons) {
 		json_object_set_new(obj, "prepends", json_integer((json_int_t)s->prepends));
 		json_object_set_new(obj, "appends", json_integer((json_int_t)s->appends));
@@ -266,6 +270,7 @@ const struct policy_stage_ops stage_ufs = {
 	.tick = ufs_tick,
 	.next_deadline = ufs_next_deadline,
 	.flush = ufs_flush,
+	.stats = ufs_stats,
 	.report = ufs_report,
 	.destroy = ufs_destroy,
 };

@@ -291,19 +291,23 @@ static int xfs_flush(void *priv, uint64_t now, struct policy_out *out)
 	return commit_all(priv, now, out);
 }
 
+static const struct policy_stat xfs_stats[] = {
+	POLICY_STAT(struct xfs_state, frees, "frees"),
+	POLICY_STAT(struct xfs_state, prealloc, "prealloc_frees"),
+	POLICY_STAT(struct xfs_state, commits, "checkpoints"),
+	POLICY_STAT(struct xfs_state, pushes, "pushes_seen"),
+	POLICY_STAT(struct xfs_state, extents, "busy_extents_discarded"),
+	POLICY_STAT(struct xfs_state, reused_bytes, "busy_bytes_reused"),
+	POLICY_STAT(struct xfs_state, skipped, "skip_discard_frees"),
+	POLICY_STAT(struct xfs_state, skipped_bytes, "skip_discard_bytes"),
+	{ NULL },
+};
+
 static int xfs_report(void *priv, json_t *obj)
 {
 	struct xfs_state *s = priv;
 
-	json_object_set_new(obj, "frees", json_integer((json_int_t)s->frees));
-	json_object_set_new(obj, "prealloc_frees", json_integer((json_int_t)s->prealloc));
-	json_object_set_new(obj, "checkpoints", json_integer((json_int_t)s->commits));
-	json_object_set_new(obj, "pushes_seen", json_integer((json_int_t)s->pushes));
 	json_object_set_new(obj, "push_flush_cuts", json_boolean(s->cfg.push_flush == PF_ON));
-	json_object_set_new(obj, "busy_extents_discarded", json_integer((json_int_t)s->extents));
-	json_object_set_new(obj, "busy_bytes_reused", json_integer((json_int_t)s->reused_bytes));
-	json_object_set_new(obj, "skip_discard_frees", json_integer((json_int_t)s->skipped));
-	json_object_set_new(obj, "skip_discard_bytes", json_integer((json_int_t)s->skipped_bytes));
 	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
 	return 0;
 }
@@ -324,6 +328,7 @@ const struct policy_stage_ops stage_xfs_cil = {
 	.tick = xfs_tick,
 	.next_deadline = xfs_next_deadline,
 	.flush = xfs_flush,
+	.stats = xfs_stats,
 	.report = xfs_report,
 	.destroy = xfs_destroy,
 };
