@@ -46,15 +46,14 @@ const struct policy_preset *policy_preset_find(const char *name)
 	return NULL;
 }
 
-/* A stage that keeps no state: priv is a copy of its config. */
-static int keep_cfg(const void *cfg, size_t size, void **priv)
+int stage_state_new(size_t size, const void *cfg, size_t cfg_size, void **priv)
 {
-	void *c = malloc(size ? size : 1);
+	void *s = calloc(1, size ? size : 1);
 
-	if (!c)
+	if (!s)
 		return -ENOMEM;
-	memcpy(c, cfg, size);
-	*priv = c;
+	memcpy(s, cfg, cfg_size);
+	*priv = s;
 	return 0;
 }
 
@@ -151,7 +150,7 @@ static int min_init(const void *cfg, const struct policy_env *env, struct policy
 		    void **priv, char *err, size_t errlen)
 {
 	(void)env, (void)props, (void)err, (void)errlen;
-	return keep_cfg(cfg, sizeof(struct min_state), priv);
+	return stage_state_new(sizeof(struct min_state), cfg, sizeof(struct min_state), priv);
 }
 
 /* Emits ev with only the ranges of at least len bytes (multi-range: filtered per range). */
@@ -225,7 +224,7 @@ static int split_init(const void *cfg, const struct policy_env *env, struct poli
 	if (((const struct split_state *)cfg)->max && ((const struct split_state *)cfg)->max < 512)
 		return opts__below(split_opts, "max", ((const struct split_state *)cfg)->max, 512, "a sector",
 				   err, errlen);
-	if ((ret = keep_cfg(cfg, sizeof(struct split_state), priv)))
+	if ((ret = stage_state_new(sizeof(struct split_state), cfg, sizeof(struct split_state), priv)))
 		return ret;
 	s = *priv;
 	if (!s->max && env && env->dev)
@@ -295,7 +294,7 @@ static int align_init(const void *cfg, const struct policy_env *env, struct poli
 	int ret;
 
 	(void)props, (void)err, (void)errlen;
-	if ((ret = keep_cfg(cfg, sizeof(struct align_state), priv)))
+	if ((ret = stage_state_new(sizeof(struct align_state), cfg, sizeof(struct align_state), priv)))
 		return ret;
 	s = *priv;
 	if (!s->gran && env && env->dev)

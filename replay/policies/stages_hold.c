@@ -41,15 +41,9 @@ static const struct opt_spec batch_opts[] = {
 static int batch_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		      void **priv, char *err, size_t errlen)
 {
-	struct batch *b = calloc(1, sizeof(*b));
-
 	(void)env, (void)props, (void)err, (void)errlen;
-	if (!b)
-		return -ENOMEM;
-	b->c = *(const struct batch_cfg *)cfg;
-	evq_init(&b->q);
-	*priv = b;
-	return 0;
+	_Static_assert(offsetof(struct batch, c) == 0, "the config leads the state");
+	return stage_state_new(sizeof(struct batch), cfg, sizeof(struct batch_cfg), priv);
 }
 
 static int batch_release(struct batch *b, uint64_t now, struct policy_out *out)
@@ -316,13 +310,8 @@ static const struct policy_stat group_stats[] = {
 static int sort_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		     void **priv, char *err, size_t errlen)
 {
-	struct group *g = calloc(1, sizeof(*g));
-
-	(void)cfg, (void)env, (void)props, (void)err, (void)errlen;
-	if (!g)
-		return -ENOMEM;
-	*priv = g;
-	return 0;
+	(void)env, (void)props, (void)err, (void)errlen;
+	return stage_state_new(sizeof(struct group), cfg, 0, priv);
 }
 
 const struct policy_stage_ops stage_sort = {
@@ -390,14 +379,9 @@ static const struct opt_spec delay_opts[] = {
 static int delay_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		      void **priv, char *err, size_t errlen)
 {
-	struct delay *d = calloc(1, sizeof(*d));
-
 	(void)env, (void)props, (void)err, (void)errlen;
-	if (!d)
-		return -ENOMEM;
-	d->c = *(const struct delay_cfg *)cfg;
-	*priv = d;
-	return 0;
+	_Static_assert(offsetof(struct delay, c) == 0, "the config leads the state");
+	return stage_state_new(sizeof(struct delay), cfg, sizeof(struct delay_cfg), priv);
 }
 
 static int delay_push(void *priv, const struct policy_event *ev, struct policy_out *out)
@@ -472,14 +456,9 @@ static const struct opt_spec rate_opts[] = {
 static int rate_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		     void **priv, char *err, size_t errlen)
 {
-	struct rate *r = calloc(1, sizeof(*r));
-
 	(void)env, (void)props, (void)err, (void)errlen;
-	if (!r)
-		return -ENOMEM;
-	r->c = *(const struct rate_cfg *)cfg;
-	*priv = r;
-	return 0;
+	_Static_assert(offsetof(struct rate, c) == 0, "the config leads the state");
+	return stage_state_new(sizeof(struct rate), cfg, sizeof(struct rate_cfg), priv);
 }
 
 /* The gap a command of `bytes` opens before the next may go. */
