@@ -35,7 +35,6 @@ struct importer_ops {
 
 /* The registry: every importer, in one array. */
 const struct importer_ops *const *importers(size_t *n);
-const struct importer_ops *importer__find(const char *name);
 const char *importer__name_at(size_t i);	/* NULL past the end */
 /* Validates every option table once (start-up). 0 or -EINVAL. */
 int importers__validate(char *err, size_t errlen);

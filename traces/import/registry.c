@@ -28,13 +28,6 @@ const char *importer__name_at(size_t i)
 	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
 }
 
-const struct importer_ops *importer__find(const char *name)
-{
-	long i = cliopt__plugin(importer__name_at, name);
-
-	return i < 0 ? NULL : registry[i];
-}
-
 int importers__validate(char *err, size_t errlen)
 {
 	int ret = 0;
