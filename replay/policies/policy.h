@@ -172,7 +172,7 @@ struct policy_stage_ops {
 	int (*flush)(void *priv, uint64_t now, struct policy_out *out);
 	/* Optional: a discard command this pipeline sent completed (every stage is told). */
 	int (*complete)(void *priv, const struct policy_done *d, struct policy_out *out);
-	/* Optional: stage figures (requests held, merged, dropped...) into obj. */
+	/* Optional: stage figures stats cannot give (computed, boolean) into obj, after the counters. */
 	int (*report)(void *priv, json_t *obj);
 	void (*destroy)(void *priv);	/* accepts NULL */
 	/*
