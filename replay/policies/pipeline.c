@@ -120,6 +120,19 @@ static int build_desc(struct policy *p)
 	return 0;
 }
 
+/* A stage's state_size zeroed bytes that begin with a copy of its config, into *priv. */
+static int new_state(const struct policy_stage_ops *o, const void *cfg, void **priv)
+{
+	void *s = calloc(1, o->state_size);
+
+	if (!s)
+		return -ENOMEM;
+	if (o->cfg_size)
+		memcpy(s, cfg, o->cfg_size);
+	*priv = s;
+	return 0;
+}
+
 struct policy *policy__new(const char *spec, const struct policy_env *env,
 			   policy_sink_fn sink, void *sink_arg, char *err, size_t errlen)
 {
@@ -162,7 +175,9 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		if (s->ops->observe)
 			p->observe_mask |= s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
 		p->completes |= s->ops->complete != NULL;
-		ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
+		ret = s->ops->state_size ? new_state(s->ops, s->cfg, &s->priv) : 0;
+		if (!ret && s->ops->init)
+			ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
 		if (ret) {
 			snprintf(err, errlen, "policy: stage '%s': %s", s->ops->name,
 				 msg[0] ? msg : strerror(-ret));
@@ -461,7 +476,8 @@ int policy_registry_validate(char *err, size_t errlen)
 	char msg[1024];
 
 	for (size_t i = 0; (o = policy_stage_at(i)); i++) {
-		if (!o->name || !o->push || !o->init || (o->opts && !o->cfg_size) ||
+		if (!o->name || !o->push || (!o->init && !o->state_size) || (o->opts && !o->cfg_size) ||
+		    (o->state_size && o->state_size < o->cfg_size) ||
 		    (!o->tick != !o->next_deadline))
 			return snprintf(err, errlen, "stage %zu ('%s'): incomplete ops table", i,
 					o->name ? o->name : "?"), -EINVAL;

@@ -154,7 +154,8 @@ struct policy_stage_ops {
 	const char *positional;		/* key a bare first argument sets: min(64K) == min(len=64K); NULL: none */
 	/*
 	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
-	 * props: set source/qd here if the stage decides them. *priv: per-instance state.
+	 * props: set source/qd here if the stage decides them. *priv: per-instance state (already
+	 * made if state_size is set; init is then optional).
 	 * Refuse a bad option (-EINVAL, message in err) from cfg alone: `trimsim replay` checks a
 	 * spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
 	 */
@@ -182,6 +183,11 @@ struct policy_stage_ops {
 	uint32_t observe_kinds;
 	/* Optional: the stage's counters, reported as they are before report() adds the rest. */
 	const struct policy_stat *stats;
+	/*
+	 * Optional: the pipeline makes the state: state_size zeroed bytes that begin with a copy
+	 * of the config (cfg_size bytes), in *priv before init() runs; init() is then optional.
+	 */
+	size_t state_size;
 };
 
 /* A preset argument that is not its stage option's own name: xfs(plug=0) sets blk-plug's enable. */

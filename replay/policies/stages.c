@@ -46,17 +46,6 @@ const struct policy_preset *policy_preset_find(const char *name)
 	return NULL;
 }
 
-int stage_state_new(size_t size, const void *cfg, size_t cfg_size, void **priv)
-{
-	void *s = calloc(1, size ? size : 1);
-
-	if (!s)
-		return -ENOMEM;
-	memcpy(s, cfg, cfg_size);
-	*priv = s;
-	return 0;
-}
-
 static int pass(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
 	(void)priv;
@@ -146,13 +135,6 @@ static const struct opt_spec min_opts[] = {
 	{ NULL },
 };
 
-static int min_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen)
-{
-	(void)env, (void)props, (void)err, (void)errlen;
-	return stage_state_new(sizeof(struct min_state), cfg, sizeof(struct min_state), priv);
-}
-
 /* Emits ev with only the ranges of at least len bytes (multi-range: filtered per range). */
 static int min_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
@@ -201,7 +183,7 @@ static void min_destroy(void *priv)
 const struct policy_stage_ops stage_min = {
 	.name = "min", .help = "drop ranges shorter than len (like FITRIM's minlen)",
 	.opts = min_opts, .cfg_size = sizeof(struct min_state), .positional = "len",
-	.init = min_init, .push = min_push, .stats = min_stats, .destroy = min_destroy,
+	.state_size = sizeof(struct min_state), .push = min_push, .stats = min_stats, .destroy = min_destroy,
 };
 
 /* ---- split(max): no command larger than max bytes ---- */
@@ -216,17 +198,12 @@ static const struct opt_spec split_opts[] = {
 static int split_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		      void **priv, char *err, size_t errlen)
 {
-	struct split_state *s;
-	int ret;
+	struct split_state *s = *priv;
 
-	(void)props;
+	(void)cfg, (void)props;
 	/* A discard is whole sectors (max_discard_sectors): a smaller piece is no command a kernel sends. */
-	if (((const struct split_state *)cfg)->max && ((const struct split_state *)cfg)->max < 512)
-		return opts__below(split_opts, "max", ((const struct split_state *)cfg)->max, 512, "a sector",
-				   err, errlen);
-	if ((ret = stage_state_new(sizeof(struct split_state), cfg, sizeof(struct split_state), priv)))
-		return ret;
-	s = *priv;
+	if (s->max && s->max < 512)
+		return opts__below(split_opts, "max", s->max, 512, "a sector", err, errlen);
 	if (!s->max && env && env->dev)
 		s->max = env->dev->discard_max_bytes;
 	return 0;
@@ -276,7 +253,8 @@ static const struct policy_stat split_stats[] = {
 const struct policy_stage_ops stage_split = {
 	.name = "split", .help = "cut commands larger than max into pieces (block layer discard_max_bytes)",
 	.opts = split_opts, .cfg_size = sizeof(struct split_state), .positional = "max",
-	.init = split_init, .push = split_push, .stats = split_stats, .destroy = free,
+	.state_size = sizeof(struct split_state), .init = split_init, .push = split_push, .stats = split_stats,
+	.destroy = free,
 };
 
 /* ---- align(granularity): shrink ranges inward to granularity boundaries ---- */
@@ -290,13 +268,9 @@ static const struct opt_spec align_opts[] = {
 static int align_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		      void **priv, char *err, size_t errlen)
 {
-	struct align_state *s;
-	int ret;
+	struct align_state *s = *priv;
 
-	(void)props, (void)err, (void)errlen;
-	if ((ret = stage_state_new(sizeof(struct align_state), cfg, sizeof(struct align_state), priv)))
-		return ret;
-	s = *priv;
+	(void)cfg, (void)props, (void)err, (void)errlen;
 	if (!s->gran && env && env->dev)
 		s->gran = env->dev->discard_granularity;
 	if (!s->gran)
@@ -360,5 +334,6 @@ static const struct policy_stat align_stats[] = {
 const struct policy_stage_ops stage_align = {
 	.name = "align", .help = "shrink ranges inward to whole granules; drop what is left empty",
 	.opts = align_opts, .cfg_size = sizeof(struct align_state), .positional = "granularity",
-	.init = align_init, .push = align_push, .stats = align_stats, .destroy = align_destroy,
+	.state_size = sizeof(struct align_state), .init = align_init, .push = align_push, .stats = align_stats,
+	.destroy = align_destroy,
 };

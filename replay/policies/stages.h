@@ -5,12 +5,6 @@
 
 #include "replay/policies/policy.h"
 
-/*
- * A generic stage's state: size zeroed bytes that begin with a copy of its config
- * (cfg_size bytes), into *priv. 0 or -ENOMEM.
- */
-int stage_state_new(size_t size, const void *cfg, size_t cfg_size, void **priv);
-
 extern const struct policy_stage_ops stage_source;
 extern const struct policy_stage_ops stage_dispatch;
 extern const struct policy_stage_ops stage_min;

@@ -29,6 +29,7 @@ static int emit_all(struct evq *q, uint64_t now, struct policy_out *out)
 /* ---- batch(window, count): hold requests, release them together ---- */
 struct batch_cfg { uint64_t window; uint64_t count; };
 struct batch { struct batch_cfg c; struct evq q; uint64_t opened; uint64_t batches; };
+_Static_assert(offsetof(struct batch, c) == 0, "the pipeline copies the config to the start of the state");
 
 static const struct opt_spec batch_opts[] = {
 	{ "window", OPT_DURATION, offsetof(struct batch_cfg, window), 0, 0, "1s",
@@ -37,14 +38,6 @@ static const struct opt_spec batch_opts[] = {
 	  "release early when this many requests are held; 0 = no limit" },
 	{ NULL },
 };
-
-static int batch_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
-{
-	(void)env, (void)props, (void)err, (void)errlen;
-	_Static_assert(offsetof(struct batch, c) == 0, "the config leads the state");
-	return stage_state_new(sizeof(struct batch), cfg, sizeof(struct batch_cfg), priv);
-}
 
 static int batch_release(struct batch *b, uint64_t now, struct policy_out *out)
 {
@@ -110,7 +103,7 @@ static void batch_destroy(void *priv)
 const struct policy_stage_ops stage_batch = {
 	.name = "batch", .help = "hold requests for a window, then release them together (one instant)",
 	.opts = batch_opts, .cfg_size = sizeof(struct batch_cfg), .positional = "window",
-	.init = batch_init, .push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
+	.state_size = sizeof(struct batch), .push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
 	.flush = batch_flush, .stats = batch_stats, .destroy = batch_destroy,
 };
 
@@ -307,16 +300,9 @@ static const struct policy_stat group_stats[] = {
 	{ NULL },
 };
 
-static int sort_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
-{
-	(void)env, (void)props, (void)err, (void)errlen;
-	return stage_state_new(sizeof(struct group), cfg, 0, priv);
-}
-
 const struct policy_stage_ops stage_sort = {
 	.name = "sort", .help = "order the requests released at one instant (a batch) by offset",
-	.init = sort_init, .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
+	.state_size = sizeof(struct group), .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
 	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
 };
 
@@ -371,18 +357,11 @@ const struct policy_stage_ops stage_merge = {
 /* ---- delay(t): hold each request for t ---- */
 struct delay_cfg { uint64_t t; };
 struct delay { struct delay_cfg c; struct evq q; };
+_Static_assert(offsetof(struct delay, c) == 0, "the pipeline copies the config to the start of the state");
 static const struct opt_spec delay_opts[] = {
 	{ "t", OPT_DURATION, offsetof(struct delay_cfg, t), 0, 0, "1s", "how long each request waits" },
 	{ NULL },
 };
-
-static int delay_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
-{
-	(void)env, (void)props, (void)err, (void)errlen;
-	_Static_assert(offsetof(struct delay, c) == 0, "the config leads the state");
-	return stage_state_new(sizeof(struct delay), cfg, sizeof(struct delay_cfg), priv);
-}
 
 static int delay_push(void *priv, const struct policy_event *ev, struct policy_out *out)
 {
@@ -438,13 +417,14 @@ static void delay_destroy(void *priv)
 const struct policy_stage_ops stage_delay = {
 	.name = "delay", .help = "hold every request for a fixed time",
 	.opts = delay_opts, .cfg_size = sizeof(struct delay_cfg), .positional = "t",
-	.init = delay_init, .push = delay_push, .tick = delay_tick, .next_deadline = delay_deadline,
+	.state_size = sizeof(struct delay), .push = delay_push, .tick = delay_tick, .next_deadline = delay_deadline,
 	.flush = delay_flush, .destroy = delay_destroy,
 };
 
 /* ---- rate(iops, bps): pace commands ---- */
 struct rate_cfg { double iops; uint64_t bps; };
 struct rate { struct rate_cfg c; struct evq q; uint64_t next_ok; uint64_t paced; };
+_Static_assert(offsetof(struct rate, c) == 0, "the pipeline copies the config to the start of the state");
 static const struct opt_spec rate_opts[] = {
 	{ "iops", OPT_DOUBLE, offsetof(struct rate_cfg, iops), 0, 1e9, "0",
 	  "commands per second at most; 0 = no limit" },
@@ -452,14 +432,6 @@ static const struct opt_spec rate_opts[] = {
 	  "bytes per second at most; 0 = no limit" },
 	{ NULL },
 };
-
-static int rate_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
-{
-	(void)env, (void)props, (void)err, (void)errlen;
-	_Static_assert(offsetof(struct rate, c) == 0, "the config leads the state");
-	return stage_state_new(sizeof(struct rate), cfg, sizeof(struct rate_cfg), priv);
-}
 
 /* The gap a command of `bytes` opens before the next may go. */
 static uint64_t rate_gap(const struct rate *r, uint64_t bytes)
@@ -547,6 +519,6 @@ static void rate_destroy(void *priv)
 const struct policy_stage_ops stage_rate = {
 	.name = "rate", .help = "pace commands to at most iops per second and bps bytes per second",
 	.opts = rate_opts, .cfg_size = sizeof(struct rate_cfg), .positional = "iops",
-	.init = rate_init, .push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
+	.state_size = sizeof(struct rate), .push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
 	.flush = rate_flush, .stats = rate_stats, .destroy = rate_destroy,
 };
