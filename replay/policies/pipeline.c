@@ -102,16 +102,9 @@ static int build_desc(struct policy *p)
 		}
 		if (pl >= sizeof(part))
 			pl = sizeof(part) - 1;
-		if (used + pl + 1 > cap) {
-			char *n;
-
-			while (used + pl + 1 > cap)
-				cap *= 2;
-			if (!(n = realloc(d, cap))) {
-				free(d);
-				return -ENOMEM;
-			}
-			d = n;
+		if (grow_array((void **)&d, &cap, used + pl + 1, 1)) {
+			free(d);
+			return -ENOMEM;
 		}
 		memcpy(d + used, part, pl + 1);
 		used += pl;

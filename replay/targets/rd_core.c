@@ -80,17 +80,10 @@ void rd_slot_finish(struct rd_io *io, uint32_t idx)
 
 static int slot_add_part(struct rd_slot *s, uint64_t off, uint64_t len)
 {
-	struct target_seg *p;
-	uint32_t cap;
+	int ret = grow_array((void **)&s->parts, &s->cap_parts, (size_t)s->nr_parts + 1, sizeof(*s->parts));
 
-	if (s->nr_parts == s->cap_parts) {
-		cap = s->cap_parts ? 2 * s->cap_parts : 16;
-		p = realloc(s->parts, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->parts = p;
-		s->cap_parts = cap;
-	}
+	if (ret)
+		return ret;
 	s->parts[s->nr_parts].offset = off;
 	s->parts[s->nr_parts++].length = len;
 	return 0;

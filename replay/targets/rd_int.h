@@ -16,7 +16,8 @@ enum rd_state { RS_FREE = 0, RS_QUEUED, RS_RUNNING, RS_DONE };
 struct rd_slot {
 	struct target_done d;
 	struct target_seg *parts;	/* aligned ranges, one syscall/SQE each */
-	uint32_t nr_parts, cap_parts;
+	uint32_t nr_parts;
+	size_t cap_parts;
 	uint32_t parts_left;		/* io_uring: CQEs still expected */
 	uint32_t wofs;			/* write: offset into the pattern buffer */
 	uint64_t xfer;			/* io_uring: bytes the CQEs reported */
