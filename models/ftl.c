@@ -59,7 +59,8 @@ struct ftl {
 	uint64_t valid_total, clock;
 	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
 	uint64_t trimmed_pages, mem;
-	uint64_t discard_req, cmds[TS_OP_MAX + 1];
+	uint64_t discard_req;
+	struct model_op_count ops[TS_OP_MAX + 1];
 	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
 	struct discard_stats ds;
 	struct ts_point ts[TS_POINTS];
@@ -492,26 +493,18 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 {
 	struct ftl *f = e;
 	const struct model_params *p = &f->p;
-	struct target_done d;
-	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	struct target_seg one;
-	uint32_t n;
-	const struct target_seg *r = model_ranges(cmd, &one, &n);
+	struct model_cmd c;
 	uint64_t service = 0, pages = 0;
 	int ret;
 
-	if (cmd->op > TS_OP_MAX)
-		return -EINVAL;
-	model_done_init(cmd, r, n, &d);
-	f->cmds[cmd->op]++;
-	if (model_reject(&f->s, p, f->lpages << f->ps_shift, r, n, &d, &f->ds, &ret))
+	if (!model_cmd_begin(&c, cmd, f->ops, &f->s, p, f->lpages << f->ps_shift, &f->ds, &ret))
 		return ret;
 	f->cur_gc = 0;
 	if (p->gc_idle)
 		gc_idle(f, cmd->submit_ns);
 	switch (cmd->op) {
 	case TS_OP_READ:
-		service = p->read_base + ((d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
+		service = p->read_base + ((c.d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
@@ -526,21 +519,20 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
-		f->discard_req += d.bytes;
-		service = model_discard(p, r, n, unmap, f, &f->ds, &d);
+		f->discard_req += c.d.bytes;
+		service = model_discard(p, c.r, c.n, unmap, f, &f->ds, &c.d);
 		break;
 	default:
 		break;
 	}
-	service = model_jitter(&f->rng, p->jitter, service) + f->cur_gc;
 	if (f->cur_gc) {
 		f->gc_stalls++;
 		f->gc_ns += f->cur_gc;
 		if (f->cur_gc > f->max_stall)
 			f->max_stall = f->cur_gc;
 	}
-	ret = msched__place(&f->s, &d, service, discard && !p->queued_trim);
-	ts_sample(f, d.done_ns);
+	ret = model_cmd_place(&c, &f->s, p, &f->rng, service, f->cur_gc);
+	ts_sample(f, c.d.done_ns);
 	return ret;
 }
 
@@ -569,12 +561,12 @@ static int ftl_report(void *e, json_t *o)
 	struct ftl *f = e;
 	double wa = f->host_pages ? (double)(f->host_pages + f->gc_pages) / (double)f->host_pages : 1.0;
 
-	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->cmds[TS_OP_READ],
-						    "write", (json_int_t)(f->cmds[TS_OP_WRITE] +
-									 f->cmds[TS_OP_WRITE_ZEROES]),
-						    "flush", (json_int_t)f->cmds[TS_OP_FLUSH], "discard",
-						    (json_int_t)(f->cmds[TS_OP_DISCARD] +
-								 f->cmds[TS_OP_SECURE_ERASE])));
+	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->ops[TS_OP_READ].cmds,
+						    "write", (json_int_t)(f->ops[TS_OP_WRITE].cmds +
+									 f->ops[TS_OP_WRITE_ZEROES].cmds),
+						    "flush", (json_int_t)f->ops[TS_OP_FLUSH].cmds, "discard",
+						    (json_int_t)(f->ops[TS_OP_DISCARD].cmds +
+								 f->ops[TS_OP_SECURE_ERASE].cmds)));
 	json_object_set_new(o, "write_amplification", json_real(wa));
 	json_object_set_new(o, "host_pages_written", json_integer((json_int_t)f->host_pages));
 	json_object_set_new(o, "gc_pages_copied", json_integer((json_int_t)f->gc_pages));

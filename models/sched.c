@@ -306,6 +306,28 @@ bool model_reject(struct msched *s, const struct model_params *p, uint64_t size,
 	return true;
 }
 
+bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
+		     struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
+		     int *ret)
+{
+	*ret = -EINVAL;
+	if (cmd->op > TS_OP_MAX)
+		return false;
+	c->r = model_ranges(cmd, &c->one, &c->n);
+	c->discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	model_done_init(cmd, c->r, c->n, &c->d);
+	counts[cmd->op].cmds++;
+	counts[cmd->op].bytes += c->d.bytes;
+	return !model_reject(s, p, size, c->r, c->n, &c->d, st, ret);
+}
+
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+		    uint64_t service, uint64_t extra)
+{
+	service = model_jitter(rng, p->jitter, service) + extra;
+	return msched__place(s, &c->d, service, c->discard && !p->queued_trim);
+}
+
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)
 {
 	json_object_set_new(o, "device_discard_commands", json_integer((json_int_t)st->dev_cmds));
