@@ -62,6 +62,18 @@ static void lane_sync(struct lane *l, uint64_t t)
 		l->now = t;
 }
 
+/* The lane's earliest completion (not real-time targets), asked of the target once per submit or reap. */
+static uint64_t lane_next_done(struct lane *l)
+{
+	if (!l->inflight)
+		return UINT64_MAX;
+	if (!l->next_done_ok) {
+		l->next_done = l->ops->next_done(l->priv);
+		l->next_done_ok = true;
+	}
+	return l->next_done;
+}
+
 /* ---- command table ---- */
 static int slot_alloc(struct engine *e, size_t *tag)
 {
@@ -155,6 +167,7 @@ static int submit_discard(struct engine *e, struct lane *l)
 	cmd.tag = tag;
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: discard submit failed", l->ops->name);
+	l->next_done_ok = false;
 	if ((ret = observe_submit(e, &cmd)))
 		return ret;
 	l->inflight++;
@@ -178,6 +191,7 @@ static int submit_fg(struct engine *e, struct lane *l)
 
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: submit failed", l->ops->name);
+	l->next_done_ok = false;
 	l->inflight++;
 	l->fg_head = (l->fg_head + 1) & (l->fg_cap - 1);
 	l->fg_n--;
@@ -281,7 +295,7 @@ static int reap_one(struct engine *e, uint64_t until)
 
 		for (unsigned i = 0; i < e->nlanes; i++) {
 			struct lane *l = &e->lane[i];
-			uint64_t n = l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
+			uint64_t n = lane_next_done(l);
 
 			if (n < t)
 				t = n, best = l;
@@ -290,6 +304,7 @@ static int reap_one(struct engine *e, uint64_t until)
 			return 0;
 	}
 	ret = best->ops->reap(best->priv, until, &d);
+	best->next_done_ok = false;
 	if (ret <= 0)
 		return ret < 0 ? efail(e, ret, "target %s: reap failed", best->ops->name) : 0;
 	lane_sync(best, d.done_ns);
@@ -387,7 +402,7 @@ static int asap_drain(struct engine *e)
 			return 0;
 		for (unsigned i = 0; i < e->nlanes; i++) {
 			struct lane *l = &e->lane[i];
-			uint64_t r = lane_ready(l), d = !e->realtime && l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
+			uint64_t r = lane_ready(l), d = !e->realtime ? lane_next_done(l) : UINT64_MAX;
 
 			t = r < t ? r : t;
 			t = d < t ? d : t;
@@ -415,6 +430,7 @@ int engine_sink(void *arg, const struct policy_event *ev)
 
 	q.time_ns = to_engine(e, ev->time_ns);
 	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
+	e->queued++;
 	return evq__push(&e->lane[0].dq, &q);
 }
 
@@ -461,6 +477,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r)
 		};
 	}
 	e->fg_records++;
+	e->queued++;
 	return 0;
 }
 
@@ -470,7 +487,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
-		bool fg, freed;
+		uint64_t queued;
+		bool fg, freed, reclaim;
 		int ret;
 
 		e->records++;
@@ -494,13 +512,16 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		}
 		e->last_trace = r.time_ns;
 		fg = is_foreground(&r);
+		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
 		/*
 		 * A record nothing reacts to (not foreground, not the policy's source,
-		 * no stage observes) changes no state: what is due before it runs
-		 * before the next record that matters, in the same order.
+		 * no stage observes, no reclaim figure counts it) changes no state: what
+		 * is due before it runs before the next record that matters, in the same
+		 * order. INTENT's bytes reach the report only while no FREE was counted
+		 * (metrics__intent_counts()); an observer of records may count them itself.
 		 */
-		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
-		if (e->skip_idle && !fg && !freed && !policy__wants(e->pol, &r)) {
+		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || metrics__intent_counts(e->m));
+		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r)) {
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
@@ -508,6 +529,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
 		if (ret)
 			return ret;
+		queued = e->queued;
 		if (ob && ob->record)
 			ob->record(ob->arg, &recs[i]);
 		/* after the completions due before it: the reclaim delay integrates in time order */
@@ -518,7 +540,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			return efail(e, ret, "%s", policy__error(e->pol));
 		if (fg && (ret = enqueue_fg(e, &r)))
 			return efail(e, ret, "%s", "engine: out of memory");
-		if ((ret = dispatch_all(e)))
+		/* run_until() left nothing it could dispatch: only what this record queued can go */
+		if (e->queued != queued && (ret = dispatch_all(e)))
 			return ret;
 	}
 	return 0;
