@@ -43,6 +43,7 @@ struct ftl {
 	struct msched s;
 	uint64_t rng;
 	uint32_t ps_shift, ppb, nblocks;
+	uint32_t ppb_shift;		/* log2(ppb) when ppb is a power of two, else 0 */
 	uint64_t lpages, ppages;
 	uint32_t *l2p_dir;		/* per L2P_CHUNK logical pages: chunk id (1-based), 0 = none mapped */
 	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each; chunk id c at (c - 1) * L2P_CHUNK */
@@ -143,19 +144,33 @@ static void bucket_remove(struct ftl *f, uint32_t b)
 		f->prev[f->next[b]] = f->prev[b];
 }
 
-static void invalidate(struct ftl *f, uint32_t ppn)
+/* The erase block of physical page ppn (a shift for the usual power-of-two blocks, not a division). */
+static uint32_t block_of(const struct ftl *f, uint32_t ppn)
 {
-	uint32_t b = ppn / f->ppb;
+	return f->ppb_shift ? ppn >> f->ppb_shift : ppn / f->ppb;
+}
 
-	f->p2l[ppn] = 0;
-	f->valid_total--;
+/*
+ * k pages of block b became invalid. A full block moves to its new bucket once:
+ * k moves of one step leave the lists the same (each puts b at the head of
+ * the next bucket, and taking it out again restores that bucket).
+ */
+static void invalidate_n(struct ftl *f, uint32_t b, uint32_t k)
+{
+	f->valid_total -= k;
 	if (f->state[b] == BLK_FULL) {
 		bucket_remove(f, b);
-		f->valid[b]--;
+		f->valid[b] -= k;
 		bucket_insert(f, b);
 	} else {
-		f->valid[b]--;
+		f->valid[b] -= k;
 	}
+}
+
+static void invalidate(struct ftl *f, uint32_t ppn)
+{
+	f->p2l[ppn] = 0;
+	invalidate_n(f, block_of(f, ppn), 1);
 }
 
 static uint32_t pick_victim(struct ftl *f)
@@ -223,7 +238,7 @@ static int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
 		return -ENOSPC;
 	f->p2l[ppn] = lpn + 1;
 	*l2p = ppn + 1;
-	f->valid[ppn / f->ppb]++;
+	f->valid[block_of(f, ppn)]++;
 	f->valid_total++;
 	return 0;
 }
@@ -330,6 +345,7 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	uint64_t g = f->p.discard_granularity > (1ull << f->ps_shift) ? f->p.discard_granularity
 								      : 1ull << f->ps_shift;
 	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
+	uint32_t run_blk = NIL, run = 0;	/* pages of run_blk invalidated, not yet counted in its bucket */
 
 	*aligned = b > a;
 	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
@@ -340,11 +356,20 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		if (stop > end)
 			stop = end;
 		for (; c && lpn < stop; lpn++) {	/* no chunk: nothing mapped there */
-			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)];
+			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)], ppn, blk;
 
 			if (!*e)
 				continue;
-			invalidate(f, *e - 1);
+			ppn = *e - 1;
+			blk = block_of(f, ppn);
+			f->p2l[ppn] = 0;
+			if (blk != run_blk) {	/* the pages a discard frees mostly sit together in one block */
+				if (run)
+					invalidate_n(f, run_blk, run);
+				run_blk = blk;
+				run = 0;
+			}
+			run++;
 			*e = 0;
 			freed++;
 			chunk_put(f, first, id);
@@ -353,6 +378,8 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		}
 		lpn = stop;
 	}
+	if (run)
+		invalidate_n(f, run_blk, run);
 	f->trimmed_pages += freed;
 	return freed << f->ps_shift;
 }
@@ -417,6 +444,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	f->rng = env->seed ^ 0x66746c6d6f64656cull;
 	f->ps_shift = (uint32_t)__builtin_ctzll(f->p.page_size);
 	f->ppb = (uint32_t)(f->p.block_size >> f->ps_shift);
+	f->ppb_shift = model_is_pow2(f->ppb) ? (uint32_t)__builtin_ctz(f->ppb) : 0;
 	cap = model_device_size(&f->p, env);
 	f->lpages = (cap + f->p.page_size - 1) >> f->ps_shift;
 	pages = (uint64_t)((double)f->lpages * (1.0 + f->p.op) + 0.5);

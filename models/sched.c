@@ -197,11 +197,13 @@ int msched__place(struct msched *s, struct target_done *d, uint64_t service, boo
 			if (s->slot_free[i] > start)
 				start = s->slot_free[i];
 	} else {
+		uint64_t min = s->slot_free[0];
+
 		for (unsigned i = 1; i < s->nslots; i++)
-			if (s->slot_free[i] < s->slot_free[best])
-				best = i;
-		if (s->slot_free[best] > start)
-			start = s->slot_free[best];
+			if (s->slot_free[i] < min)
+				min = s->slot_free[i], best = i;
+		if (min > start)
+			start = min;
 	}
 	d->start_ns = start;
 	d->done_ns = start + service;
