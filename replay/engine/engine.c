@@ -444,7 +444,8 @@ static bool is_foreground(const struct ts_record *r)
 	return r->length && (r->op == TS_OP_READ || r->op == TS_OP_WRITE || r->op == TS_OP_WRITE_ZEROES);
 }
 
-static int enqueue_fg(struct engine *e, const struct ts_record *r)
+/* r at engine time te (trace timing; asap: each lane's now) */
+static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 {
 	size_t tag;
 	int ret;
@@ -470,7 +471,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r)
 			l->fg_cap = cap;
 			l->fg_head = 0;
 		}
-		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : to_engine(e, r->time_ns);
+		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : te;
 		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = (struct fg_item){
 			.tag = tag, .ready = e->slots[tag].ready[i],
 			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
@@ -487,7 +488,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
-		uint64_t queued;
+		uint64_t queued, te;
 		bool fg, freed, reclaim;
 		int ret;
 
@@ -526,19 +527,20 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				ob->record(ob->arg, &recs[i]);
 			continue;
 		}
-		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
+		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
+		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
 			return ret;
 		queued = e->queued;
 		if (ob && ob->record)
 			ob->record(ob->arg, &recs[i]);
 		/* after the completions due before it: the reclaim delay integrates in time order */
-		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now :
-						   to_engine(e, r.time_ns), r.kind == TS_INTENT, r.length)))
+		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
+						   r.kind == TS_INTENT, r.length)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		if ((ret = policy__record(e->pol, &r)))
 			return efail(e, ret, "%s", policy__error(e->pol));
-		if (fg && (ret = enqueue_fg(e, &r)))
+		if (fg && (ret = enqueue_fg(e, &r, te)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/* run_until() left nothing it could dispatch: only what this record queued can go */
 		if (e->queued != queued && (ret = dispatch_all(e)))
