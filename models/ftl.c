@@ -202,43 +202,45 @@ static uint32_t pick_victim(struct ftl *f)
 
 static void gc(struct ftl *f);
 
-/* Next page of the host or GC open block; closes a full one and takes a free block. */
-static uint32_t next_page(struct ftl *f, bool for_gc)
+/*
+ * Closes the full (or no) open block *blk and takes a free one, collecting
+ * first for a host write when free blocks ran low. False when none is free.
+ */
+static bool open_block(struct ftl *f, uint32_t *blk, uint32_t *wp, bool for_gc)
 {
-	uint32_t *blk = for_gc ? &f->gc_blk : &f->host_blk;
-	uint32_t *wp = for_gc ? &f->gc_wp : &f->host_wp;
-
-	if (*blk == NIL || *wp == f->ppb) {
-		if (*blk != NIL) {
-			f->state[*blk] = BLK_FULL;
-			f->stamp[*blk] = f->clock;
-			bucket_insert(f, *blk);
-		}
-		if (!for_gc && f->nfree < f->low)
-			gc(f);
-		if (!f->nfree)
-			return NIL;
-		*blk = f->freelist[--f->nfree];
-		f->state[*blk] = BLK_OPEN;
-		*wp = 0;
+	if (*blk != NIL) {
+		f->state[*blk] = BLK_FULL;
+		f->stamp[*blk] = f->clock;
+		bucket_insert(f, *blk);
 	}
-	return *blk * f->ppb + (*wp)++;
+	if (!for_gc && f->nfree < f->low)
+		gc(f);
+	if (!f->nfree)
+		return false;
+	*blk = f->freelist[--f->nfree];
+	f->state[*blk] = BLK_OPEN;
+	*wp = 0;
+	return true;
 }
 
 /*
- * Maps lpn (whose L2P entry is *l2p) to a new page; returns -ENOSPC when no
- * block is free (cannot happen with op > 0). Chunks never move, so *l2p
- * stays valid across the GC that next_page() may run.
+ * Maps lpn (whose L2P entry is *l2p) to the next page of the host or GC
+ * open block; returns -ENOSPC when no block is free (cannot happen with
+ * op > 0). Chunks never move, so *l2p stays valid across the GC that
+ * open_block() may run. Inline: a host write calls it for every page.
  */
-static int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
+static inline int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
 {
-	uint32_t ppn = next_page(f, for_gc);
+	uint32_t *blk = for_gc ? &f->gc_blk : &f->host_blk;
+	uint32_t *wp = for_gc ? &f->gc_wp : &f->host_wp;
+	uint32_t ppn;
 
-	if (ppn == NIL)
+	if ((*blk == NIL || *wp == f->ppb) && !open_block(f, blk, wp, for_gc))
 		return -ENOSPC;
+	ppn = *blk * f->ppb + (*wp)++;
 	f->p2l[ppn] = lpn + 1;
 	*l2p = ppn + 1;
-	f->valid[block_of(f, ppn)]++;
+	f->valid[*blk]++;
 	f->valid_total++;
 	return 0;
 }
@@ -387,11 +389,18 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages)
 {
 	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
+	uint32_t id = 0, *c = NULL;
 
 	for (uint64_t lpn = first; lpn < last; lpn++) {
-		uint32_t id = chunk_get(f, lpn), *e = &chunk_at(f, id)[lpn & (L2P_CHUNK - 1)], old = *e;
+		uint32_t *e, old;
 		int ret;
 
+		if (!c || !(lpn & (L2P_CHUNK - 1))) {	/* one directory lookup per chunk */
+			id = chunk_get(f, lpn);
+			c = chunk_at(f, id);
+		}
+		e = &c[lpn & (L2P_CHUNK - 1)];
+		old = *e;
 		if (old)
 			invalidate(f, old - 1);
 		*e = 0;
