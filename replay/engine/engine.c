@@ -54,10 +54,13 @@ static uint64_t to_trace(const struct engine *e, uint64_t x)
 	return e->t0 + x;
 }
 
-static void lane_sync(struct lane *l, uint64_t t)
+static inline void lane_sync(struct lane *l, uint64_t t)
 {
-	if (l->ops->clock)
-		t = l->ops->clock(l->priv) > t ? l->ops->clock(l->priv) : t;
+	if (l->ops->clock) {	/* real-time: one reading of its clock */
+		uint64_t c = l->ops->clock(l->priv);
+
+		t = c > t ? c : t;
+	}
 	if (t > l->now)
 		l->now = t;
 }
