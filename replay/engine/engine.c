@@ -211,7 +211,14 @@ static int submit_fg(struct engine *e, struct lane *l)
 	return ret;
 }
 
-static int dispatch(struct engine *e, struct lane *l)
+/* Whether the lane has room and a command ready by its now. */
+static inline bool lane_due(const struct lane *l)
+{
+	return l->inflight < l->max && ((l->fg_n && l->fg[l->fg_head].ready <= l->now) ||
+					(evq__len(&l->dq) && discard_room(l) && evq__head_time(&l->dq) <= l->now));
+}
+
+static int submit_due(struct engine *e, struct lane *l)
 {
 	while (l->inflight < l->max) {
 		bool fg = l->fg_n && l->fg[l->fg_head].ready <= l->now;
@@ -230,6 +237,12 @@ static int dispatch(struct engine *e, struct lane *l)
 			return ret;
 	}
 	return 0;
+}
+
+/* Submits what is due on the lane; most calls find nothing, and return before the loop's setup. */
+static inline int dispatch(struct engine *e, struct lane *l)
+{
+	return lane_due(l) ? submit_due(e, l) : 0;
 }
 
 static int dispatch_all(struct engine *e)
