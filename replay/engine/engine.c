@@ -295,30 +295,29 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 	return ret;
 }
 
-/* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
-static int reap_one(struct engine *e, uint64_t until)
+/* The lane with the earliest completion, if due by until; real-time: the one lane, if it has any in flight. */
+static inline struct lane *reap_lane(struct engine *e, uint64_t until)
 {
 	struct lane *best = NULL;
+	uint64_t t = UINT64_MAX;
+
+	if (e->realtime)
+		return e->lane[0].inflight ? &e->lane[0] : NULL;
+	for (unsigned i = 0; i < e->nlanes; i++) {
+		struct lane *l = &e->lane[i];
+		uint64_t n = lane_next_done(l);
+
+		if (n < t)
+			t = n, best = l;
+	}
+	return t <= until ? best : NULL;
+}
+
+static int reap_from(struct engine *e, struct lane *best, uint64_t until)
+{
 	struct target_done d;
 	int ret;
 
-	if (e->realtime) {
-		best = &e->lane[0];
-		if (!best->inflight)
-			return 0;
-	} else {
-		uint64_t t = UINT64_MAX;
-
-		for (unsigned i = 0; i < e->nlanes; i++) {
-			struct lane *l = &e->lane[i];
-			uint64_t n = lane_next_done(l);
-
-			if (n < t)
-				t = n, best = l;
-		}
-		if (!best || t > until)
-			return 0;
-	}
 	ret = best->ops->reap(best->priv, until, &d);
 	best->next_done_ok = false;
 	if (ret <= 0)
@@ -327,6 +326,14 @@ static int reap_one(struct engine *e, uint64_t until)
 	if ((ret = complete(e, best, &d)))
 		return ret;
 	return (ret = dispatch(e, best)) ? ret : 1;
+}
+
+/* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
+static inline int reap_one(struct engine *e, uint64_t until)
+{
+	struct lane *best = reap_lane(e, until);
+
+	return best ? reap_from(e, best, until) : 0;
 }
 
 /* Real-time targets with nothing in flight: sleep until their clock reaches t. */
