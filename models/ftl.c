@@ -43,6 +43,7 @@ struct ftl {
 	struct msched s;
 	uint64_t rng;
 	uint32_t ps_shift, ppb, nblocks;
+	uint32_t ppb_shift;		/* log2(ppb) when ppb is a power of two, else 0 */
 	uint64_t lpages, ppages;
 	uint32_t *l2p_dir;		/* per L2P_CHUNK logical pages: chunk id (1-based), 0 = none mapped */
 	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each; chunk id c at (c - 1) * L2P_CHUNK */
@@ -59,7 +60,8 @@ struct ftl {
 	uint64_t valid_total, clock;
 	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
 	uint64_t trimmed_pages, mem;
-	uint64_t discard_req, cmds[TS_OP_MAX + 1];
+	uint64_t discard_req;
+	struct model_op_count ops[TS_OP_MAX + 1];
 	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
 	struct discard_stats ds;
 	struct ts_point ts[TS_POINTS];
@@ -142,19 +144,33 @@ static void bucket_remove(struct ftl *f, uint32_t b)
 		f->prev[f->next[b]] = f->prev[b];
 }
 
-static void invalidate(struct ftl *f, uint32_t ppn)
+/* The erase block of physical page ppn (a shift for the usual power-of-two blocks, not a division). */
+static uint32_t block_of(const struct ftl *f, uint32_t ppn)
 {
-	uint32_t b = ppn / f->ppb;
+	return f->ppb_shift ? ppn >> f->ppb_shift : ppn / f->ppb;
+}
 
-	f->p2l[ppn] = 0;
-	f->valid_total--;
+/*
+ * k pages of block b became invalid. A full block moves to its new bucket once:
+ * k moves of one step leave the lists the same (each puts b at the head of
+ * the next bucket, and taking it out again restores that bucket).
+ */
+static void invalidate_n(struct ftl *f, uint32_t b, uint32_t k)
+{
+	f->valid_total -= k;
 	if (f->state[b] == BLK_FULL) {
 		bucket_remove(f, b);
-		f->valid[b]--;
+		f->valid[b] -= k;
 		bucket_insert(f, b);
 	} else {
-		f->valid[b]--;
+		f->valid[b] -= k;
 	}
+}
+
+static void invalidate(struct ftl *f, uint32_t ppn)
+{
+	f->p2l[ppn] = 0;
+	invalidate_n(f, block_of(f, ppn), 1);
 }
 
 static uint32_t pick_victim(struct ftl *f)
@@ -186,43 +202,45 @@ static uint32_t pick_victim(struct ftl *f)
 
 static void gc(struct ftl *f);
 
-/* Next page of the host or GC open block; closes a full one and takes a free block. */
-static uint32_t next_page(struct ftl *f, bool for_gc)
+/*
+ * Closes the full (or no) open block *blk and takes a free one, collecting
+ * first for a host write when free blocks ran low. False when none is free.
+ */
+static bool open_block(struct ftl *f, uint32_t *blk, uint32_t *wp, bool for_gc)
 {
-	uint32_t *blk = for_gc ? &f->gc_blk : &f->host_blk;
-	uint32_t *wp = for_gc ? &f->gc_wp : &f->host_wp;
-
-	if (*blk == NIL || *wp == f->ppb) {
-		if (*blk != NIL) {
-			f->state[*blk] = BLK_FULL;
-			f->stamp[*blk] = f->clock;
-			bucket_insert(f, *blk);
-		}
-		if (!for_gc && f->nfree < f->low)
-			gc(f);
-		if (!f->nfree)
-			return NIL;
-		*blk = f->freelist[--f->nfree];
-		f->state[*blk] = BLK_OPEN;
-		*wp = 0;
+	if (*blk != NIL) {
+		f->state[*blk] = BLK_FULL;
+		f->stamp[*blk] = f->clock;
+		bucket_insert(f, *blk);
 	}
-	return *blk * f->ppb + (*wp)++;
+	if (!for_gc && f->nfree < f->low)
+		gc(f);
+	if (!f->nfree)
+		return false;
+	*blk = f->freelist[--f->nfree];
+	f->state[*blk] = BLK_OPEN;
+	*wp = 0;
+	return true;
 }
 
 /*
- * Maps lpn (whose L2P entry is *l2p) to a new page; returns -ENOSPC when no
- * block is free (cannot happen with op > 0). Chunks never move, so *l2p
- * stays valid across the GC that next_page() may run.
+ * Maps lpn (whose L2P entry is *l2p) to the next page of the host or GC
+ * open block; returns -ENOSPC when no block is free (cannot happen with
+ * op > 0). Chunks never move, so *l2p stays valid across the GC that
+ * open_block() may run. Inline: a host write calls it for every page.
  */
-static int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
+static inline int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
 {
-	uint32_t ppn = next_page(f, for_gc);
+	uint32_t *blk = for_gc ? &f->gc_blk : &f->host_blk;
+	uint32_t *wp = for_gc ? &f->gc_wp : &f->host_wp;
+	uint32_t ppn;
 
-	if (ppn == NIL)
+	if ((*blk == NIL || *wp == f->ppb) && !open_block(f, blk, wp, for_gc))
 		return -ENOSPC;
+	ppn = *blk * f->ppb + (*wp)++;
 	f->p2l[ppn] = lpn + 1;
 	*l2p = ppn + 1;
-	f->valid[ppn / f->ppb]++;
+	f->valid[*blk]++;
 	f->valid_total++;
 	return 0;
 }
@@ -329,6 +347,7 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	uint64_t g = f->p.discard_granularity > (1ull << f->ps_shift) ? f->p.discard_granularity
 								      : 1ull << f->ps_shift;
 	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
+	uint32_t run_blk = NIL, run = 0;	/* pages of run_blk invalidated, not yet counted in its bucket */
 
 	*aligned = b > a;
 	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
@@ -339,11 +358,20 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		if (stop > end)
 			stop = end;
 		for (; c && lpn < stop; lpn++) {	/* no chunk: nothing mapped there */
-			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)];
+			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)], ppn, blk;
 
 			if (!*e)
 				continue;
-			invalidate(f, *e - 1);
+			ppn = *e - 1;
+			blk = block_of(f, ppn);
+			f->p2l[ppn] = 0;
+			if (blk != run_blk) {	/* the pages a discard frees mostly sit together in one block */
+				if (run)
+					invalidate_n(f, run_blk, run);
+				run_blk = blk;
+				run = 0;
+			}
+			run++;
 			*e = 0;
 			freed++;
 			chunk_put(f, first, id);
@@ -352,6 +380,8 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		}
 		lpn = stop;
 	}
+	if (run)
+		invalidate_n(f, run_blk, run);
 	f->trimmed_pages += freed;
 	return freed << f->ps_shift;
 }
@@ -359,11 +389,18 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages)
 {
 	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
+	uint32_t id = 0, *c = NULL;
 
 	for (uint64_t lpn = first; lpn < last; lpn++) {
-		uint32_t id = chunk_get(f, lpn), *e = &chunk_at(f, id)[lpn & (L2P_CHUNK - 1)], old = *e;
+		uint32_t *e, old;
 		int ret;
 
+		if (!c || !(lpn & (L2P_CHUNK - 1))) {	/* one directory lookup per chunk */
+			id = chunk_get(f, lpn);
+			c = chunk_at(f, id);
+		}
+		e = &c[lpn & (L2P_CHUNK - 1)];
+		old = *e;
 		if (old)
 			invalidate(f, old - 1);
 		*e = 0;
@@ -416,6 +453,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	f->rng = env->seed ^ 0x66746c6d6f64656cull;
 	f->ps_shift = (uint32_t)__builtin_ctzll(f->p.page_size);
 	f->ppb = (uint32_t)(f->p.block_size >> f->ps_shift);
+	f->ppb_shift = model_is_pow2(f->ppb) ? (uint32_t)__builtin_ctz(f->ppb) : 0;
 	cap = model_device_size(&f->p, env);
 	f->lpages = (cap + f->p.page_size - 1) >> f->ps_shift;
 	pages = (uint64_t)((double)f->lpages * (1.0 + f->p.op) + 0.5);
@@ -492,26 +530,18 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 {
 	struct ftl *f = e;
 	const struct model_params *p = &f->p;
-	struct target_done d;
-	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	struct target_seg one;
-	uint32_t n;
-	const struct target_seg *r = model_ranges(cmd, &one, &n);
+	struct model_cmd c;
 	uint64_t service = 0, pages = 0;
 	int ret;
 
-	if (cmd->op > TS_OP_MAX)
-		return -EINVAL;
-	model_done_init(cmd, r, n, &d);
-	f->cmds[cmd->op]++;
-	if (model_reject(&f->s, p, f->lpages << f->ps_shift, r, n, &d, &f->ds, &ret))
+	if (!model_cmd_begin(&c, cmd, f->ops, &f->s, p, f->lpages << f->ps_shift, &f->ds, &ret))
 		return ret;
 	f->cur_gc = 0;
 	if (p->gc_idle)
 		gc_idle(f, cmd->submit_ns);
 	switch (cmd->op) {
 	case TS_OP_READ:
-		service = p->read_base + ((d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
+		service = p->read_base + ((c.d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
@@ -526,21 +556,20 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
-		f->discard_req += d.bytes;
-		service = model_discard(p, r, n, unmap, f, &f->ds, &d);
+		f->discard_req += c.d.bytes;
+		service = model_discard(p, c.r, c.n, unmap, f, &f->ds, &c.d);
 		break;
 	default:
 		break;
 	}
-	service = model_jitter(&f->rng, p->jitter, service) + f->cur_gc;
 	if (f->cur_gc) {
 		f->gc_stalls++;
 		f->gc_ns += f->cur_gc;
 		if (f->cur_gc > f->max_stall)
 			f->max_stall = f->cur_gc;
 	}
-	ret = msched__place(&f->s, &d, service, discard && !p->queued_trim);
-	ts_sample(f, d.done_ns);
+	ret = model_cmd_place(&c, &f->s, p, &f->rng, service, f->cur_gc);
+	ts_sample(f, c.d.done_ns);
 	return ret;
 }
 
@@ -569,12 +598,12 @@ static int ftl_report(void *e, json_t *o)
 	struct ftl *f = e;
 	double wa = f->host_pages ? (double)(f->host_pages + f->gc_pages) / (double)f->host_pages : 1.0;
 
-	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->cmds[TS_OP_READ],
-						    "write", (json_int_t)(f->cmds[TS_OP_WRITE] +
-									 f->cmds[TS_OP_WRITE_ZEROES]),
-						    "flush", (json_int_t)f->cmds[TS_OP_FLUSH], "discard",
-						    (json_int_t)(f->cmds[TS_OP_DISCARD] +
-								 f->cmds[TS_OP_SECURE_ERASE])));
+	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->ops[TS_OP_READ].cmds,
+						    "write", (json_int_t)(f->ops[TS_OP_WRITE].cmds +
+									 f->ops[TS_OP_WRITE_ZEROES].cmds),
+						    "flush", (json_int_t)f->ops[TS_OP_FLUSH].cmds, "discard",
+						    (json_int_t)(f->ops[TS_OP_DISCARD].cmds +
+								 f->ops[TS_OP_SECURE_ERASE].cmds)));
 	json_object_set_new(o, "write_amplification", json_real(wa));
 	json_object_set_new(o, "host_pages_written", json_integer((json_int_t)f->host_pages));
 	json_object_set_new(o, "gc_pages_copied", json_integer((json_int_t)f->gc_pages));

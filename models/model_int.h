@@ -131,6 +131,19 @@ struct discard_stats {
 
 /* The completion of cmd before the device runs it: tag, op, class, submit time, bytes of its n ranges r. */
 void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, uint32_t n, struct target_done *d);
+
+/* One command while an engine serves it, from model_cmd_begin() to model_cmd_place(). */
+struct model_cmd {
+	struct target_done d;		/* its completion */
+	const struct target_seg *r;	/* its n ranges: the command's segs, or `one` */
+	struct target_seg one;
+	uint32_t n;
+	bool discard;			/* DISCARD or SECURE_ERASE */
+};
+/* Commands and bytes an engine took, per op. */
+struct model_op_count {
+	uint64_t cmds, bytes;
+};
 /*
  * Turns away a command the device cannot run: a discard without discard
  * support (-EOPNOTSUPP, as blkdev_issue_discard() when
@@ -141,6 +154,22 @@ void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, u
  */
 bool model_reject(struct msched *s, const struct model_params *p, uint64_t size, const struct target_seg *r,
 		  uint32_t n, struct target_done *d, struct discard_stats *st, int *ret);
+/*
+ * The start every engine's submit shares: an op past TS_OP_MAX is -EINVAL; else the
+ * command's ranges and completion (model_done_init()) go into c, it is counted in
+ * counts[op], and what the device cannot run is turned away (model_reject()).
+ * True when the engine is to serve it; false: *ret is what submit returns.
+ */
+bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
+		     struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
+		     int *ret);
+/*
+ * The end every engine's submit shares: service x (1 +/- jitter) plus extra (time
+ * jitter does not scale, such as a GC stall) placed on the device, non-queued for a
+ * discard without queued_trim (msched__place()). 0 or -ENOMEM.
+ */
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+		    uint64_t service, uint64_t extra);
 /* The discard figures both engines report, in this order; requested: the discard bytes the engine took. */
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested);
 /* Unmaps what the device can inside [off, off+len); returns bytes freed; *aligned: a granule was covered. */

@@ -34,10 +34,6 @@
 #define MAX_MAP_BITS (1ull << 30)
 #define NPEND 8	/* writes whose map update waits for its prefetched line (power of two) */
 
-struct op_stat {
-	uint64_t cmds, bytes;
-};
-
 struct param {
 	struct model_params p;
 	struct msched s;
@@ -48,7 +44,7 @@ struct param {
 	uint64_t nwords, mapped_units;
 	struct { uint64_t a, b; } pend[NPEND];	/* units [a, b) to set; b == 0: already applied */
 	unsigned pend_head, pend_n;
-	struct op_stat ops[TS_OP_MAX + 1];
+	struct model_op_count ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
 };
 
@@ -228,28 +224,19 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 {
 	struct param *m = e;
 	const struct model_params *p = &m->p;
-	struct target_done d;
-	struct target_seg one;
-	uint32_t n;
-	const struct target_seg *r = model_ranges(cmd, &one, &n);
-	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	struct model_cmd c;
 	uint64_t service = 0;
 	int ret;
 
-	if (cmd->op > TS_OP_MAX)
-		return -EINVAL;
-	model_done_init(cmd, r, n, &d);
-	m->ops[cmd->op].cmds++;
-	m->ops[cmd->op].bytes += d.bytes;
-	if (model_reject(&m->s, p, m->size, r, n, &d, &m->ds, &ret))
+	if (!model_cmd_begin(&c, cmd, m->ops, &m->s, p, m->size, &m->ds, &ret))
 		return ret;
 	switch (cmd->op) {
 	case TS_OP_READ:
-		service = p->read_base + model_xfer_ns(d.bytes, p->read_bw);
+		service = p->read_base + model_xfer_ns(c.d.bytes, p->read_bw);
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
-		service = p->write_base + model_xfer_ns(d.bytes, p->write_bw);
+		service = p->write_base + model_xfer_ns(c.d.bytes, p->write_bw);
 		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
 			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
 
@@ -262,14 +249,13 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
-		service = model_discard(p, r, n, unmap, m, &m->ds, &d);
+		service = model_discard(p, c.r, c.n, unmap, m, &m->ds, &c.d);
 		break;
 	default:
 		service = 0;
 		break;
 	}
-	service = model_jitter(&m->rng, p->jitter, service);
-	return msched__place(&m->s, &d, service, discard && !p->queued_trim);
+	return model_cmd_place(&c, &m->s, p, &m->rng, service, 0);
 }
 
 static struct msched *param_sched(void *e)

@@ -197,11 +197,13 @@ int msched__place(struct msched *s, struct target_done *d, uint64_t service, boo
 			if (s->slot_free[i] > start)
 				start = s->slot_free[i];
 	} else {
+		uint64_t min = s->slot_free[0];
+
 		for (unsigned i = 1; i < s->nslots; i++)
-			if (s->slot_free[i] < s->slot_free[best])
-				best = i;
-		if (s->slot_free[best] > start)
-			start = s->slot_free[best];
+			if (s->slot_free[i] < min)
+				min = s->slot_free[i], best = i;
+		if (min > start)
+			start = min;
 	}
 	d->start_ns = start;
 	d->done_ns = start + service;
@@ -304,6 +306,28 @@ bool model_reject(struct msched *s, const struct model_params *p, uint64_t size,
 	d->dev_cmds = 0;
 	*ret = msched__push(s, d);
 	return true;
+}
+
+bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
+		     struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
+		     int *ret)
+{
+	*ret = -EINVAL;
+	if (cmd->op > TS_OP_MAX)
+		return false;
+	c->r = model_ranges(cmd, &c->one, &c->n);
+	c->discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	model_done_init(cmd, c->r, c->n, &c->d);
+	counts[cmd->op].cmds++;
+	counts[cmd->op].bytes += c->d.bytes;
+	return !model_reject(s, p, size, c->r, c->n, &c->d, st, ret);
+}
+
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+		    uint64_t service, uint64_t extra)
+{
+	service = model_jitter(rng, p->jitter, service) + extra;
+	return msched__place(s, &c->d, service, c->discard && !p->queued_trim);
 }
 
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)

@@ -54,12 +54,27 @@ static uint64_t to_trace(const struct engine *e, uint64_t x)
 	return e->t0 + x;
 }
 
-static void lane_sync(struct lane *l, uint64_t t)
+static inline void lane_sync(struct lane *l, uint64_t t)
 {
-	if (l->ops->clock)
-		t = l->ops->clock(l->priv) > t ? l->ops->clock(l->priv) : t;
+	if (l->ops->clock) {	/* real-time: one reading of its clock */
+		uint64_t c = l->ops->clock(l->priv);
+
+		t = c > t ? c : t;
+	}
 	if (t > l->now)
 		l->now = t;
+}
+
+/* The lane's earliest completion (not real-time targets), asked of the target once per submit or reap. */
+static uint64_t lane_next_done(struct lane *l)
+{
+	if (!l->inflight)
+		return UINT64_MAX;
+	if (!l->next_done_ok) {
+		l->next_done = l->ops->next_done(l->priv);
+		l->next_done_ok = true;
+	}
+	return l->next_done;
 }
 
 /* ---- command table ---- */
@@ -155,6 +170,7 @@ static int submit_discard(struct engine *e, struct lane *l)
 	cmd.tag = tag;
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: discard submit failed", l->ops->name);
+	l->next_done_ok = false;
 	if ((ret = observe_submit(e, &cmd)))
 		return ret;
 	l->inflight++;
@@ -178,6 +194,7 @@ static int submit_fg(struct engine *e, struct lane *l)
 
 	if ((ret = l->ops->submit(l->priv, &cmd)))
 		return efail(e, ret, "target %s: submit failed", l->ops->name);
+	l->next_done_ok = false;
 	l->inflight++;
 	l->fg_head = (l->fg_head + 1) & (l->fg_cap - 1);
 	l->fg_n--;
@@ -194,7 +211,14 @@ static int submit_fg(struct engine *e, struct lane *l)
 	return ret;
 }
 
-static int dispatch(struct engine *e, struct lane *l)
+/* Whether the lane has room and a command ready by its now. */
+static inline bool lane_due(const struct lane *l)
+{
+	return l->inflight < l->max && ((l->fg_n && l->fg[l->fg_head].ready <= l->now) ||
+					(evq__len(&l->dq) && discard_room(l) && evq__head_time(&l->dq) <= l->now));
+}
+
+static int submit_due(struct engine *e, struct lane *l)
 {
 	while (l->inflight < l->max) {
 		bool fg = l->fg_n && l->fg[l->fg_head].ready <= l->now;
@@ -213,6 +237,12 @@ static int dispatch(struct engine *e, struct lane *l)
 			return ret;
 	}
 	return 0;
+}
+
+/* Submits what is due on the lane; most calls find nothing, and return before the loop's setup. */
+static inline int dispatch(struct engine *e, struct lane *l)
+{
+	return lane_due(l) ? submit_due(e, l) : 0;
 }
 
 static int dispatch_all(struct engine *e)
@@ -265,37 +295,45 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 	return ret;
 }
 
-/* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
-static int reap_one(struct engine *e, uint64_t until)
+/* The lane with the earliest completion, if due by until; real-time: the one lane, if it has any in flight. */
+static inline struct lane *reap_lane(struct engine *e, uint64_t until)
 {
 	struct lane *best = NULL;
+	uint64_t t = UINT64_MAX;
+
+	if (e->realtime)
+		return e->lane[0].inflight ? &e->lane[0] : NULL;
+	for (unsigned i = 0; i < e->nlanes; i++) {
+		struct lane *l = &e->lane[i];
+		uint64_t n = lane_next_done(l);
+
+		if (n < t)
+			t = n, best = l;
+	}
+	return t <= until ? best : NULL;
+}
+
+static int reap_from(struct engine *e, struct lane *best, uint64_t until)
+{
 	struct target_done d;
 	int ret;
 
-	if (e->realtime) {
-		best = &e->lane[0];
-		if (!best->inflight)
-			return 0;
-	} else {
-		uint64_t t = UINT64_MAX;
-
-		for (unsigned i = 0; i < e->nlanes; i++) {
-			struct lane *l = &e->lane[i];
-			uint64_t n = l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
-
-			if (n < t)
-				t = n, best = l;
-		}
-		if (!best || t > until)
-			return 0;
-	}
 	ret = best->ops->reap(best->priv, until, &d);
+	best->next_done_ok = false;
 	if (ret <= 0)
 		return ret < 0 ? efail(e, ret, "target %s: reap failed", best->ops->name) : 0;
 	lane_sync(best, d.done_ns);
 	if ((ret = complete(e, best, &d)))
 		return ret;
 	return (ret = dispatch(e, best)) ? ret : 1;
+}
+
+/* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
+static inline int reap_one(struct engine *e, uint64_t until)
+{
+	struct lane *best = reap_lane(e, until);
+
+	return best ? reap_from(e, best, until) : 0;
 }
 
 /* Real-time targets with nothing in flight: sleep until their clock reaches t. */
@@ -387,7 +425,7 @@ static int asap_drain(struct engine *e)
 			return 0;
 		for (unsigned i = 0; i < e->nlanes; i++) {
 			struct lane *l = &e->lane[i];
-			uint64_t r = lane_ready(l), d = !e->realtime && l->inflight ? l->ops->next_done(l->priv) : UINT64_MAX;
+			uint64_t r = lane_ready(l), d = !e->realtime ? lane_next_done(l) : UINT64_MAX;
 
 			t = r < t ? r : t;
 			t = d < t ? d : t;
@@ -415,6 +453,7 @@ int engine_sink(void *arg, const struct policy_event *ev)
 
 	q.time_ns = to_engine(e, ev->time_ns);
 	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
+	e->queued++;
 	return evq__push(&e->lane[0].dq, &q);
 }
 
@@ -428,7 +467,8 @@ static bool is_foreground(const struct ts_record *r)
 	return r->length && (r->op == TS_OP_READ || r->op == TS_OP_WRITE || r->op == TS_OP_WRITE_ZEROES);
 }
 
-static int enqueue_fg(struct engine *e, const struct ts_record *r)
+/* r at engine time te (trace timing; asap: each lane's now) */
+static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 {
 	size_t tag;
 	int ret;
@@ -454,13 +494,14 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r)
 			l->fg_cap = cap;
 			l->fg_head = 0;
 		}
-		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : to_engine(e, r->time_ns);
+		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : te;
 		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = (struct fg_item){
 			.tag = tag, .ready = e->slots[tag].ready[i],
 			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
 		};
 	}
 	e->fg_records++;
+	e->queued++;
 	return 0;
 }
 
@@ -470,7 +511,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
-		bool fg, freed;
+		uint64_t queued, te;
+		bool fg, freed, reclaim;
 		int ret;
 
 		e->records++;
@@ -494,31 +536,37 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		}
 		e->last_trace = r.time_ns;
 		fg = is_foreground(&r);
+		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
 		/*
 		 * A record nothing reacts to (not foreground, not the policy's source,
-		 * no stage observes) changes no state: what is due before it runs
-		 * before the next record that matters, in the same order.
+		 * no stage observes, no reclaim figure counts it) changes no state: what
+		 * is due before it runs before the next record that matters, in the same
+		 * order. INTENT's bytes reach the report only while no FREE was counted
+		 * (metrics__intent_counts()); an observer of records may count them itself.
 		 */
-		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
-		if (e->skip_idle && !fg && !freed && !policy__wants(e->pol, &r)) {
+		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || metrics__intent_counts(e->m));
+		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r)) {
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
 		}
-		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, to_engine(e, r.time_ns));
+		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
+		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
 			return ret;
+		queued = e->queued;
 		if (ob && ob->record)
 			ob->record(ob->arg, &recs[i]);
 		/* after the completions due before it: the reclaim delay integrates in time order */
-		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now :
-						   to_engine(e, r.time_ns), r.kind == TS_INTENT, r.length)))
+		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
+						   r.kind == TS_INTENT, r.length)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		if ((ret = policy__record(e->pol, &r)))
 			return efail(e, ret, "%s", policy__error(e->pol));
-		if (fg && (ret = enqueue_fg(e, &r)))
+		if (fg && (ret = enqueue_fg(e, &r, te)))
 			return efail(e, ret, "%s", "engine: out of memory");
-		if ((ret = dispatch_all(e)))
+		/* run_until() left nothing it could dispatch: only what this record queued can go */
+		if (e->queued != queued && (ret = dispatch_all(e)))
 			return ret;
 	}
 	return 0;

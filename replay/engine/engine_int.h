@@ -21,6 +21,8 @@ struct lane {
 	size_t fg_cap, fg_head, fg_n;	/* fg_cap: 0 or a power of two */
 	struct evq dq;			/* discards waiting to go (real lane); ev.time_ns = ready */
 	unsigned inflight, d_inflight, max, qd;
+	uint64_t next_done;		/* ops->next_done() while next_done_ok (not real-time: it moves only */
+	bool next_done_ok;		/* on submit and reap, so it is asked again only after one) */
 };
 
 struct slot {
@@ -44,6 +46,7 @@ struct engine {
 	bool started, flushed, realtime;
 	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
 	size_t peak_q;
+	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
 	char err[600];
 };
 

@@ -80,7 +80,8 @@ struct target_ops {
 	 * completion arrives or their clock passes until_ns.
 	 */
 	int (*reap)(void *priv, uint64_t until_ns, struct target_done *out);
-	/* Earliest pending completion time, UINT64_MAX if none (models). */
+	/* Earliest pending completion time, UINT64_MAX if none (models). Not real-time: it changes only
+	   with submit and reap (the engine asks again only after one). */
 	uint64_t (*next_done)(void *priv);
 	/* Commands in flight. */
 	unsigned (*inflight)(void *priv);
