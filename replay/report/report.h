@@ -24,9 +24,6 @@
 #define REPORT_MATTERS_SHARE	0.01
 #define REPORT_CONF		0.95
 
-/* RF_SUMMARY: one line per (trace, profile) -- cheapest and costliest policy, whether discard matters. */
-enum report_format { RF_TABLE = 0, RF_JSON, RF_CSV, RF_HTML, RF_SUMMARY };
-
 /* Value kinds: how the table shows a number and how JSON stores it. */
 enum col_kind {
 	CK_COUNT,	/* integer */
@@ -103,23 +100,24 @@ size_t report__at(const struct report *r, size_t t, size_t p, size_t m);
 void report__destroy(struct report *r);
 
 /*
- * The formats, in one table indexed by enum report_format: the name --format
- * takes, the extensions -o FILE picks it by, and the renderer. Adding a format
- * is one row here and its renderer.
+ * The formats, in one table (report.c): the name --format takes, the extensions
+ * -o FILE picks it by, the renderer and the line `compare --help` prints; the
+ * first row is the default. Adding a format is one row there and its renderer.
  */
 #define REPORT_FORMAT_EXTS 2
 struct report_format_ops {
 	const char *name;
 	const char *exts[REPORT_FORMAT_EXTS];	/* with the dot; NULL-padded; none: stdout only */
 	int (*write)(const struct report *r, FILE *f);
+	const char *help;
 };
 const struct report_format_ops *report_formats(size_t *n);
-/* 0 and *fmt set, or -EINVAL. */
-int report_format_by_name(const char *name, enum report_format *fmt);
-int report_format_by_ext(const char *ext, enum report_format *fmt);	/* ".HTML" is ".html" */
+/* The row, or NULL. */
+const struct report_format_ops *report_format_by_name(const char *name);
+const struct report_format_ops *report_format_by_ext(const char *ext);	/* ".HTML" is ".html" */
 
 /* Renderers: 0 or -errno (write errors). */
-int report__write(const struct report *r, enum report_format fmt, FILE *f);
+int report__write(const struct report *r, const struct report_format_ops *fmt, FILE *f);
 int report__write_table(const struct report *r, FILE *f);
 int report__write_csv(const struct report *r, FILE *f);
 int report__write_json(const struct report *r, FILE *f);

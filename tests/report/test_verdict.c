@@ -174,7 +174,7 @@ Test(verdict, realtime_runs_t_test)
 Test(verdict, ranking_ratios_match_the_json)
 {
 	struct report *r = fx_report(10 * FX_S);
-	char *js = fx_render(r, RF_JSON);
+	char *js = fx_render(r, "json");
 
 	dump(r);
 	/* one ranking per profile, xfs over ext4 (the cheapest) */
