@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/report/report_int.h"
 #include "replay/report/svg.h"

@@ -17,6 +17,7 @@ static const char *kind_unit(enum col_kind k)
 	case CK_RATIO: return "ratio";
 	case CK_SHARE: return "fraction";
 	case CK_RATE: return "per_second";
+	case CK_BYTE_RATE: return "bytes_per_second";
 	}
 	return "?";
 }

@@ -5,66 +5,18 @@
 #include <math.h>
 #include <string.h>
 
-#include "traces/opts.h"
+#include "traces/figure.h"
 #include "replay/report/report_int.h"
 
-static char *sig(double v, const char *unit, char *buf, size_t len)
-{
-	const char *f = v < 9.995 ? "%.2f%s" : v < 99.95 ? "%.1f%s" : "%.0f%s";
-
-	snprintf(buf, len, f, v, unit);
-	return buf;
-}
-
+/* Every figure through the one formatter (traces/figure.h). */
 char *report_fmt_value(enum col_kind k, double v, char *buf, size_t len)
 {
-	static const char *const bunit[] = { "B", "K", "M", "G", "T", "P" };
-	unsigned i = 0;
+	static const enum fig_kind fig[] = {
+		[CK_COUNT] = FIG_COUNT, [CK_BYTES] = FIG_BYTES, [CK_NS] = FIG_NS, [CK_SNS] = FIG_DELTA_NS,
+		[CK_RATIO] = FIG_RATIO, [CK_SHARE] = FIG_SHARE, [CK_RATE] = FIG_RATE, [CK_BYTE_RATE] = FIG_BYTE_RATE,
+	};
 
-	if (isnan(v)) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	switch (k) {
-	case CK_COUNT:
-	case CK_RATE:
-		snprintf(buf, len, "%.0f", v);
-		return buf;
-	case CK_BYTES:
-		while (v >= 1023.5 && i < 5) {
-			v /= 1024.0;
-			i++;
-		}
-		if (i == 0) {
-			snprintf(buf, len, "%.0fB", v);
-			return buf;
-		}
-		return sig(v, bunit[i], buf, len);
-	case CK_SNS:
-		if (v == 0) {
-			snprintf(buf, len, "0");
-			return buf;
-		}
-		buf[0] = v < 0 ? '-' : '+';
-		report_fmt_value(CK_NS, fabs(v), buf + 1, len - 1);
-		return buf;
-	case CK_NS:
-		if (v < 999.5) {
-			snprintf(buf, len, "%.0fns", v);
-			return buf;
-		}
-		if (v < 999.5e3)
-			return sig(v / 1e3, "us", buf, len);
-		if (v < 999.5e6)
-			return sig(v / 1e6, "ms", buf, len);
-		return sig(v / 1e9, "s", buf, len);
-	case CK_RATIO:
-		return sig(v, "x", buf, len);
-	case CK_SHARE:
-		return sig(v * 100.0, "%", buf, len);
-	}
-	snprintf(buf, len, "?");
-	return buf;
+	return fig_format(fig[k], v, buf, len);
 }
 
 #define CELLW 16

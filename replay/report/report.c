@@ -62,7 +62,7 @@ static const struct report_col columns[] = {
 	  "(discard_wait_ns)" },
 	{ "share", "share", CK_SHARE, true, g_share, "added_ns / wall_ns" },
 	{ "requests", "requests", CK_COUNT, false, g_req, "source requests (FREE/INTENT/BIO) the commands carried" },
-	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes submitted within one aligned second" },
+	{ "peak_bytes_per_s", "peakB/s", CK_BYTE_RATE, false, g_peakb, "most discard bytes submitted within one aligned second" },
 	{ "fg_stall_ns", "fgwait", CK_NS, false, g_fgstall, "time foreground commands queued (start - submit)" },
 	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
 	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },

@@ -33,6 +33,7 @@ enum col_kind {
 	CK_RATIO,	/* double, shown "2.50x" */
 	CK_SHARE,	/* double fraction, shown as % */
 	CK_RATE,	/* integer per second */
+	CK_BYTE_RATE,	/* integer bytes per second */
 };
 
 struct report_col {
@@ -130,7 +131,7 @@ struct json_t;
 struct json_t *report__json(const struct report *r);
 
 const char *report_basename(const char *path);
-/* "13.2K", "6.1ms", "2.50x", "0.40%": three significant digits and a unit; "-" for NAN. */
+/* The figure as traces/figure.h spells it: "13.2 KiB", "6.1 ms", "2.5x", "0.4%", "0", "-" for NAN. */
 char *report_fmt_value(enum col_kind k, double v, char *buf, size_t len);
 
 #endif

@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/output.h"
 #include "traces/trace.h"
@@ -205,7 +206,7 @@ static int sweep_sizes(struct cal *c, uint64_t max, struct size_points *sp, char
 	uint64_t off[MAXN], len[MAXN], s, first = 0, last = 0;
 	double lat[MAXN], lat2[MAXN];
 	unsigned n, i, reps;
-	char a[32], b[32];
+	char a[32], b[32], m2[32];
 	int rc;
 
 	sp->n = sp->nmed = 0;
@@ -223,9 +224,9 @@ static int sweep_sizes(struct cal *c, uint64_t max, struct size_points *sp, char
 		}
 		sp->map_med[sp->nmed] = (struct calib_point){ (double)s, median(lat, n) };
 		sp->unmap_med[sp->nmed++] = (struct calib_point){ (double)s, median(lat2, n) };
-		fprintf(stderr, "  discard %s x%u: mapped %.3f ms, unmapped %.3f ms (medians)\n",
-			fmt_bytes(s, a, sizeof(a)), n, sp->map_med[sp->nmed - 1].y * 1e3,
-			sp->unmap_med[sp->nmed - 1].y * 1e3);
+		fprintf(stderr, "  discard %s x%u: mapped %s, unmapped %s (medians)\n",
+			fmt_bytes(s, a, sizeof(a)), n, fig_format(FIG_NS, sp->map_med[sp->nmed - 1].y * 1e9, b, sizeof(b)),
+			fig_format(FIG_NS, sp->unmap_med[sp->nmed - 1].y * 1e9, m2, sizeof(m2)));
 		first = first ? first : s;
 		last = s;
 	}
