@@ -299,7 +299,7 @@ static json_t *hist_json(const uint64_t *hist)
 		if (!hist[b])
 			continue;
 		json_array_append_new(a, json_pack("{sIsIsI}", "log2", (json_int_t)(b ? b - 1 : -1),
-						   "min", (json_int_t)(b ? 1ull << (b - 1) : 0),
+						   "min_bytes", (json_int_t)(b ? 1ull << (b - 1) : 0),
 						   "count", (json_int_t)hist[b]));
 	}
 	return a;

@@ -19,7 +19,7 @@
 #include "replay/report/cell.h"
 #include "replay/report/stats.h"
 
-#define REPORT_SCHEMA_VERSION	3
+#define REPORT_SCHEMA_VERSION	4
 /* Below this share of the workload's wall time, discard "does not matter" (seed 002). */
 #define REPORT_MATTERS_SHARE	0.01
 #define REPORT_CONF		0.95

@@ -167,6 +167,25 @@ Test(verdict, realtime_runs_t_test)
 	cr_assert_not(x[2].d.differ);
 	cr_assert(has(r, "`xfs` vs `none` (5 runs each), makespan differs at 95% confidence: +8.06 s +/- "));
 	cr_assert(has(r, "`ext4` vs `none` (5 runs each), makespan: no difference proven at 95% confidence"));
+	/* version 4: the JSON keys of the seconds say so */
+	char *js = fx_render(r, "json");
+	json_t *root = json_loads(js, 0, NULL), *c0 = json_array_get(json_object_get(root, "comparisons"), 0);
+	json_t *runs = NULL;
+
+	for (size_t i = 0; !runs && i < json_array_size(json_object_get(root, "cells")); i++)
+		runs = json_object_get(json_array_get(json_object_get(root, "cells"), i), "runs");
+	cr_assert_not_null(c0);
+	cr_assert_float_eq(json_real_value(json_object_get(c0, "diff_s")), x[0].d.diff, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(c0, "plusminus_s")), x[0].d.plusminus, 1e-9);
+	cr_assert_float_eq(json_real_value(json_object_get(c0, "pooled_sd_s")), x[0].d.pooled_s, 1e-9);
+	cr_assert_not_null(json_object_get(c0, "reference_stats_s"));
+	cr_assert_not_null(json_object_get(c0, "policy_stats_s"));
+	cr_assert_null(json_object_get(c0, "diff"));
+	cr_assert_not_null(runs);
+	cr_assert_not_null(json_object_get(runs, "makespan_s_stats"));
+	cr_assert_not_null(json_object_get(runs, "discard_s_stats"));
+	json_decref(root);
+	free(js);
 	report__destroy(r);
 }
 

@@ -113,7 +113,7 @@ static void check_known(const json_t *o)
 	cr_assert_eq(num(json_array_get(h, 0), "log2"), 12);
 	cr_assert_eq(num(json_array_get(h, 0), "count"), 2);
 	cr_assert_eq(num(json_array_get(h, 1), "log2"), 20);
-	cr_assert_eq(num(json_array_get(h, 1), "min"), 1 << 20);
+	cr_assert_eq(num(json_array_get(h, 1), "min_bytes"), 1 << 20);
 	h = json_object_get(o, "intent_sizes");
 	cr_assert_eq(json_array_size(h), 2);
 	cr_assert_eq(num(json_array_get(h, 0), "log2"), 13);
