@@ -324,6 +324,7 @@ static int sweep_nonqueued(struct cal *c, struct calib_result *r, uint64_t big)
 {
 	uint64_t wofs = c->size - 64 * KIB;
 	double idle[16], w[8], d[8];
+	char a[32], b[32], c2[32];
 	unsigned i, n = c->quick ? 4 : 8;
 	int rc;
 
@@ -339,8 +340,9 @@ static int sweep_nonqueued(struct cal *c, struct calib_result *r, uint64_t big)
 	r->busy_discard = median(d, n);
 	r->queued_known = r->busy_discard > 4 * r->idle_write;
 	r->queued_trim = r->queued_known && r->busy_write - r->idle_write < 0.5 * r->busy_discard;
-	fprintf(stderr, "  4 KiB write behind a discard: %.3f ms (idle %.3f ms, discard %.3f ms)\n",
-		r->busy_write * 1e3, r->idle_write * 1e3, r->busy_discard * 1e3);
+	fprintf(stderr, "  4 KiB write behind a discard: %s (idle %s, discard %s)\n",
+		fig_format(FIG_NS, r->busy_write * 1e9, a, sizeof(a)), fig_format(FIG_NS, r->idle_write * 1e9, b, sizeof(b)),
+		fig_format(FIG_NS, r->busy_discard * 1e9, c2, sizeof(c2)));
 	return 0;
 }
 
