@@ -404,7 +404,7 @@ static const struct report_format_ops formats[] = {
 	{ "csv", { ".csv" }, report__write_csv, "one row per cell, raw numbers" },
 	{ "html", { ".html", ".htm" }, report__write_html, "one self-contained page with charts" },
 	{ "summary", { NULL }, report__write_summary,
-	  "one line per trace and profile: cheapest and costliest policy, whether discard matters" },
+	  "per trace and profile: cheapest and costliest policy; does discard matter" },
 };
 
 const struct report_format_ops *report_formats(size_t *n)
