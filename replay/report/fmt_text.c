@@ -37,12 +37,16 @@ static size_t width_of(const struct report *r, size_t col_policy)
 static void runs_line(FILE *f, const struct report_cell *c, const char *metric, const double *v)
 {
 	struct stat_acc a;
+	char s[5][32];
 
 	stat_acc__init(&a);
 	for (uint32_t k = 0; k < c->runs.n; k++)
 		stat_acc__add(&a, v[k]);
-	fprintf(f, "    %-24s %-16s %-10s %4zu %12.6g %12.6g %12.6g %12.6g %12.6g\n", c->policy, c->profile, metric,
-		a.n, a.min, a.max, stat_median(v, c->runs.n), stat_mean(&a), stat_stddev(&a));
+	fprintf(f, "    %-24s %-16s %-10s %4zu %12s %12s %12s %12s %12s\n", c->policy, c->profile, metric, a.n,
+		fig_format(FIG_NS, a.min * 1e9, s[0], sizeof(s[0])), fig_format(FIG_NS, a.max * 1e9, s[1], sizeof(s[1])),
+		fig_format(FIG_NS, stat_median(v, c->runs.n) * 1e9, s[2], sizeof(s[2])),
+		fig_format(FIG_NS, stat_mean(&a) * 1e9, s[3], sizeof(s[3])),
+		fig_format(FIG_NS, stat_stddev(&a) * 1e9, s[4], sizeof(s[4])));
 }
 
 /* ministat's columns for every cell with repeated runs. */
@@ -56,7 +60,7 @@ static void runs_section(const struct report *r, FILE *f)
 		if (c->status || c->runs.n < 2)
 			continue;
 		if (!any)
-			fprintf(f, "\nruns (seconds):\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
+			fprintf(f, "\nruns:\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
 				"profile", "metric", "N", "Min", "Max", "Median", "Avg", "Stddev");
 		any = true;
 		runs_line(f, c, "makespan", c->runs.makespan_s);
