@@ -283,8 +283,8 @@ static int param_report(void *e, json_t *o)
 	json_object_set_new(o, "commands", ops);
 	model_report_discards(o, &m->ds, req - m->ds.rejected_bytes);
 	json_object_set_new(o, "mapped_bytes", json_integer((json_int_t)(m->mapped_units * m->unit)));
-	json_object_set_new(o, "map_unit", json_integer((json_int_t)m->unit));
-	json_object_set_new(o, "device_size", json_integer((json_int_t)m->size));
+	json_object_set_new(o, "map_unit_bytes", json_integer((json_int_t)m->unit));
+	json_object_set_new(o, "device_size_bytes", json_integer((json_int_t)m->size));
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tracer/recorder.h"
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/util.h"
 
@@ -325,10 +326,12 @@ void recorder__print_progress(struct recorder *r, FILE *f, uint64_t now_ns)
 	double dt = r->last_ns ? (double)(now_ns - r->last_ns) / 1e9 : 0;
 
 	if (dt > 0) {
+		char v[32];
+
 		fprintf(f, "\r");
 		for (unsigned k = TS_FREE; k < TS_META; k++)
-			fprintf(f, "%s %.0f/s  ", ts_kind_name(k),
-				(double)(r->stats[k].count - r->last[k].count) / dt);
+			fprintf(f, "%s %s  ", ts_kind_name(k),
+				fig_format(FIG_RATE, (double)(r->stats[k].count - r->last[k].count) / dt, v, sizeof(v)));
 		fprintf(f, "lost %llu   ", (unsigned long long)r->lost);
 		fflush(f);
 	}
@@ -338,7 +341,7 @@ void recorder__print_progress(struct recorder *r, FILE *f, uint64_t now_ns)
 
 void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed_ns)
 {
-	char b[32], t[32];
+	char b[32], t[32], x[32];
 
 	fprintf(f, "recorded %s:", fmt_duration(elapsed_ns, t, sizeof(t)));
 	for (unsigned k = TS_FREE; k <= TS_KIND_MAX; k++) {
@@ -360,11 +363,11 @@ void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed
 		expect = (int64_t)bl->snap[0] + (int64_t)bl->freed - (int64_t)bl->allocated;
 		rem = (int64_t)bl->snap[1] - expect;
 		fprintf(f, "%s (%s): free space %llu + FREE %llu - ALLOC %llu = %lld, end snapshot %llu: "
-			"remainder %lld B (%.3f%% of %s; metadata the events do not show)\n",
+			"remainder %s (%s of %s; metadata the events do not show)\n",
 			r->devs[i].d.name, r->devs[i].d.fs, (unsigned long long)bl->snap[0],
 			(unsigned long long)bl->freed, (unsigned long long)bl->allocated, (long long)expect,
-			(unsigned long long)bl->snap[1], (long long)rem,
-			r->devs[i].d.size ? 100.0 * (double)rem / (double)r->devs[i].d.size : 0.0,
+			(unsigned long long)bl->snap[1], fig_format(FIG_BYTES, (double)rem, t, sizeof(t)),
+			fig_format(FIG_SHARE, r->devs[i].d.size ? (double)rem / (double)r->devs[i].d.size : 0.0, x, sizeof(x)),
 			fmt_bytes(r->devs[i].d.size, b, sizeof(b)));
 	}
 }

@@ -11,10 +11,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/report/redundancy.h"
 #include "replay/cli.h"
@@ -168,7 +170,7 @@ static void print_hist(const char *title, const uint64_t *hist)
 			continue;
 		bar = (int)((hist[b] * 40 + max - 1) / max);
 		if (b == 0)
-			printf("  %21s", "0 B");
+			printf("  %21s", "0");
 		else
 			printf("  [%8s, %8s)", fmt_bytes(1ull << (b - 1), lo, sizeof(lo)),
 			       b < 64 ? fmt_bytes(1ull << b, hi, sizeof(hi)) : "2^64");
@@ -248,10 +250,9 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct dev_tally *d = &s->devs[i];
 		double x = discard_to_free(d);
-		char dev[24], f[32], ratio[32] = "-";
+		char dev[24], f[32], ratio[32];
 
-		if (x >= 0)
-			snprintf(ratio, sizeof(ratio), x >= 10 ? "%.0fx" : "%.2fx", x);
+		fig_format(FIG_RATIO, x >= 0 ? x : NAN, ratio, sizeof(ratio));
 		printf("%-10s %12" PRIu64 " %14s %12" PRIu64 " %14s %14s %13s\n", ts_dev_str(d->dev, dev, sizeof(dev)),
 		       d->all.n, fmt_bytes(d->all.bytes, a, sizeof(a)), d->discard.n,
 		       fmt_bytes(d->discard.bytes, b, sizeof(b)), fmt_bytes(d->freed.bytes, f, sizeof(f)), ratio);
@@ -259,17 +260,17 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct dev_tally *d = &s->devs[i];
 		const char *fs = dev_fs(r, d->dev);
-		char dev[24], f[32];
+		char dev[24], f[32], x[32];
 
 		if (d->prealloc.n)
 			printf("%-10s %" PRIu64 " unused preallocations given back (%s): free space, never discarded by "
 			       "ext4, not in \"freed\"\n", ts_dev_str(d->dev, dev, sizeof(dev)), d->prealloc.n,
 			       fmt_bytes(d->prealloc.bytes, f, sizeof(f)));
 		if (discard_to_free(d) > INFO_RATIO_WARN)
-			printf("warning: %s discarded %s for %s freed (%.0fx): the filesystem discards the same free "
+			printf("warning: %s discarded %s for %s freed (%s): the filesystem discards the same free "
 			       "space again and again%s\n", ts_dev_str(d->dev, dev, sizeof(dev)),
 			       fmt_bytes(d->discard.bytes, a, sizeof(a)), fmt_bytes(d->freed.bytes, f, sizeof(f)),
-			       discard_to_free(d), !strcmp(fs, "ext4") ? " (ext4 since Linux 6.6 extends each discard "
+			       fig_format(FIG_RATIO, discard_to_free(d), x, sizeof(x)), !strcmp(fs, "ext4") ? " (ext4 since Linux 6.6 extends each discard "
 			       "to the whole free run around the freed blocks, traces/corpus/README.md)" : "");
 	}
 	print_hist("discard commands (ISSUE)", s->issue_hist);
@@ -291,7 +292,7 @@ static json_t *hist_json(const uint64_t *hist)
 		if (!hist[b])
 			continue;
 		json_array_append_new(a, json_pack("{sIsIsI}", "log2", (json_int_t)(b ? b - 1 : -1),
-						   "min", (json_int_t)(b ? 1ull << (b - 1) : 0),
+						   "min_bytes", (json_int_t)(b ? 1ull << (b - 1) : 0),
 						   "count", (json_int_t)hist[b]));
 	}
 	return a;

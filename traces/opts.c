@@ -106,44 +106,6 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
-char *fmt_bytes(uint64_t b, char *buf, size_t len)
-{
-	static const char *const sfx[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = (double)b;
-	unsigned i = 0;
-
-	while (v >= 1024.0 && i < 5) {
-		v /= 1024.0;
-		i++;
-	}
-	if (i == 0)
-		snprintf(buf, len, "%" PRIu64 " B", b);
-	else if (v >= 100.0 || v == floor(v))
-		snprintf(buf, len, "%.0f %s", v, sfx[i]);
-	else
-		snprintf(buf, len, "%.1f %s", v, sfx[i]);
-	return buf;
-}
-
-char *fmt_duration(uint64_t ns, char *buf, size_t len)
-{
-	double s = (double)ns / 1e9;
-
-	if (ns < 1000)
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", (double)ns / 1e6);
-	else if (s < 60)
-		snprintf(buf, len, "%.2f s", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%u min %u s", (unsigned)(s / 60), (unsigned)fmod(s, 60));
-	else
-		snprintf(buf, len, "%u h %u min", (unsigned)(s / 3600), (unsigned)fmod(s / 60, 60));
-	return buf;
-}
-
 static const char *type_name(enum opt_type t)
 {
 	switch (t) {
@@ -561,16 +523,18 @@ char *opts__format(const struct opt_spec *o, const void *obj, bool human, char *
 	case OPT_U64: snprintf(buf, len, "%" PRIu64, *(const uint64_t *)p); break;
 	case OPT_U32: snprintf(buf, len, "%" PRIu32, *(const uint32_t *)p); break;
 	case OPT_BOOL: snprintf(buf, len, "%s", *(const bool *)p ? "true" : "false"); break;
-	case OPT_DOUBLE: snprintf(buf, len, human ? "%g" : "%.17g", *(const double *)p); break;
+	case OPT_DOUBLE:
+		if (human)
+			fig_format(FIG_NUMBER, *(const double *)p, buf, len);
+		else
+			snprintf(buf, len, "%.17g", *(const double *)p);
+		break;
 	case OPT_STR: snprintf(buf, len, "%s", human && !*p ? "-" : p); break;
 	case OPT_ENUM: snprintf(buf, len, "%s", o->choices[*(const unsigned *)p]); break;
 	case OPT_BYTES:
 		v = *(const uint64_t *)p;
-		if (human) {	/* zero is "0" whatever the unit */
-			if (v)
-				fmt_bytes(v, buf, len);
-			else
-				snprintf(buf, len, "0");
+		if (human) {
+			fmt_bytes(v, buf, len);
 			break;
 		}
 		for (k = -1; v && !(v & 1023) && k < 5; k++)
@@ -583,10 +547,7 @@ char *opts__format(const struct opt_spec *o, const void *obj, bool human, char *
 	case OPT_DURATION:
 		v = *(const uint64_t *)p;
 		if (human) {
-			if (v)
-				fmt_duration(v, buf, len);
-			else
-				snprintf(buf, len, "0");
+			fmt_duration(v, buf, len);
 			break;
 		}
 		snprintf(buf, len, "%" PRIu64 "ns", v);

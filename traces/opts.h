@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "traces/figure.h"	/* fmt_bytes(), fmt_duration(): every option's human form */
+
 enum opt_type {
 	OPT_END = 0,
 	OPT_U64,	/* uint64_t */
@@ -69,9 +71,9 @@ void opts__keys(const struct opt_spec *t, char *buf, size_t len);
 /*
  * An option's value in obj as text: as an option string takes it back ("30s", "64M", "true",
  * doubles to 17 digits), or human, as every listing prints it (models, policies, --help
- * tables): sizes in IEC units and durations humanised (fmt_bytes, fmt_duration: "64 MiB",
- * "30 s"), zero as "0" whatever the unit, booleans as true/false, an empty string as "-",
- * doubles %g. Returns buf.
+ * tables): figures through the one formatter (traces/figure.h: "64 MiB", "30 s", zero as
+ * "0" whatever the unit, doubles as FIG_NUMBER), booleans as true/false, an empty string
+ * as "-". Returns buf.
  */
 char *opts__format(const struct opt_spec *o, const void *obj, bool human, char *buf, size_t len);
 
@@ -80,9 +82,6 @@ int parse_bytes(const char *s, uint64_t *out);
 int parse_duration(const char *s, uint64_t *ns);
 int parse_u64(const char *s, uint64_t *out);
 int parse_double(const char *s, double *out);
-/* "13.2 KiB", "21 MiB"; "1.5 ms", "6 min 12 s". Return buf. */
-char *fmt_bytes(uint64_t b, char *buf, size_t len);
-char *fmt_duration(uint64_t ns, char *buf, size_t len);
 /* An option's default as opts__format() prints it, human (zero when it has none). */
 char *opts__format_default(const struct opt_spec *o, char *buf, size_t len);
 

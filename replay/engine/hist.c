@@ -2,6 +2,7 @@
 /* Log-linear histogram (hist.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "replay/engine/hist.h"
@@ -59,19 +60,28 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	return h->max;
 }
 
-json_t *hist_json(const struct hist *h)
+/* "min" + "_" + unit: "min_ns", "p99_bytes". */
+static void set_fig(json_t *o, const char *name, const char *unit, uint64_t v)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%s_%s", name, unit);
+	json_object_set_new(o, key, json_integer((json_int_t)v));
+}
+
+json_t *hist_json(const struct hist *h, const char *unit)
 {
 	json_t *o = json_object();
 
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "count", json_integer((json_int_t)h->n));
-	json_object_set_new(o, "min_ns", json_integer((json_int_t)(h->n ? h->min : 0)));
-	json_object_set_new(o, "max_ns", json_integer((json_int_t)h->max));
-	json_object_set_new(o, "mean_ns", json_integer((json_int_t)llround(hist_mean(h))));
-	json_object_set_new(o, "sum_ns", json_integer((json_int_t)h->sum));
-	json_object_set_new(o, "p50_ns", json_integer((json_int_t)hist_quantile(h, 0.50)));
-	json_object_set_new(o, "p99_ns", json_integer((json_int_t)hist_quantile(h, 0.99)));
-	json_object_set_new(o, "p999_ns", json_integer((json_int_t)hist_quantile(h, 0.999)));
+	set_fig(o, "min", unit, h->n ? h->min : 0);
+	set_fig(o, "max", unit, h->max);
+	set_fig(o, "mean", unit, (uint64_t)llround(hist_mean(h)));
+	set_fig(o, "sum", unit, h->sum);
+	set_fig(o, "p50", unit, hist_quantile(h, 0.50));
+	set_fig(o, "p99", unit, hist_quantile(h, 0.99));
+	set_fig(o, "p999", unit, hist_quantile(h, 0.999));
 	return o;
 }

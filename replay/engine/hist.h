@@ -26,8 +26,11 @@ int hist_alloc(struct hist *h);	/* the buckets, on first use: 0 or -ENOMEM */
 /* Nearest-rank quantile q in [0,1], as the bucket's midpoint clamped to [min, max]; 0 if empty. */
 uint64_t hist_quantile(const struct hist *h, double q);
 static inline double hist_mean(const struct hist *h) { return h->n ? (double)((long double)h->sum / h->n) : 0; }
-/* {"count","min_ns","mean_ns","p50_ns","p99_ns","p999_ns","max_ns","sum_ns"} */
-json_t *hist_json(const struct hist *h);
+/*
+ * {"count","min_U","mean_U","p50_U","p99_U","p999_U","max_U","sum_U"}: the keys carry the unit
+ * of the values ("ns" for latencies, "bytes" for command sizes).
+ */
+json_t *hist_json(const struct hist *h, const char *unit);
 /* Bucket index of v and the range [lo, hi] a bucket holds (for tests and CDF plots). */
 static inline unsigned hist_bucket(uint64_t v)
 {

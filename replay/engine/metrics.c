@@ -358,9 +358,9 @@ static json_t *discard_json(const struct metrics *m)
 	json_object_set_new(o, "waited_ns", json_integer((json_int_t)tunion_ns(&m->d_waited)));
 	json_object_set_new(o, "peak_commands_per_s", json_integer((json_int_t)m->rate.peak_cmds));
 	json_object_set_new(o, "peak_bytes_per_s", json_integer((json_int_t)m->rate.peak_bytes));
-	json_object_set_new(o, "free_to_discard", hist_json(&m->free_delay));
-	json_object_set_new(o, "dispatch_wait", hist_json(&m->queue_delay));
-	json_object_set_new(o, "command_bytes", hist_json(&m->cmd_size));
+	json_object_set_new(o, "free_to_discard", hist_json(&m->free_delay, "ns"));
+	json_object_set_new(o, "dispatch_wait", hist_json(&m->queue_delay, "ns"));
+	json_object_set_new(o, "command_bytes", hist_json(&m->cmd_size, "bytes"));
 	return o;
 }
 
@@ -414,15 +414,15 @@ int metrics__to_json(const struct metrics *m, json_t *obj)
 	}
 	for (unsigned i = 1; i <= TS_OP_MAX; i++) {
 		if (m->lat[i].n) {
-			json_t *h = hist_json(&m->lat[i]);
+			json_t *h = hist_json(&m->lat[i], "ns");
 
-			json_object_set_new(h, "service", hist_json(&m->service[i]));
+			json_object_set_new(h, "service", hist_json(&m->service[i], "ns"));
 			json_object_set_new(lat, ts_op_name(i), h);
 		}
 		if (m->base[i].n)
-			json_object_set_new(base, ts_op_name(i), hist_json(&m->base[i]));
+			json_object_set_new(base, ts_op_name(i), hist_json(&m->base[i], "ns"));
 		if (m->app[i].n)
-			json_object_set_new(app, ts_op_name(i), hist_json(&m->app[i]));
+			json_object_set_new(app, ts_op_name(i), hist_json(&m->app[i], "ns"));
 	}
 	json_object_set_new(dev, "busy_ns", json_integer((json_int_t)m->all.total));
 	json_object_set_new(dev, "utilization", json_real(ratio(m->all.total, m->end_ns)));

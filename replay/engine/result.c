@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "replay/engine/result.h"
+#include "traces/figure.h"
 #include "traces/output.h"
 #include "traces/util.h"
 
@@ -101,13 +102,15 @@ void result__print(const json_t *res, FILE *f)
 	if (!strcmp(s(res, "timing", "mode"), "trace") && d(res, "timing.speed") != 1.0)
 		fprintf(f, " x%g", d(res, "timing.speed"));
 	fprintf(f, ")\n\n");
-	fprintf(f, "discard    %" PRIu64 " commands for %" PRIu64 " requests, %s (unique %s, redundancy %.2f)\n",
+	fprintf(f, "discard    %" PRIu64 " commands for %" PRIu64 " requests, %s (unique %s, redundancy %s)\n",
 		u(res, "discard.commands"), u(res, "discard.requests"),
 		fmt_bytes(u(res, "discard.bytes"), b1, sizeof(b1)),
-		fmt_bytes(u(res, "discard.unique_bytes"), b2, sizeof(b2)), d(res, "discard.redundancy"));
-	fprintf(f, "           mean %s per command, peak %" PRIu64 " commands/s and %s/s, busy %s\n",
-		fmt_bytes((uint64_t)d(res, "discard.mean_bytes"), b1, sizeof(b1)),
-		u(res, "discard.peak_commands_per_s"), fmt_bytes(u(res, "discard.peak_bytes_per_s"), b2, sizeof(b2)),
+		fmt_bytes(u(res, "discard.unique_bytes"), b2, sizeof(b2)),
+		fig_format(FIG_RATIO, d(res, "discard.redundancy"), b3, sizeof(b3)));
+	fprintf(f, "           mean %s per command, peak %s and %s, busy %s\n",
+		fig_format(FIG_BYTES, d(res, "discard.mean_bytes"), b1, sizeof(b1)),
+		fig_format(FIG_RATE, (double)u(res, "discard.peak_commands_per_s"), b4, sizeof(b4)),
+		fig_format(FIG_BYTE_RATE, (double)u(res, "discard.peak_bytes_per_s"), b2, sizeof(b2)),
 		fmt_duration(u(res, "discard.busy_ns"), b3, sizeof(b3)));
 	fprintf(f, "           free to discard p50 %s, p99 %s, max %s\n",
 		fmt_duration(u(res, "discard.free_to_discard.p50_ns"), b1, sizeof(b1)),
@@ -122,18 +125,20 @@ void result__print(const json_t *res, FILE *f)
 	if (u(res, "foreground.commands")) {
 		fprintf(f, "\nforeground %" PRIu64 " commands", u(res, "foreground.commands"));
 		if (u(res, "foreground.baseline_pairs"))
-			fprintf(f, ": stall %s over %" PRIu64 " commands, latency x%.2f of the discard-free run\n",
+			fprintf(f, ": stall %s over %" PRIu64 " commands, latency %s of the discard-free run\n",
 				fmt_duration(u(res, "foreground.stall_ns"), b1, sizeof(b1)),
-				u(res, "foreground.stalled_commands"), d(res, "foreground.latency_inflation"));
+				u(res, "foreground.stalled_commands"),
+				fig_format(FIG_RATIO, d(res, "foreground.latency_inflation"), b2, sizeof(b2)));
 		else if (!strcmp(s(res, "policy", "source"), "none"))
 			fprintf(f, " (this run is the discard-free baseline)\n");
 		else
 			fprintf(f, " (no discard-free baseline: real target or --no-baseline)\n");
 	}
-	fprintf(f, "\ndevice     busy %s (%.1f %%)", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
-		100.0 * d(res, "device.utilization"));
+	fprintf(f, "\ndevice     busy %s (%s)", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
+		fig_format(FIG_SHARE, d(res, "device.utilization"), b2, sizeof(b2)));
 	if (json_object_get(json_object_get(res, "device"), "write_amplification"))
-		fprintf(f, ", write amplification %.3f", d(res, "device.write_amplification"));
+		fprintf(f, ", write amplification %s",
+			fig_format(FIG_RATIO, d(res, "device.write_amplification"), b1, sizeof(b1)));
 	fprintf(f, "\n");
 	fprintf(f, "makespan   %s (trace span %s)\n", fmt_duration(u(res, "makespan_ns"), b1, sizeof(b1)),
 		fmt_duration(u(res, "records.span_ns"), b2, sizeof(b2)));

@@ -7,7 +7,7 @@
 #include <jansson.h>
 #include "replay/engine/engine.h"
 
-#define RESULT_SCHEMA "trimsim-result/1"
+#define RESULT_SCHEMA "trimsim-result/2"
 
 /* The engine's result plus "schema" and "trace" (path as given, records, device, status). */
 json_t *result__build(const struct engine *e, const struct trace_reader *r, const char *trace_path,

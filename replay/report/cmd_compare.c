@@ -31,15 +31,31 @@ struct cmp_args {
 	size_t nout;
 	unsigned jobs, runs, qd;
 	uint64_t seed;
-	enum report_format fmt, out_fmt[MAX_OUTS];
+	const struct report_format_ops *fmt, *out_fmt[MAX_OUTS];
 	bool fmt_set, quiet, destructive;
 };
+
+/* "  table     .txt        the terminal table ...": one line per row of the format table. */
+static void formats_help(FILE *f)
+{
+	size_t n;
+	const struct report_format_ops *t = report_formats(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		char exts[32] = "";
+
+		for (size_t j = 0, at = 0; j < REPORT_FORMAT_EXTS && t[i].exts[j]; j++)
+			at += (size_t)snprintf(exts + at, at < sizeof(exts) ? sizeof(exts) - at : 0, "%s%s",
+					       j ? " " : "", t[i].exts[j]);
+		fprintf(f, "  %-9s %-12s %s\n", t[i].name, exts[0] ? exts : "(stdout)", t[i].help);
+	}
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: trimsim compare TRACE... -p POLICY[,POLICY...] -M PROFILE[,PROFILE...]\n"
-		"                       [--jobs N] [--runs N] [--format table|json|csv|html] [--json] [-o OUT]... [--seed N]\n"
+		"                       [--jobs N] [--runs N] [--format F] [--json] [-o OUT]... [--seed N]\n"
 		"\n"
 		"Replays every trace through every policy against every device profile (the full\n"
 		"matrix, cells in parallel) and reports, per (trace, policy, profile): discard\n"
@@ -61,14 +77,11 @@ static void usage(FILE *f)
 		"  -r, --runs N         repeat each cell N times (1..%d); meaningful on real targets, where\n"
 		"                       the report adds mean, stddev and a Student's t verdict at 95%%;\n"
 		"                       model cells are deterministic and run once\n"
-		"  -f, --format F       what goes to stdout: table (default), json, csv, html, or\n"
-		"                       summary (one line per trace and profile: cheapest and costliest\n"
-		"                       policy, whether discard matters)\n"
+		"  -f, --format F       what goes to stdout (formats below)\n"
 		"      --json           the same as --format json\n"
 		"  -o, --output FILE    write the report to FILE (repeatable); the format follows the\n"
-		"                       extension (.json .csv .html .htm .txt; any other is refused),\n"
-		"                       --format when it has none (- is stdout); --format still goes to\n"
-		"                       stdout unless -q\n"
+		"                       extension (below; any other is refused), --format when it has\n"
+		"                       none (- is stdout); --format still goes to stdout unless -q\n"
 		"  -s, --seed N         seed for the models (default 1); same inputs + seed = same JSON\n"
 		"      --destructive    allow real block-device targets to write and discard (and --file\n"
 		"                       targets that hold data)\n"
@@ -76,11 +89,14 @@ static void usage(FILE *f)
 		"                       target's qd= or 32); compare warns when models and real targets differ\n"
 		"  -q, --quiet          nothing on stdout when writing files\n"
 		"\n"
+		"formats (--format F, -o FILE.EXT):\n", RUNS_MAX);
+	formats_help(f);
+	fprintf(f,
+		"\n"
 		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
 		"\n"
 		"example:\n"
-		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n",
-		RUNS_MAX);
+		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n");
 }
 
 /*
@@ -140,13 +156,14 @@ static const char *format_list(bool exts, char *buf, size_t len)
 }
 
 /* -o PATH: the format its extension names, --format's when it has none; an unknown extension is an error. */
-static int format_of(const char *path, enum report_format def, enum report_format *fmt, char *err, size_t errlen)
+static int format_of(const char *path, const struct report_format_ops *def, const struct report_format_ops **fmt,
+		     char *err, size_t errlen)
 {
 	const char *ext = output__ext(path);
 	char known[128];
 
 	*fmt = def;
-	if (ext && report_format_by_ext(ext, fmt))
+	if (ext && !(*fmt = report_format_by_ext(ext)))
 		return ts_errf(err, errlen, -EINVAL, "-o %s: unknown extension '%s' (known: %s; none: --format)",
 			       path, ext, format_list(true, known, sizeof(known)));
 	return 0;
@@ -175,10 +192,12 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 		{ 0 },
 	};
 	uint64_t v;
+	size_t nf;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char known[128];
 	int c, e;
 
+	a->fmt = report_formats(&nf);	/* the first is the default */
 	a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
 	a->runs = 1;
 	a->seed = 1;
@@ -209,13 +228,13 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 				return e;
 			break;
 		case 'f':
-			if (report_format_by_name(optarg, &a->fmt))
+			if (!(a->fmt = report_format_by_name(optarg)))
 				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", optarg,
 					       format_list(false, known, sizeof(known)));
 			a->fmt_set = true;
 			break;
 		case 'J':
-			if (report_format_by_name("json", &a->fmt))
+			if (!(a->fmt = report_format_by_name("json")))
 				return -EINVAL;
 			a->fmt_set = true;
 			break;
@@ -298,7 +317,7 @@ static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 }
 
 /* One -o, opened before the sweep (a bad path fails at once); commits (or aborts) o. */
-static int write_file(const struct report *r, struct output *o, enum report_format fmt, char *err,
+static int write_file(const struct report *r, struct output *o, const struct report_format_ops *fmt, char *err,
 		      size_t errlen)
 {
 	FILE *f = output__file(o);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/report/report_int.h"
 #include "replay/report/svg.h"
@@ -234,13 +235,13 @@ static void runs_html(const struct report *r, FILE *f)
 {
 	size_t n;
 	const struct report_cmp *x = report__comparisons(r, &n);
-	char s[512];
+	char s[512], v[4][32];
 
 	if (!n)
 		return;
 	fputs("<h2>Repeated runs</h2>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
-	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th class=\"l\">metric</th><th>N</th><th>mean (s)</th>"
-	      "<th>stddev (s)</th><th>ref mean (s)</th><th>ref stddev (s)</th><th class=\"l\">verdict</th>"
+	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th class=\"l\">metric</th><th>N</th><th>mean</th>"
+	      "<th>stddev</th><th>ref mean</th><th>ref stddev</th><th class=\"l\">verdict</th>"
 	      "</tr></thead>\n<tbody>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const struct report_cell *a = &r->cells[x[i].ref], *c = &r->cells[x[i].cell];
@@ -251,9 +252,11 @@ static void runs_html(const struct report *r, FILE *f)
 		esc(f, a->policy);
 		fputs("</td><td class=\"l\">", f);
 		esc(f, c->profile);
-		fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td class=\"l\">",
-			x[i].metric, x[i].a_cell.n, stat_mean(&x[i].a_cell), stat_stddev(&x[i].a_cell), stat_mean(&x[i].a_ref),
-			stat_stddev(&x[i].a_ref));
+		fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"l\">",
+			x[i].metric, x[i].a_cell.n, fig_format(FIG_NS, stat_mean(&x[i].a_cell) * 1e9, v[0], sizeof(v[0])),
+			fig_format(FIG_NS, stat_stddev(&x[i].a_cell) * 1e9, v[1], sizeof(v[1])),
+			fig_format(FIG_NS, stat_mean(&x[i].a_ref) * 1e9, v[2], sizeof(v[2])),
+			fig_format(FIG_NS, stat_stddev(&x[i].a_ref) * 1e9, v[3], sizeof(v[3])));
 		report_cmp_sentence(r, &x[i], s, sizeof(s));
 		esc_code(f, s);
 		fputs("</td></tr>\n", f);

@@ -17,6 +17,7 @@ static const char *kind_unit(enum col_kind k)
 	case CK_RATIO: return "ratio";
 	case CK_SHARE: return "fraction";
 	case CK_RATE: return "per_second";
+	case CK_BYTE_RATE: return "bytes_per_second";
 	}
 	return "?";
 }
@@ -68,8 +69,8 @@ static json_t *runs_json(const struct cell_runs *runs)
 		stat_acc__add(&b, runs->discard_s[k]);
 	}
 	return json_pack("{s:I,s:o,s:o,s:o,s:o}", "n", (json_int_t)runs->n, "makespan_s", ms, "discard_s", ds,
-			 "makespan", acc_json(&a, runs->makespan_s, runs->n),
-			 "discard", acc_json(&b, runs->discard_s, runs->n));
+			 "makespan_s_stats", acc_json(&a, runs->makespan_s, runs->n),
+			 "discard_s_stats", acc_json(&b, runs->discard_s, runs->n));
 }
 
 /* The engine's discard latency histogram: its non-empty buckets as [lo_ns, hi_ns, count]. */
@@ -140,10 +141,10 @@ static json_t *cmp_json(const struct report *r, const struct report_cmp *x)
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:f,s:b,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:s}",
 		"trace", c->trace, "profile", c->profile, "metric", x->metric, "reference", a->policy,
 		"policy", c->policy, "confidence", x->d.conf, "valid", x->d.valid, "differ", x->d.differ,
-		"t", x->d.t, "pooled_s", x->d.pooled_s, "diff", x->d.diff, "plusminus", x->d.plusminus,
+		"t", x->d.t, "pooled_sd_s", x->d.pooled_s, "diff_s", x->d.diff, "plusminus_s", x->d.plusminus,
 		"pct", isnan(x->d.pct) ? 0.0 : x->d.pct, "pct_pm", isnan(x->d.pct_pm) ? 0.0 : x->d.pct_pm,
-		"reference_stats", acc_json(&x->a_ref, report_cmp_samples(x, a), a->runs.n),
-		"policy_stats", acc_json(&x->a_cell, report_cmp_samples(x, c), c->runs.n), "sentence", s);
+		"reference_stats_s", acc_json(&x->a_ref, report_cmp_samples(x, a), a->runs.n),
+		"policy_stats_s", acc_json(&x->a_cell, report_cmp_samples(x, c), c->runs.n), "sentence", s);
 }
 
 static json_t *str_array(char *const *v, size_t n)

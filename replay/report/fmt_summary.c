@@ -12,6 +12,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/report/report_int.h"
 

@@ -5,66 +5,18 @@
 #include <math.h>
 #include <string.h>
 
-#include "traces/opts.h"
+#include "traces/figure.h"
 #include "replay/report/report_int.h"
 
-static char *sig(double v, const char *unit, char *buf, size_t len)
-{
-	const char *f = v < 9.995 ? "%.2f%s" : v < 99.95 ? "%.1f%s" : "%.0f%s";
-
-	snprintf(buf, len, f, v, unit);
-	return buf;
-}
-
+/* Every figure through the one formatter (traces/figure.h). */
 char *report_fmt_value(enum col_kind k, double v, char *buf, size_t len)
 {
-	static const char *const bunit[] = { "B", "K", "M", "G", "T", "P" };
-	unsigned i = 0;
+	static const enum fig_kind fig[] = {
+		[CK_COUNT] = FIG_COUNT, [CK_BYTES] = FIG_BYTES, [CK_NS] = FIG_NS, [CK_SNS] = FIG_DELTA_NS,
+		[CK_RATIO] = FIG_RATIO, [CK_SHARE] = FIG_SHARE, [CK_RATE] = FIG_RATE, [CK_BYTE_RATE] = FIG_BYTE_RATE,
+	};
 
-	if (isnan(v)) {
-		snprintf(buf, len, "-");
-		return buf;
-	}
-	switch (k) {
-	case CK_COUNT:
-	case CK_RATE:
-		snprintf(buf, len, "%.0f", v);
-		return buf;
-	case CK_BYTES:
-		while (v >= 1023.5 && i < 5) {
-			v /= 1024.0;
-			i++;
-		}
-		if (i == 0) {
-			snprintf(buf, len, "%.0fB", v);
-			return buf;
-		}
-		return sig(v, bunit[i], buf, len);
-	case CK_SNS:
-		if (v == 0) {
-			snprintf(buf, len, "0");
-			return buf;
-		}
-		buf[0] = v < 0 ? '-' : '+';
-		report_fmt_value(CK_NS, fabs(v), buf + 1, len - 1);
-		return buf;
-	case CK_NS:
-		if (v < 999.5) {
-			snprintf(buf, len, "%.0fns", v);
-			return buf;
-		}
-		if (v < 999.5e3)
-			return sig(v / 1e3, "us", buf, len);
-		if (v < 999.5e6)
-			return sig(v / 1e6, "ms", buf, len);
-		return sig(v / 1e9, "s", buf, len);
-	case CK_RATIO:
-		return sig(v, "x", buf, len);
-	case CK_SHARE:
-		return sig(v * 100.0, "%", buf, len);
-	}
-	snprintf(buf, len, "?");
-	return buf;
+	return fig_format(fig[k], v, buf, len);
 }
 
 #define CELLW 16
@@ -85,12 +37,16 @@ static size_t width_of(const struct report *r, size_t col_policy)
 static void runs_line(FILE *f, const struct report_cell *c, const char *metric, const double *v)
 {
 	struct stat_acc a;
+	char s[5][32];
 
 	stat_acc__init(&a);
 	for (uint32_t k = 0; k < c->runs.n; k++)
 		stat_acc__add(&a, v[k]);
-	fprintf(f, "    %-24s %-16s %-10s %4zu %12.6g %12.6g %12.6g %12.6g %12.6g\n", c->policy, c->profile, metric,
-		a.n, a.min, a.max, stat_median(v, c->runs.n), stat_mean(&a), stat_stddev(&a));
+	fprintf(f, "    %-24s %-16s %-10s %4zu %12s %12s %12s %12s %12s\n", c->policy, c->profile, metric, a.n,
+		fig_format(FIG_NS, a.min * 1e9, s[0], sizeof(s[0])), fig_format(FIG_NS, a.max * 1e9, s[1], sizeof(s[1])),
+		fig_format(FIG_NS, stat_median(v, c->runs.n) * 1e9, s[2], sizeof(s[2])),
+		fig_format(FIG_NS, stat_mean(&a) * 1e9, s[3], sizeof(s[3])),
+		fig_format(FIG_NS, stat_stddev(&a) * 1e9, s[4], sizeof(s[4])));
 }
 
 /* ministat's columns for every cell with repeated runs. */
@@ -104,7 +60,7 @@ static void runs_section(const struct report *r, FILE *f)
 		if (c->status || c->runs.n < 2)
 			continue;
 		if (!any)
-			fprintf(f, "\nruns (seconds):\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
+			fprintf(f, "\nruns:\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
 				"profile", "metric", "N", "Min", "Max", "Median", "Avg", "Stddev");
 		any = true;
 		runs_line(f, c, "makespan", c->runs.makespan_s);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/report/rec_int.h"
 
@@ -306,7 +307,7 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 static void judgement(const struct rec_result *res, char *buf, size_t len)
 {
 	const struct report_cell *w = res->j.worst;
-	char a[32], b[32], c[64];
+	char a[32], b[32], c[64], e[32];
 
 	switch (res->why) {
 	case RW_REJECTED:
@@ -328,9 +329,9 @@ static void judgement(const struct rec_result *res, char *buf, size_t len)
 		return;
 	}
 	if (w->share >= 2)
-		snprintf(c, sizeof(c), "%.0fx the wall time", w->share);
+		snprintf(c, sizeof(c), "%s the wall time", fig_format(FIG_RATIO, w->share, e, sizeof(e)));
 	else
-		snprintf(c, sizeof(c), "%.2g%% of the wall time", w->share * 100);
+		snprintf(c, sizeof(c), "%s of the wall time", fig_format(FIG_SHARE, w->share, e, sizeof(e)));
 	snprintf(buf, len, "%s: the costliest setting, `%s`, adds %s to the workload's %s (%s)",
 		 res->why == RW_MATTERS ? "matters" : "does not matter (under 1% of the wall time)", w->policy,
 		 dur((double)w->added_ns, a, sizeof(a)), dur((double)(w->wall_ns ? w->wall_ns : w->makespan_ns), b,
@@ -441,7 +442,7 @@ int rec_run__write_json(const struct rec_run *rr, FILE *f)
 static void front_table(const struct rec_result *res, FILE *f)
 {
 	int w = 7;
-	char a[32], b[32], c[32], d[64];
+	char a[32], b[32], c[32], d[64], e[32];
 
 	for (size_t i = 0; i < res->n; i++)
 		if (res->front[i] && (int)strlen(spec(res, i)) > w)
@@ -453,11 +454,10 @@ static void front_table(const struct rec_result *res, FILE *f)
 
 		if (!res->front[i])
 			continue;
-		snprintf(a, sizeof(a), "%s", o->wa > 0 ? "" : "-");
-		if (o->wa > 0)
-			snprintf(a, sizeof(a), "%.2f", o->wa);
-		fprintf(f, "    %-*s %10s %10s %22s %5.2fx %5s%s\n", w, spec(res, i), dur(o->added_ns, b, sizeof(b)),
-			dur(o->trim_ns, c, sizeof(c)), reclaim_str(o, d, sizeof(d)), o->wp99, a,
+		fig_format(FIG_RATIO, o->wa > 0 ? o->wa : NAN, a, sizeof(a));
+		fprintf(f, "    %-*s %10s %10s %22s %6s %5s%s\n", w, spec(res, i), dur(o->added_ns, b, sizeof(b)),
+			dur(o->trim_ns, c, sizeof(c)), reclaim_str(o, d, sizeof(d)),
+			fig_format(FIG_RATIO, o->wp99, e, sizeof(e)), a,
 			i == res->pick ? "  <- recommended" : "");
 	}
 }

@@ -2,8 +2,10 @@
 /* Redundancy analysis of one trace (see redundancy.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/util.h"
 #include "replay/report/ranges.h"
@@ -96,7 +98,7 @@ void redund__figures(struct redund *r, size_t i, enum redund_layer l, struct red
 
 int redund__print(struct redund *r, FILE *f)
 {
-	char dev[32], t[32], u[32], o[32];
+	char dev[32], t[32], u[32], o[32], q[32];
 
 	fprintf(f, "redundancy (bytes named per layer vs distinct bytes):\n");
 	if (!r->n)
@@ -110,10 +112,10 @@ int redund__print(struct redund *r, FILE *f)
 			redund__figures(r, i, l, &x);
 			if (!x.records)
 				continue;
-			fprintf(f, "    %-7s %10" PRIu64 " %12s %12s %12s %9.3fx\n", layer_names[l], x.records,
+			fprintf(f, "    %-7s %10" PRIu64 " %12s %12s %12s %10s\n", layer_names[l], x.records,
 				fmt_bytes(x.total, t, sizeof(t)), fmt_bytes(x.unique, u, sizeof(u)),
 				fmt_bytes(x.total - x.unique, o, sizeof(o)),
-				x.unique ? (double)x.total / (double)x.unique : 0.0);
+				fig_format(FIG_RATIO, x.unique ? (double)x.total / (double)x.unique : NAN, q, sizeof(q)));
 		}
 	}
 	return ferror(f) ? -EIO : 0;

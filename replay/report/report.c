@@ -62,7 +62,7 @@ static const struct report_col columns[] = {
 	  "(discard_wait_ns)" },
 	{ "share", "share", CK_SHARE, true, g_share, "added_ns / wall_ns" },
 	{ "requests", "requests", CK_COUNT, false, g_req, "source requests (FREE/INTENT/BIO) the commands carried" },
-	{ "peak_bytes_per_s", "peakB/s", CK_RATE, false, g_peakb, "most discard bytes submitted within one aligned second" },
+	{ "peak_bytes_per_s", "peakB/s", CK_BYTE_RATE, false, g_peakb, "most discard bytes submitted within one aligned second" },
 	{ "fg_stall_ns", "fgwait", CK_NS, false, g_fgstall, "time foreground commands queued (start - submit)" },
 	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
 	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },
@@ -397,13 +397,14 @@ void report__destroy(struct report *r)
 	free(r);
 }
 
-/* The one list of formats: --format names, -o extensions and renderers. */
+/* The one list of formats: --format names, -o extensions, renderers and the help line; the first is the default. */
 static const struct report_format_ops formats[] = {
-	[RF_TABLE] = { "table", { ".txt" }, report__write_table },
-	[RF_JSON] = { "json", { ".json" }, report__write_json },
-	[RF_CSV] = { "csv", { ".csv" }, report__write_csv },
-	[RF_HTML] = { "html", { ".html", ".htm" }, report__write_html },
-	[RF_SUMMARY] = { "summary", { NULL }, report__write_summary },
+	{ "table", { ".txt" }, report__write_table, "the terminal table and the verdict (default)" },
+	{ "json", { ".json" }, report__write_json, "every figure, REPORT-SCHEMA.md" },
+	{ "csv", { ".csv" }, report__write_csv, "one row per cell, raw numbers" },
+	{ "html", { ".html", ".htm" }, report__write_html, "one self-contained page with charts" },
+	{ "summary", { NULL }, report__write_summary,
+	  "per trace and profile: cheapest and costliest policy; does discard matter" },
 };
 
 const struct report_format_ops *report_formats(size_t *n)
@@ -412,32 +413,26 @@ const struct report_format_ops *report_formats(size_t *n)
 	return formats;
 }
 
-int report_format_by_name(const char *name, enum report_format *fmt)
+const struct report_format_ops *report_format_by_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(name, formats[i].name)) {
-			*fmt = (enum report_format)i;
-			return 0;
-		}
-	return -EINVAL;
+		if (!strcmp(name, formats[i].name))
+			return &formats[i];
+	return NULL;
 }
 
-int report_format_by_ext(const char *ext, enum report_format *fmt)
+const struct report_format_ops *report_format_by_ext(const char *ext)
 {
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
 		for (size_t j = 0; j < REPORT_FORMAT_EXTS && formats[i].exts[j]; j++)
-			if (!strcasecmp(ext, formats[i].exts[j])) {
-				*fmt = (enum report_format)i;
-				return 0;
-			}
-	return -EINVAL;
+			if (!strcasecmp(ext, formats[i].exts[j]))
+				return &formats[i];
+	return NULL;
 }
 
-int report__write(const struct report *r, enum report_format fmt, FILE *f)
+int report__write(const struct report *r, const struct report_format_ops *fmt, FILE *f)
 {
-	if ((size_t)fmt >= sizeof(formats) / sizeof(formats[0]))
-		return -EINVAL;
-	return formats[fmt].write(r, f);
+	return fmt ? fmt->write(r, f) : -EINVAL;
 }
 
 const char *report_basename(const char *path)

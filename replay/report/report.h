@@ -19,13 +19,10 @@
 #include "replay/report/cell.h"
 #include "replay/report/stats.h"
 
-#define REPORT_SCHEMA_VERSION	3
+#define REPORT_SCHEMA_VERSION	4
 /* Below this share of the workload's wall time, discard "does not matter" (seed 002). */
 #define REPORT_MATTERS_SHARE	0.01
 #define REPORT_CONF		0.95
-
-/* RF_SUMMARY: one line per (trace, profile) -- cheapest and costliest policy, whether discard matters. */
-enum report_format { RF_TABLE = 0, RF_JSON, RF_CSV, RF_HTML, RF_SUMMARY };
 
 /* Value kinds: how the table shows a number and how JSON stores it. */
 enum col_kind {
@@ -36,6 +33,7 @@ enum col_kind {
 	CK_RATIO,	/* double, shown "2.50x" */
 	CK_SHARE,	/* double fraction, shown as % */
 	CK_RATE,	/* integer per second */
+	CK_BYTE_RATE,	/* integer bytes per second */
 };
 
 struct report_col {
@@ -103,23 +101,24 @@ size_t report__at(const struct report *r, size_t t, size_t p, size_t m);
 void report__destroy(struct report *r);
 
 /*
- * The formats, in one table indexed by enum report_format: the name --format
- * takes, the extensions -o FILE picks it by, and the renderer. Adding a format
- * is one row here and its renderer.
+ * The formats, in one table (report.c): the name --format takes, the extensions
+ * -o FILE picks it by, the renderer and the line `compare --help` prints; the
+ * first row is the default. Adding a format is one row there and its renderer.
  */
 #define REPORT_FORMAT_EXTS 2
 struct report_format_ops {
 	const char *name;
 	const char *exts[REPORT_FORMAT_EXTS];	/* with the dot; NULL-padded; none: stdout only */
 	int (*write)(const struct report *r, FILE *f);
+	const char *help;
 };
 const struct report_format_ops *report_formats(size_t *n);
-/* 0 and *fmt set, or -EINVAL. */
-int report_format_by_name(const char *name, enum report_format *fmt);
-int report_format_by_ext(const char *ext, enum report_format *fmt);	/* ".HTML" is ".html" */
+/* The row, or NULL. */
+const struct report_format_ops *report_format_by_name(const char *name);
+const struct report_format_ops *report_format_by_ext(const char *ext);	/* ".HTML" is ".html" */
 
 /* Renderers: 0 or -errno (write errors). */
-int report__write(const struct report *r, enum report_format fmt, FILE *f);
+int report__write(const struct report *r, const struct report_format_ops *fmt, FILE *f);
 int report__write_table(const struct report *r, FILE *f);
 int report__write_csv(const struct report *r, FILE *f);
 int report__write_json(const struct report *r, FILE *f);
@@ -132,7 +131,7 @@ struct json_t;
 struct json_t *report__json(const struct report *r);
 
 const char *report_basename(const char *path);
-/* "13.2K", "6.1ms", "2.50x", "0.40%": three significant digits and a unit; "-" for NAN. */
+/* The figure as traces/figure.h spells it: "13.2 KiB", "6.1 ms", "2.5x", "0.4%", "0", "-" for NAN. */
 char *report_fmt_value(enum col_kind k, double v, char *buf, size_t len);
 
 #endif

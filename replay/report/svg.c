@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "replay/report/svg.h"
 
 static const char *const palette[] = {
@@ -44,37 +45,15 @@ static double ty(const struct svg_chart *c, double y)
 	return c->h - c->mb - (v - a) / (b - a) * (c->h - c->mt - c->mb);
 }
 
+/* Tick labels through the one formatter (traces/figure.h), as the tables spell figures. */
 static void label(char *buf, size_t len, enum svg_axis_fmt fmt, double v)
 {
-	static const char *const bu[] = { "B", "K", "M", "G", "T", "P" };
-	unsigned i = 0;
-
 	switch (fmt) {
-	case SAX_NS:
-		if (v < 1e3)
-			snprintf(buf, len, "%gns", v);
-		else if (v < 1e6)
-			snprintf(buf, len, "%gus", v / 1e3);
-		else if (v < 1e9)
-			snprintf(buf, len, "%gms", v / 1e6);
-		else
-			snprintf(buf, len, "%gs", v / 1e9);
-		return;
-	case SAX_BYTES:
-		while (v >= 1024 && i < 5) {
-			v /= 1024;
-			i++;
-		}
-		snprintf(buf, len, "%g%s", v, bu[i]);
-		return;
-	case SAX_SECONDS:
-		snprintf(buf, len, "%gs", v);
-		return;
-	case SAX_PCT:
-		snprintf(buf, len, "%g%%", v);
-		return;
-	default:
-		snprintf(buf, len, "%g", v);
+	case SAX_NS: fig_format(FIG_NS, v, buf, len); return;
+	case SAX_BYTES: fig_format(FIG_BYTES, v, buf, len); return;
+	case SAX_SECONDS: fig_format(FIG_NS, v * 1e9, buf, len); return;
+	case SAX_PCT: fig_format(FIG_SHARE, v / 100.0, buf, len); return;
+	default: fig_format(FIG_NUMBER, v, buf, len); return;
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/util.h"
 #include "replay/report/report_int.h"
@@ -37,21 +38,12 @@ static int say(struct report *r, const char *fmt, ...)
 
 static char *ratio_str(double x, char *buf, size_t len)
 {
-	snprintf(buf, len, x >= 10 ? "%.0fx" : "%.1fx", x);
-	return buf;
+	return fig_format(FIG_RATIO, x, buf, len);
 }
 
 static char *pct_str(double share, char *buf, size_t len)
 {
-	double p = share * 100.0;
-
-	if (p == 0)
-		snprintf(buf, len, "0%%");
-	else if (p > 0 && p < 0.01)
-		snprintf(buf, len, "<0.01%%");
-	else
-		snprintf(buf, len, p >= 10 ? "%.0f%%" : p >= 0.1 ? "%.1f%%" : "%.2f%%", p);
-	return buf;
+	return fig_format(FIG_SHARE, share, buf, len);
 }
 
 /* "12% of the 3.93 s wall time", or "83x the 3.93 s wall time" from 200% on. */
@@ -60,7 +52,7 @@ static char *share_str(double share, const char *wall, char *buf, size_t len)
 	char p[32];
 
 	if (share >= 2.0)
-		snprintf(buf, len, "%.0fx the %s wall time", share, wall);
+		snprintf(buf, len, "%s the %s wall time", ratio_str(share, p, sizeof(p)), wall);
 	else
 		snprintf(buf, len, "%s of the %s wall time", pct_str(share, p, sizeof(p)), wall);
 	return buf;

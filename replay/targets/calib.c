@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/targets/calib.h"
 #include "replay/report/svg.h"
@@ -146,7 +147,7 @@ static unsigned profile_qd(const struct calib_result *r)
 
 static void describe(const struct calib_result *r, char *src, size_t len)
 {
-	char a[32], b[32], c[32], d[32], e[32], g[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32], e1[32], e2[32], q1[32], q2[32];
 
 	snprintf(src, len,
 		 "Measured by trimsim calibrate on %s (%s, %s) at %s, kernel %s, %s dispatch. "
@@ -154,27 +155,28 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 "discarded at QD1 (mapped), then discarded again (already unmapped); non-contiguous "
 		 "ranges so the block layer cannot merge them; %zu points. Fitted latency = base + "
 		 "bytes / bw to each size's median by least squares weighted by 1/latency^2 (relative "
-		 "residuals): mapped base %s, bw %s/s (rms rel. error %.0f%%); unmapped base %s, bw %s/s "
-		 "(%.0f%%); jitter = rms relative spread of all mapped points around the fit. "
+		 "residuals): mapped base %s, bw %s/s (rms rel. error %s); unmapped base %s, bw %s/s "
+		 "(%s); jitter = rms relative spread of all mapped points around the fit. "
 		 "4 KiB write during a discard took %s vs %s idle (discard %s): %s. QD sweep "
-		 "(64 KiB discards): %.0f/s at QD1, best %.0f/s at QD%u, so channels = %u. qd = %u: "
+		 "(64 KiB discards): %s at QD1, best %s at QD%u, so channels = %u. qd = %u: "
 		 "the depth the device target dispatches at by default, so this model and a replay "
 		 "on the device queue alike (their latencies include the same queueing). Writes, "
 		 "reads: QD1, 4 KiB to 4 MiB, same fit; flush: median of fsyncs.",
 		 r->device, r->name, r->model, r->when, r->kernel, r->dispatch, r->sizes, r->npoints,
 		 fmt_duration((uint64_t)(r->trim.base * 1e9), a, sizeof(a)),
 		 bw(&r->trim) > 0 ? fmt_bytes((uint64_t)bw(&r->trim), b, sizeof(b)) : "unlimited",
-		 100 * r->trim.rel_rms,
+		 fig_format(FIG_SHARE, r->trim.rel_rms, e1, sizeof(e1)),
 		 fmt_duration((uint64_t)(r->trim_unmapped.base * 1e9), c, sizeof(c)),
 		 bw(&r->trim_unmapped) > 0 ? fmt_bytes((uint64_t)bw(&r->trim_unmapped), d, sizeof(d)) : "unlimited",
-		 100 * r->trim_unmapped.rel_rms,
+		 fig_format(FIG_SHARE, r->trim_unmapped.rel_rms, e2, sizeof(e2)),
 		 fmt_duration((uint64_t)(r->busy_write * 1e9), e, sizeof(e)),
 		 fmt_duration((uint64_t)(r->idle_write * 1e9), g, sizeof(g)),
 		 fmt_duration((uint64_t)(r->busy_discard * 1e9), a, sizeof(a)),
 		 !r->queued_known ? "discards too fast to tell queued from non-queued (assumed non-queued)" :
 		 r->queued_trim ? "writes pass discards (queued TRIM)" :
 				  "writes wait for discards (non-queued TRIM)",
-		 r->qd1_iops, r->best_iops, r->best_qd, r->channels, profile_qd(r));
+		 fig_format(FIG_RATE, r->qd1_iops, q1, sizeof(q1)), fig_format(FIG_RATE, r->best_iops, q2, sizeof(q2)),
+		 r->best_qd, r->channels, profile_qd(r));
 }
 
 json_t *calib__profile(const struct calib_result *r)

@@ -25,6 +25,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/output.h"
 #include "traces/trace.h"
@@ -211,7 +212,7 @@ static int sweep_sizes(struct cal *c, uint64_t max, struct size_points *sp, char
 	uint64_t off[MAXN], len[MAXN], s, first = 0, last = 0;
 	double lat[MAXN], lat2[MAXN];
 	unsigned n, i, reps;
-	char a[32], b[32];
+	char a[32], b[32], m2[32];
 	int rc;
 
 	sp->n = sp->nmed = 0;
@@ -229,9 +230,9 @@ static int sweep_sizes(struct cal *c, uint64_t max, struct size_points *sp, char
 		}
 		sp->map_med[sp->nmed] = (struct calib_point){ (double)s, median(lat, n) };
 		sp->unmap_med[sp->nmed++] = (struct calib_point){ (double)s, median(lat2, n) };
-		fprintf(stderr, "  discard %s x%u: mapped %.3f ms, unmapped %.3f ms (medians)\n",
-			fmt_bytes(s, a, sizeof(a)), n, sp->map_med[sp->nmed - 1].y * 1e3,
-			sp->unmap_med[sp->nmed - 1].y * 1e3);
+		fprintf(stderr, "  discard %s x%u: mapped %s, unmapped %s (medians)\n",
+			fmt_bytes(s, a, sizeof(a)), n, fig_format(FIG_NS, sp->map_med[sp->nmed - 1].y * 1e9, b, sizeof(b)),
+			fig_format(FIG_NS, sp->unmap_med[sp->nmed - 1].y * 1e9, m2, sizeof(m2)));
 		first = first ? first : s;
 		last = s;
 	}
@@ -327,6 +328,7 @@ static int sweep_nonqueued(struct cal *c, struct calib_result *r, uint64_t big)
 {
 	uint64_t wofs = c->size - 64 * KIB;
 	double idle[16], w[8], d[8];
+	char a[32], b[32], c2[32];
 	unsigned i, n = c->quick ? 4 : 8;
 	int rc;
 
@@ -342,8 +344,9 @@ static int sweep_nonqueued(struct cal *c, struct calib_result *r, uint64_t big)
 	r->busy_discard = median(d, n);
 	r->queued_known = r->busy_discard > 4 * r->idle_write;
 	r->queued_trim = r->queued_known && r->busy_write - r->idle_write < 0.5 * r->busy_discard;
-	fprintf(stderr, "  4 KiB write behind a discard: %.3f ms (idle %.3f ms, discard %.3f ms)\n",
-		r->busy_write * 1e3, r->idle_write * 1e3, r->busy_discard * 1e3);
+	fprintf(stderr, "  4 KiB write behind a discard: %s (idle %s, discard %s)\n",
+		fig_format(FIG_NS, r->busy_write * 1e9, a, sizeof(a)), fig_format(FIG_NS, r->idle_write * 1e9, b, sizeof(b)),
+		fig_format(FIG_NS, r->busy_discard * 1e9, c2, sizeof(c2)));
 	return 0;
 }
 

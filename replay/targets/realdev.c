@@ -280,7 +280,7 @@ static int rt_report(void *priv, json_t *obj)
 	rc |= json_object_set_new(obj, "write_bytes", json_integer((json_int_t)s.write_bytes));
 	if (t->is_bdev) {
 		rc |= json_object_set_new(obj, "device", json_string(t->bi.name));
-		rc |= json_object_set_new(obj, "size", json_integer((json_int_t)t->bi.size));
+		rc |= json_object_set_new(obj, "size_bytes", json_integer((json_int_t)t->bi.size));
 		rc |= json_object_set_new(obj, "model", json_string(t->bi.model));
 	}
 	return rc ? -ENOMEM : 0;

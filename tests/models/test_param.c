@@ -314,9 +314,9 @@ ParameterizedTest(struct map_case *c, param, map_matches_reference)
 	for (int i = 0; i < UNITS; i++)
 		ones += ref[i];
 	rep = drv_report(&d);
-	cr_assert_eq(jnum(rep, "map_unit"), G);
+	cr_assert_eq(jnum(rep, "map_unit_bytes"), G);
 	cr_assert_eq(jnum(rep, "mapped_bytes"),
-		     (double)((c->initially_mapped ? (uint64_t)jnum(rep, "device_size") - UNITS * G : 0) + ones * G));
+		     (double)((c->initially_mapped ? (uint64_t)jnum(rep, "device_size_bytes") - UNITS * G : 0) + ones * G));
 	json_decref(rep);
 	drv_close(&d);
 }

@@ -56,8 +56,8 @@ ParameterizedTest(struct map_case *c, tables, param_map_shadow)
 
 	drv_open_env(&d, c->spec, &env);
 	rep = drv_report(&d);
-	size = (uint64_t)jnum(rep, "device_size");
-	cr_assert_eq(jnum(rep, "map_unit"), (double)c->gran, "%s: the map is at the granularity", c->spec);
+	size = (uint64_t)jnum(rep, "device_size_bytes");
+	cr_assert_eq(jnum(rep, "map_unit_bytes"), (double)c->gran, "%s: the map is at the granularity", c->spec);
 	json_decref(rep);
 	units = size / c->gran;
 	map = malloc(units);

@@ -60,8 +60,15 @@ Test(cli, as_recorded_reports_the_recorded_count)
 	cr_assert_eq(jget(j, "discard", "commands"), 1000);
 	cr_assert_eq(jget(j, "discard", "bytes"), bytes);
 	cr_assert_eq(jget(j, "foreground", "commands"), 1000);
-	cr_assert_str_eq(json_string_value(json_object_get(j, "schema")), "trimsim-result/1");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "schema")), "trimsim-result/2");
 	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(j, "trace"), "device")), "8:16");
+	/* version 2: the command-size histogram's keys say bytes, as its values are */
+	json_t *cb = json_object_get(json_object_get(j, "discard"), "command_bytes");
+
+	cr_assert_eq(json_integer_value(json_object_get(cb, "sum_bytes")), bytes);
+	cr_assert_eq(json_integer_value(json_object_get(cb, "count")), 1000);
+	cr_assert_null(json_object_get(cb, "p50_ns"), "no _ns key holds bytes");
+	cr_assert_not_null(json_object_get(json_object_get(json_object_get(j, "latency"), "discard"), "p50_ns"));
 	json_decref(j);
 }
 

@@ -9,6 +9,7 @@
 #define TRIMSIM_TEST_REPORT_AGREE_H
 
 #include <criterion/criterion.h>
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,26 +18,54 @@
 
 #include "replay/report/report.h"
 
-/* Parses a table value back: "13.2K" -> 13516.8, "9.00ms" -> 9e6, "0.40%" -> 0.004, "-" -> NAN. */
+/*
+ * Parses a table value back (traces/figure.h's spelling): "13.2 KiB" -> 13516.8, "9 ms" -> 9e6,
+ * "+2.95 us" -> 2950, "0.4%" -> 0.004, "15/s" -> 15, "206 MiB/s", "<0.001%" -> 0, "-" -> NAN.
+ */
 static double parse_shown(enum col_kind k, const char *s)
 {
 	static const struct { const char *sfx; double mul; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "%", 0.01 }, { "x", 1 },
-		{ "B", 1 }, { "K", 1024.0 }, { "M", 1048576.0 }, { "G", 1073741824.0 }, { "T", 1099511627776.0 },
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "h", 3600e9 },
+		{ "d", 86400e9 }, { "%", 0.01 }, { "x", 1 }, { "B", 1 }, { "KiB", 1024.0 }, { "MiB", 1048576.0 },
+		{ "GiB", 1073741824.0 }, { "TiB", 1099511627776.0 },
 	};
-	char *end;
+	char *end, unit[16];
 	double v;
 
 	if (!strcmp(s, "-"))
 		return NAN;
+	if (s[0] == '<')	/* "<0.001%": below what three decimals show */
+		return 0;
 	v = strtod(s, &end);
-	if (!*end)
-		return v;
+	cr_assert(end != s, "unparsable table value '%s' (kind %d)", s, k);
+	while (*end == ' ')
+		end++;
+	snprintf(unit, sizeof(unit), "%s", end);
+	if (strlen(unit) >= 2 && !strcmp(unit + strlen(unit) - 2, "/s"))
+		unit[strlen(unit) - 2] = 0;	/* a rate: the unit before "/s" */
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].sfx))
+		if (!strcmp(unit, units[i].sfx))
 			return v * units[i].mul;
 	cr_assert_fail("unparsable table value '%s' (kind %d)", s, k);
 	return NAN;
+}
+
+/* The next table value at *p: a number and, when a unit word follows it ("206 MiB"), the unit. */
+static int shown_token(const char **p, char *tok, size_t len)
+{
+	char a[64], b[64];
+	int n, m;
+
+	if (sscanf(*p, "%63s%n", a, &n) != 1)
+		return 0;
+	*p += n;
+	if (strcmp(a, "-") && sscanf(*p, "%63s%n", b, &m) == 1 && (isalpha((unsigned char)b[0]))) {
+		snprintf(tok, len, "%s %s", a, b);
+		*p += m;
+	} else {
+		snprintf(tok, len, "%s", a);
+	}
+	return 1;
 }
 
 static void assert_close(double shown, double raw, const char *what)
@@ -140,13 +169,11 @@ static inline void agree_check(char *table, const char *js, char *csv)
 			continue;
 		}
 		for (size_t k = 0; k < ncol; k++) {
-			char tok[64], what[600];
-			int n;
+			char tok[130], what[600];
 
 			if (!cols[k].table)
 				continue;
-			cr_assert_eq(sscanf(p, "%63s%n", tok, &n), 1, "row %zu: missing %s", i, cols[k].head);
-			p += n;
+			cr_assert(shown_token(&p, tok, sizeof(tok)), "row %zu: missing %s", i, cols[k].head);
 			snprintf(what, sizeof(what), "cell %zu (%s/%s) %s", i, pol, prof, cols[k].key);
 			assert_close(parse_shown(cols[k].kind, tok), jnum(json_object_get(m, cols[k].key)), what);
 		}

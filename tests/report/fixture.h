@@ -104,13 +104,15 @@ static inline struct report *fx_report(uint64_t wall_ns)
 	return r;
 }
 
-/* Renders a format into a malloc'd string. */
-static inline char *fx_render(const struct report *r, enum report_format fmt)
+/* Renders a format, by its --format name, into a malloc'd string. */
+static inline char *fx_render(const struct report *r, const char *format)
 {
+	const struct report_format_ops *fmt = report_format_by_name(format);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
+	cr_assert_not_null(fmt, "no format '%s'", format);
 	cr_assert_not_null(f);
 	cr_assert_eq(report__write(r, fmt, f), 0);
 	cr_assert_eq(fclose(f), 0);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tests/common/helpers.h"
+#include "replay/report/report.h"
 
 struct bad_case {
 	char args[256];		/* after "trimsim compare"; TRACE is replaced by a readable file */
@@ -79,5 +80,32 @@ Test(compare_cli, help)
 	cr_assert_eq(th_run(cmd, &o, NULL), 0);
 	cr_assert(strstr(o, "usage: trimsim compare TRACE..."));
 	cr_assert(strstr(o, "commas inside parentheses belong to"));
+	free(o);
+}
+
+/* The format list of --help is the format table: every row, its extensions and its help line. */
+Test(compare_cli, help_lists_the_format_table)
+{
+	size_t n;
+	const struct report_format_ops *f = report_formats(&n);
+	char cmd[600], *o = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s compare --help", th_trimsim());
+	cr_assert_eq(th_run(cmd, &o, NULL), 0);
+	cr_assert_geq(n, 5);
+	for (size_t i = 0; i < n; i++) {
+		char line[256], exts[32] = "(stdout)";
+
+		if (f[i].exts[0])	/* ".html .htm" */
+			snprintf(exts, sizeof(exts), "%s%s%s", f[i].exts[0], f[i].exts[1] ? " " : "",
+				 f[i].exts[1] ? f[i].exts[1] : "");
+		snprintf(line, sizeof(line), "\n  %-9s %-12s %s\n", f[i].name, exts, f[i].help);
+		cr_assert(strstr(o, line), "--help lacks the row '%s' as the table has it:\n%s", f[i].name, o);
+		cr_assert_eq(report_format_by_name(f[i].name), &f[i]);
+		for (size_t j = 0; j < REPORT_FORMAT_EXTS && f[i].exts[j]; j++)
+			cr_assert_eq(report_format_by_ext(f[i].exts[j]), &f[i], "%s", f[i].exts[j]);
+	}
+	cr_assert_null(report_format_by_name("pdf"));
+	cr_assert_null(report_format_by_ext(".xlsx"));
 	free(o);
 }

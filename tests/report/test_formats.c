@@ -13,7 +13,7 @@
 Test(formats, table_json_csv_agree)
 {
 	struct report *r = fx_report(10 * FX_S);
-	char *table = fx_render(r, RF_TABLE), *js = fx_render(r, RF_JSON), *csv = fx_render(r, RF_CSV);
+	char *table = fx_render(r, "table"), *js = fx_render(r, "json"), *csv = fx_render(r, "csv");
 
 	agree_check(table, js, csv);
 	free(table);
@@ -25,7 +25,7 @@ Test(formats, table_json_csv_agree)
 Test(formats, verdicts_same_in_table_and_json)
 {
 	struct report *r = fx_report(10 * FX_S);
-	char *table = fx_render(r, RF_TABLE), *js = fx_render(r, RF_JSON);
+	char *table = fx_render(r, "table"), *js = fx_render(r, "json");
 	size_t n;
 
 	report__verdicts(r, &n);
@@ -39,7 +39,7 @@ Test(formats, verdicts_same_in_table_and_json)
 Test(formats, json_is_deterministic)
 {
 	struct report *a = fx_report(10 * FX_S), *b = fx_report(10 * FX_S);
-	char *ja = fx_render(a, RF_JSON), *jb = fx_render(b, RF_JSON);
+	char *ja = fx_render(a, "json"), *jb = fx_render(b, "json");
 
 	cr_assert_str_eq(ja, jb);
 	free(ja);
@@ -51,7 +51,7 @@ Test(formats, json_is_deterministic)
 Test(formats, csv_quotes_policies_with_commas)
 {
 	struct report *r = fx_report(10 * FX_S);
-	char *csv = fx_render(r, RF_CSV);
+	char *csv = fx_render(r, "csv");
 
 	cr_assert(strstr(csv, ",\"fstrim(interval=1w,minlen=64K)\",sata-sf2281,ok,"), "%s", csv);
 	free(csv);

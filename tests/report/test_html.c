@@ -16,7 +16,7 @@ static char html[600];
 static void setup(void)
 {
 	struct report *r = fx_report(10 * FX_S);
-	char *s = fx_render(r, RF_HTML);
+	char *s = fx_render(r, "html");
 
 	th_dir_init();
 	snprintf(html, sizeof(html), "%s/report.html", th_dir());
@@ -109,7 +109,7 @@ Test(html, repeated_runs_table_is_well_formed)
 		}
 	}
 	cr_assert_eq(report__finish(r), 0);
-	char *s = fx_render(r, RF_HTML);
+	char *s = fx_render(r, "html");
 
 	cr_assert(strstr(s, "<table class=\"runs\">"));
 	cr_assert(strstr(s, "<code>xfs &amp; &lt;ext4&gt;</code> vs <code>none</code> (4 runs each), makespan differs"),

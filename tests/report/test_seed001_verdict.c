@@ -106,13 +106,13 @@ static double metric(const json_t *c, const char *key)
 
 /* The sentences every format shows: text and HTML carry the verdict list, the JSON its array. */
 static const char *const verdicts[] = {
-	"xfs-rm.tsim on sata-sf2281, discard matters: `as-recorded` adds 6 min 14 s, 3166x the 118.2 ms wall time",
-	"xfs-rm.tsim on sata-good, discard matters: `as-recorded` adds 2.00 s, 17x the 118.2 ms wall time",
-	"xfs-rm.tsim on nvme, discard matters: `as-recorded` adds 148.2 ms, 125% of the 118.2 ms wall time",
-	"ext4-rm.tsim on sata-sf2281, discard matters: `as-recorded` adds 242.1 ms, 3386x the 71.5 us wall time",
+	"xfs-rm.tsim on sata-sf2281, discard matters: `as-recorded` adds 6.24 min, 3166x the 118 ms wall time",
+	"xfs-rm.tsim on sata-good, discard matters: `as-recorded` adds 2 s, 16.9x the 118 ms wall time",
+	"xfs-rm.tsim on nvme, discard matters: `as-recorded` adds 148 ms, 125% of the 118 ms wall time",
+	"ext4-rm.tsim on sata-sf2281, discard matters: `as-recorded` adds 242 ms, 3386x the 71.5 us wall time",
 	"ext4-rm.tsim on sata-good, discard matters: `as-recorded` adds 31.8 ms, 445x the 71.5 us wall time",
-	"ext4-rm.tsim on nvme, discard matters: `as-recorded` adds 725.0 us, 10x the 71.5 us wall time",
-	"xfs-rm.tsim on sata-sf2281, `as-recorded` spends 6 min 14 s in TRIM (39395 commands)",
+	"ext4-rm.tsim on nvme, discard matters: `as-recorded` adds 725 us, 10.1x the 71.5 us wall time",
+	"xfs-rm.tsim on sata-sf2281, `as-recorded` spends 6.24 min in TRIM (39395 commands)",
 };
 
 Test(seed001_verdict, text_and_json_verdicts)
@@ -153,14 +153,17 @@ Test(seed001_verdict, json_figures)
 
 Test(seed001_verdict, summary_csv_html)
 {
-	cr_expect(strstr(summary, "sata-sf2281 only `as-recorded` discards: 6 min 14 s in TRIM; discard matters: "
-			 "`as-recorded` adds 6 min 14 s (3166x the wall time)"), "%s", summary);
-	cr_expect(strstr(summary, "nvme        only `as-recorded` discards: 148.2 ms in TRIM; discard matters: "
-			 "`as-recorded` adds 148.2 ms (125% of the wall time)"), "%s", summary);
+	cr_expect(strstr(summary, "sata-sf2281 only `as-recorded` discards: 6.24 min in TRIM; discard matters: "
+			 "`as-recorded` adds 6.24 min (3166x the wall time)"), "%s", summary);
+	cr_expect(strstr(summary, "nvme        only `as-recorded` discards: 148 ms in TRIM; discard matters: "
+			 "`as-recorded` adds 148 ms (125% of the wall time)"), "%s", summary);
 	cr_expect_null(strstr(summary, "does not matter"), "%s", summary);
 	/* CSV: the row of the cell, added_ns = the 6-minute wait (374.2 s) */
 	cr_expect(strstr(csv, "\nxfs-rm.tsim,as-recorded,sata-sf2281,ok,,39395,534073344,"), "%s", csv);
 	cr_expect(strstr(csv, ",374220687831,"), "%s", csv);
-	cr_expect(strstr(html, "6 min 14 s, 3166x the 118.2 ms wall time"));
+	cr_expect(strstr(html, "6.24 min, 3166x the 118 ms wall time"));
+	/* the table's figures through the one formatter, not raw numbers */
+	cr_expect(strstr(html, ">509 MiB</td>"), "bytes in IEC units");
+	cr_expect(strstr(html, ">6.24 min</td>"), "durations humanised");
 	cr_expect_null(strstr(html, "does not matter"));
 }

@@ -78,7 +78,7 @@ Test(untold, no_foreground_io_cannot_tell, .timeout = 300)
 	rep = compare(dir, "fs-only.tsim", &text);
 	cr_expect(strstr(text, "on sata-sf2281, the trace cannot tell whether discard matters: it has no foreground "
 			 "I/O, and `ufs` discards from a background worker (the workload would feel it only through "
-			 "the device); `ufs` spends 2 min 10 s in TRIM, 46x the 2.86 s trace span"), "%s", text);
+			 "the device); `ufs` spends 2.18 min in TRIM, 45.7x the 2.86 s trace span"), "%s", text);
 	cr_expect(strstr(text, "on nvme, the trace cannot tell whether discard matters"), "%s", text);
 	cr_expect_null(strstr(text, "does not matter"), "%s", text);
 	cr_expect_str_eq(basis(rep, "xfs", "sata-sf2281"), "unknown");

@@ -67,7 +67,7 @@ ParameterizedTestParameters(opts, bad_values)
 		{ .kv = "nope=1", .msg = "unknown option 'nope' (known: trim_base, discard_max_bytes, qd, queued_trim, jitter, gc, name)" },
 		{ .kv = "qd=0", .msg = "option 'qd': 0 is out of range [1, 1024]" },
 		/* bytes and durations: the range in units too, for every module's tables */
-		{ .kv = "trim_base=20", .msg = "option 'trim_base': 20 is out of range [0, 10000000000] (0 ns .. 10.00 s)" },
+		{ .kv = "trim_base=20", .msg = "option 'trim_base': 20 is out of range [0, 10000000000] (0 .. 10 s)" },
 		{ .kv = "discard_max_bytes=100", .msg = "option 'discard_max_bytes': 100 is out of range [512, "
 			"1099511627776] (512 B .. 1 TiB)" },
 		{ .kv = "trim_base=5x", .msg = "option 'trim_base': '5x' is not a valid duration (e.g. 500us, 5ms, 2s, 1w)" },
@@ -97,7 +97,7 @@ ParameterizedTestParameters(opts, below)
 		{ .key = "discard_max_bytes", .v = 4096, .min = 256 << 10, .why = "a group",
 		  .msg = "option 'discard_max_bytes': 4096 is below 256 KiB (a group)" },
 		{ .key = "trim_base", .v = 5, .min = 1000000,
-		  .msg = "option 'trim_base': 5 is below 1.0 ms" },
+		  .msg = "option 'trim_base': 5 is below 1 ms" },
 		{ .key = "qd", .v = 1, .min = 4, .why = "four lanes", .msg = "option 'qd': 1 is below 4 (four lanes)" },
 		{ .key = "nope", .v = 1, .min = 4, .msg = "option 'nope': 1 is below 4" },
 	};
@@ -135,7 +135,7 @@ Test(opts, formats)
 
 	cr_assert_str_eq(fmt_bytes(13517, b, sizeof(b)), "13.2 KiB");
 	cr_assert_str_eq(fmt_bytes(21ull << 20, b, sizeof(b)), "21 MiB");
-	cr_assert_str_eq(fmt_duration(372000000000ull, b, sizeof(b)), "6 min 12 s");
+	cr_assert_str_eq(fmt_duration(372000000000ull, b, sizeof(b)), "6.2 min");
 	cr_assert_eq(parse_bytes("13.2K", &v), 0);
 	cr_assert_eq(v, 13517);
 	cr_assert_eq(parse_duration("1w", &v), 0);
@@ -157,8 +157,8 @@ static struct fmt_case fmts[] = {
 	{ .key = "discard_max_bytes", .val = "512", .want = "512 B" },
 	{ .key = "trim_base", .val = "0", .want = "0" },
 	{ .key = "trim_base", .val = "1500us", .want = "1.5 ms" },
-	{ .key = "trim_base", .val = "", .want = "9.0 ms" },
-	{ .key = "trim_base", .val = "6s", .want = "6.00 s" },
+	{ .key = "trim_base", .val = "", .want = "9 ms" },
+	{ .key = "trim_base", .val = "6s", .want = "6 s" },
 	{ .key = "queued_trim", .val = "1", .want = "true" },
 	{ .key = "queued_trim", .val = "off", .want = "false" },
 	{ .key = "queued_trim", .val = "", .want = "false" },
