@@ -203,7 +203,8 @@ static void heat_cell(const struct report *r, FILE *f, size_t t, size_t p, size_
 	} else if (report_weighed(c)) {
 		fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"%s of the wall time\">%s</td>",
 			html_heat(c->share), (unsigned long long)c->added_ns,
-			report_fmt_value(CK_SHARE, c->share, s, sizeof(s)), fmt_duration(c->added_ns, d, sizeof(d)));
+			report_fmt_value(CK_SHARE, c->share, s, sizeof(s)),
+			c->added_ns ? fmt_duration(c->added_ns, d, sizeof(d)) : "0");
 	} else {
 		fputs("<td class=\"hn\">-</td>", f);
 	}
