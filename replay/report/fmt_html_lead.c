@@ -4,8 +4,9 @@
  * decision table -- one row per trace, one cell per device profile, from the
  * verdict's judgement of each (trace, profile) group (report_judge(),
  * verdict.c): the compared policy that adds the least time and what it adds,
- * the worst and what it adds, and whether discard matters -- and the heatmaps
- * of added time, device x policy, over every trace and per trace.
+ * the worst (what each adds, and its share of the wall time, on hover), and
+ * whether discard matters -- and the heatmaps of added time, device x policy,
+ * over every trace and per trace.
  */
 #include <math.h>
 #include <string.h>
@@ -14,7 +15,7 @@
 #include "replay/report/html.h"
 #include "replay/report/report_int.h"
 
-/* The mark and class of a verdict: matters, does not, cannot tell, rejects discard, not weighed. */
+/* The mark, class and words of a verdict (a device that rejects every discard has its own cell). */
 static const struct {
 	const char *mark, *cls, *words;
 } matters_look[] = {
