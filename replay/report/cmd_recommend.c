@@ -23,7 +23,7 @@
 #define MAX_TRACES 256
 #define BUDGET_DEFAULT 64
 
-enum rec_format { RF_TEXT, RF_JSONF };
+enum rec_format { RF_TEXT, RF_JSONF, RF_HTMLF };
 
 struct rec_args {
 	char *traces[MAX_TRACES], *profiles[MAX_PROFILES];
@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: trimsim recommend TRACE... -M PROFILE[,PROFILE...] [--fs xfs|ext4|btrfs|f2fs|ufs|any]\n"
-		"                         [--budget N] [--format text|json] [--json] [-o OUT] [--cache DIR]\n"
+		"                         [--budget N] [--format text|json|html] [--json] [-o OUT] [--cache DIR]\n"
 		"                         [--grid] [--jobs N] [--seed N]\n"
 		"\n"
 		"Searches the discard settings an administrator can set for each trace's filesystem\n"
@@ -63,8 +63,8 @@ static void usage(FILE *f)
 		"      --grid         replay every combination of every knob instead of searching\n"
 		"      --cache DIR    keep replayed cells in DIR (by a hash of the trace bytes, policy,\n"
 		"                     profile and seed) and reuse them\n"
-		"  -f, --format F     text (default) or json; --json is --format json\n"
-		"  -o, --output FILE  write there (.json: JSON, .txt: text, else --format)\n"
+		"  -f, --format F     text (default), json or html; --json is --format json\n"
+		"  -o, --output FILE  write there (.json: JSON, .txt: text, .html: HTML, else --format)\n"
 		"  -j, --jobs N       cells replayed at once (default: online CPUs)\n"
 		"  -s, --seed N       seed for the models (default 1)\n"
 		"  -q, --quiet        nothing on stdout when writing a file\n"
@@ -91,8 +91,10 @@ static int format_by_name(const char *opt, const char *s, enum rec_format *f, ch
 		*f = RF_TEXT;
 	else if (!strcmp(s, "json"))
 		*f = RF_JSONF;
+	else if (!strcmp(s, "html"))
+		*f = RF_HTMLF;
 	else
-		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected text or json", opt, s);
+		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected text, json or html", opt, s);
 	return 0;
 }
 
@@ -191,8 +193,10 @@ static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size
 			a->out_fmt = RF_JSONF;
 		else if (ext && !strcasecmp(ext, ".txt"))
 			a->out_fmt = RF_TEXT;
+		else if (ext && (!strcasecmp(ext, ".html") || !strcasecmp(ext, ".htm")))
+			a->out_fmt = RF_HTMLF;
 		else if (ext)
-			return ts_errf(err, errlen, -EINVAL, "-o %s: unknown extension '%s' (known: .json .txt; none: "
+			return ts_errf(err, errlen, -EINVAL, "-o %s: unknown extension '%s' (known: .json .txt .html; none: "
 				       "--format)", a->out, ext);
 	}
 	return 0;
@@ -234,7 +238,8 @@ static int check_inputs(struct rec_args *a, char *err, size_t errlen)
 
 static int write_out(const struct rec_run *rr, enum rec_format fmt, FILE *f)
 {
-	return fmt == RF_JSONF ? rec_run__write_json(rr, f) : rec_run__write_text(rr, f);
+	return fmt == RF_JSONF ? rec_run__write_json(rr, f) : fmt == RF_HTMLF ? rec_run__write_html(rr, f) :
+	       rec_run__write_text(rr, f);
 }
 
 int cmd_recommend(int argc, char **argv)

@@ -1,13 +1,18 @@
 #!/bin/sh
 # trimsim demo: the bundled corpus through the presets that matter, against the
-# bundled device profiles; prints the table and the verdict, writes
-# out/report.html and out/report.json.
+# bundled device profiles; prints one line per trace and profile (the full table
+# and verdict go to out/report.txt), writes out/report.html and out/report.json;
+# then `trimsim recommend` on a few of the traces (below) prints the setting to
+# use per trace and device and writes out/recommend.html and out/recommend.txt.
 #
 #   replay/report/demo.sh [OUTDIR]        (make demo runs it from the top of the tree)
 #
 # Environment: TRIMSIM (binary, default build/trimsim), DEMO_PROFILES (comma list, or
 # "all" for every bundled profile; default: five, below), DEMO_JOBS (default: online CPUs),
-# DEMO_GEN_ONLY=1 (write the synthetic traces and stop).
+# DEMO_GEN_ONLY=1 (write the synthetic traces and stop), DEMO_RECOMMEND (the traces recommend
+# searches: file names under traces/corpus/, "all", or "none"; default: the rm -rf trace of
+# each filesystem -- recommend replays dozens of settings per trace and device, some 6 s of
+# two cores per trace on five profiles, so all 29 corpus traces would take minutes).
 #
 # Traces: traces/corpus/*.tsim when the corpus is there. Without it, the script
 # writes two synthetic traces (JSON Lines, converted to binary) that stand for the
@@ -27,7 +32,7 @@ jobs=${DEMO_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 
 [ -x "$bin" ] || { echo "demo: $bin not built (run make)" >&2; exit 1; }
 mkdir -p "$out"
-rm -f "$out/report.html" "$out/report.json"
+rm -f "$out/report.html" "$out/report.json" "$out/report.txt" "$out/recommend.html" "$out/recommend.txt"
 
 # The profiles: the bundled ones the seed threads are about -- SandForce SF-2281 and a
 # good SATA SSD (seed 001), NVMe, an SD card (seed 000), an FTL with GC (seed 004) --
@@ -135,6 +140,7 @@ gen_build_ext4() {
 	}' 2>"$f.end" | finish "$f"
 }
 
+recommend=${DEMO_RECOMMEND:-xfs-discard-rmtree.tsim ext4-discard-rmtree.tsim btrfs-discard-rmtree.tsim}
 set -- "$top"/traces/corpus/*.tsim
 if [ ! -e "$1" ]; then
 	echo "demo: traces/corpus/ is empty here; using two synthetic traces (seed 001 rm -rf on XFS, seed 002 build on ext4)"
@@ -149,6 +155,7 @@ if [ ! -e "$1" ]; then
 		fi
 	done
 	set -- "$out/demo-rm-xfs.tsim" "$out/demo-build-ext4.tsim"
+	[ -n "${DEMO_RECOMMEND:-}" ] || recommend=all
 fi
 [ -z "${DEMO_GEN_ONLY:-}" ] || exit 0
 
@@ -160,3 +167,25 @@ echo "demo: the full table and verdict: $out/report.txt"
 echo "demo: wrote $out/report.html"
 echo "demo: wrote $out/report.json"
 echo "demo: wrote $out/report.txt"
+
+# ---- recommend: the setting to use per trace and device ----
+case $recommend in
+none) exit 0 ;;
+all) ;;
+*)
+	dir=$(dirname "$1")
+	set --
+	for t in $recommend; do
+		[ -e "$dir/$t" ] || { echo "demo: DEMO_RECOMMEND: $dir/$t: no such trace" >&2; exit 1; }
+		set -- "$@" "$dir/$t"
+	done ;;
+esac
+echo "demo: recommend: $# trace(s) x $(echo "$profiles" | tr , '\n' | wc -l) profiles (DEMO_RECOMMEND to choose)"
+"$bin" recommend "$@" -M "$profiles" --jobs "$jobs" -o "$out/recommend.html" >"$out/recommend.txt"
+# one line per trace and device from the text report: "== T on P (...)", "  discard: ...", "  recommended: S"
+awk '/^== / { sub(/^== /, ""); sub(/ \(fs .*$/, ""); sub(/^.*\//, ""); pair = $0; next }
+	/^  discard: / { d = $0; sub(/^  discard: /, "", d); sub(/:.*$/, "", d); sub(/ \(.*$/, "", d); next }
+	/^  recommended: / { s = $0; sub(/^  recommended: /, "", s); printf "  %s: use %s (discard: %s)\n", pair, s, d; next }
+	/^  no recommendation: / { s = $0; sub(/^  /, "", s); printf "  %s: %s\n", pair, s }' "$out/recommend.txt"
+echo "demo: the settings to apply and why: $out/recommend.txt"
+echo "demo: wrote $out/recommend.html"

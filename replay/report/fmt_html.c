@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Self-contained HTML report: polyglot XHTML/HTML5 (well-formed XML, so
- * `xmllint --noout` checks it), inline CSS, SVG charts drawn here, no
- * scripts, no fonts, no network. Per (trace, profile): latency CDF per
- * policy, command-size histogram, discard timeline, free space not yet
- * trimmed over time. Table cells carry the raw number in data-raw.
+ * The compare HTML report (the page skeleton and stylesheet: html.c). It leads
+ * with the decision: the decision table and the heatmap of added time
+ * (fmt_html_lead.c), after a table of contents. Then per trace: the policies
+ * that do not apply in one line with the reason, the trace's heatmap, and
+ * behind closed <details> every figure (table cells carry the raw number in
+ * data-raw) and, per profile, the charts: latency CDF per policy, command-size
+ * histogram (bars), discard timeline, free space not yet trimmed over time --
+ * only those with something to draw. The verdict sentences come last, collapsed.
  */
 #include <errno.h>
 #include <math.h>
@@ -13,37 +16,11 @@
 
 #include "traces/figure.h"
 #include "traces/opts.h"
+#include "replay/report/html.h"
 #include "replay/report/report_int.h"
 #include "replay/report/svg.h"
 
-static const char css[] =
-	"body{font-family:sans-serif;margin:1.5em;color:#111}"
-	"table{border-collapse:collapse;font-size:13px;margin:0.5em 0}"
-	"th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-	"td.l,th.l{text-align:left}tr.none td{color:#555}"
-	SVG_CSS ".charts{display:flex;flex-wrap:wrap;gap:8px}"
-	"li{margin:0.2em 0}code{background:#f2f2f2}";
-
-static void esc(FILE *f, const char *s) { svg_escape(f, s); }
-
-/* Backquoted names in verdicts become <code>. */
-static void esc_code(FILE *f, const char *s)
-{
-	bool in = false;
-	char one[2] = { 0, 0 };
-
-	for (; *s; s++) {
-		if (*s == '`') {
-			fputs(in ? "</code>" : "<code>", f);
-			in = !in;
-			continue;
-		}
-		one[0] = *s;
-		esc(f, one);
-	}
-	if (in)
-		fputs("</code>", f);
-}
+static void esc(FILE *f, const char *s) { html_esc(f, s); }
 
 static void cells_table(const struct report *r, FILE *f, size_t t)
 {
@@ -63,6 +40,8 @@ static void cells_table(const struct report *r, FILE *f, size_t t)
 		for (size_t m = 0; m < r->nm; m++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
+			if (!c->status && c->na[0])	/* said once, in the trace's n/a line */
+				continue;
 			fprintf(f, "<tr%s><td class=\"l\">", c->none ? " class=\"none\"" : "");
 			esc(f, c->policy);
 			fputs("</td><td class=\"l\">", f);
@@ -71,12 +50,6 @@ static void cells_table(const struct report *r, FILE *f, size_t t)
 			if (c->status) {
 				fprintf(f, "<td class=\"l\" colspan=\"%zu\">error: ", ncol);
 				esc(f, c->error);
-				fputs("</td></tr>\n", f);
-				continue;
-			}
-			if (c->na[0]) {
-				fprintf(f, "<td class=\"l na\" colspan=\"%zu\">n/a: ", ncol);
-				esc(f, c->na);
 				fputs("</td></tr>\n", f);
 				continue;
 			}
@@ -121,10 +94,8 @@ static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 				ch.x1 = fmax(ch.x1, lat_x(b, true));
 			}
 	}
-	if (isinf(ch.x0)) {
-		ch.x0 = 1e3;
-		ch.x1 = 1e6;
-	}
+	if (isinf(ch.x0))	/* no discard completed: no chart */
+		goto out;
 	snprintf(id, sizeof(id), "cdf-%zu-%zu", t, m);
 	svg__begin(&ch, f, id, "latency-cdf", "discard latency CDF", "latency (submit to completion)",
 		   "share of discards");
@@ -149,19 +120,23 @@ static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 		svg__series(&ch, x, y, n, c->policy, p, false);
 	}
 	svg__end(&ch);
+out:
 	free(x);
 	free(y);
 }
 
+/* Command sizes: a histogram, so bars, one slice of each size bucket per policy that discarded. */
 static void chart_sizes(const struct report *r, FILE *f, size_t t, size_t m)
 {
 	struct svg_chart ch = { .logx = true, .xfmt = SAX_BYTES, .yfmt = SAX_PCT, .x0 = INFINITY, .x1 = 0,
 				.y0 = 0, .y1 = 0 };
+	size_t nk = 0, k = 0;
 	char id[64];
 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
+		nk += report_cell_ok(c) && c->cmds;
 		for (unsigned b = 0; report_cell_ok(c) && c->cmds && b < SIZE_BUCKETS; b++)
 			if (c->size_hist[b]) {
 				ch.x0 = fmin(ch.x0, (double)(SIZE_BASE << b) / 2);
@@ -169,47 +144,67 @@ static void chart_sizes(const struct report *r, FILE *f, size_t t, size_t m)
 				ch.y1 = fmax(ch.y1, 100.0 * c->size_hist[b] / c->cmds);
 			}
 	}
-	if (isinf(ch.x0)) {
-		ch.x0 = 512;
-		ch.x1 = 1 << 20;
-	}
-	ch.x0 = fmin(ch.x0, ch.x1 / 16);
+	if (!nk)
+		return;
 	snprintf(id, sizeof(id), "sizes-%zu-%zu", t, m);
-	svg__begin(&ch, f, id, "size-histogram", "discard command sizes", "command size (bucket upper bound)",
+	svg__begin(&ch, f, id, "size-histogram", "discard command sizes", "command size (bucket)",
 		   "share of commands");
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
-		double x[SIZE_BUCKETS], y[SIZE_BUCKETS];
+		double lo[SIZE_BUCKETS], hi[SIZE_BUCKETS], y[SIZE_BUCKETS];
 		size_t n = 0;
 
 		if (!report_cell_ok(c) || !c->cmds)
 			continue;
 		for (unsigned b = 0; b < SIZE_BUCKETS; b++)
 			if (c->size_hist[b]) {
-				x[n] = (double)(SIZE_BASE << b);
+				lo[n] = (double)(SIZE_BASE << b) / 2;
+				hi[n] = (double)(SIZE_BASE << b);
 				y[n++] = 100.0 * c->size_hist[b] / c->cmds;
 			}
-		svg__series(&ch, x, y, n, c->policy, p, true);
+		svg__bars(&ch, lo, hi, y, n, c->policy, p, k++, nk);
 	}
 	svg__end(&ch);
 }
 
-/* Timeline (discards per second) or free-not-yet-trimmed (bytes) over replay time. */
+/* A cell's line in the timeline (it discarded) or in the free-not-yet-trimmed chart (the trace frees). */
+static bool drawn(const struct report_cell *c, bool untrimmed)
+{
+	return report_cell_ok(c) && (untrimmed ? c->have & CH_UNTRIMMED : c->cmds);
+}
+
+/* Whether profile m of trace t has any chart to draw. */
+static bool any_chart(const struct report *r, size_t t, size_t m)
+{
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (drawn(c, false) || drawn(c, true))
+			return true;
+	}
+	return false;
+}
+
+/* Timeline (discards per second) or free-not-yet-trimmed (bytes) over replay time; only cells with a line. */
 static void chart_time(const struct report *r, FILE *f, size_t t, size_t m, bool untrimmed)
 {
 	struct svg_chart ch = { .xfmt = SAX_SECONDS, .yfmt = untrimmed ? SAX_BYTES : SAX_PLAIN };
+	size_t n = 0;
 	char id[64];
 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 		const struct cell_series *s = &c->series;
 
-		if (!report_cell_ok(c))
+		if (!drawn(c, untrimmed))
 			continue;
+		n++;
 		ch.x1 = fmax(ch.x1, s->nbins * (double)s->bin_ns / 1e9);
 		for (unsigned b = 0; b < s->nbins; b++)
 			ch.y1 = fmax(ch.y1, untrimmed ? (double)s->untrimmed[b] : s->cmds[b] / (s->bin_ns / 1e9));
 	}
+	if (!n)
+		return;
 	ch.y1 *= 1.05;
 	snprintf(id, sizeof(id), "%s-%zu-%zu", untrimmed ? "untrimmed" : "timeline", t, m);
 	svg__begin(&ch, f, id, untrimmed ? "untrimmed" : "discard-timeline",
@@ -220,7 +215,7 @@ static void chart_time(const struct report *r, FILE *f, size_t t, size_t m, bool
 		const struct cell_series *s = &c->series;
 		double x[SERIES_BINS], y[SERIES_BINS];
 
-		if (!report_cell_ok(c) || (untrimmed && !(c->have & CH_UNTRIMMED)))
+		if (!drawn(c, untrimmed))
 			continue;
 		for (unsigned b = 0; b < s->nbins; b++) {
 			x[b] = (b + (untrimmed ? 1.0 : 0.5)) * s->bin_ns / 1e9;
@@ -239,7 +234,7 @@ static void runs_html(const struct report *r, FILE *f)
 
 	if (!n)
 		return;
-	fputs("<h2>Repeated runs</h2>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
+	fputs("<h2 id=\"runs\">Repeated runs</h2>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
 	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th class=\"l\">metric</th><th>N</th><th>mean</th>"
 	      "<th>stddev</th><th>ref mean</th><th>ref stddev</th><th class=\"l\">verdict</th>"
 	      "</tr></thead>\n<tbody>\n", f);
@@ -258,10 +253,70 @@ static void runs_html(const struct report *r, FILE *f)
 			fig_format(FIG_NS, stat_mean(&x[i].a_ref) * 1e9, v[2], sizeof(v[2])),
 			fig_format(FIG_NS, stat_stddev(&x[i].a_ref) * 1e9, v[3], sizeof(v[3])));
 		report_cmp_sentence(r, &x[i], s, sizeof(s));
-		esc_code(f, s);
+		html_esc_code(f, s);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
+}
+
+static void toc(const struct report *r, FILE *f, size_t nv)
+{
+	size_t nc;
+
+	report__comparisons(r, &nc);
+	fprintf(f, "<nav class=\"toc\" id=\"toc\"><b>Contents</b>: <a href=\"#decision\">Decision</a>"
+		"<a href=\"#heatmap\">Added time</a><a href=\"#traces\">Per trace (%zu)</a>"
+		"<a href=\"#verdicts\">Verdict sentences (%zu)</a>%s</nav>\n", r->nt, nv,
+		nc ? "<a href=\"#runs\">Repeated runs</a>" : "");
+}
+
+static void trace_section(const struct report *r, FILE *f, size_t t)
+{
+	char d[32];
+
+	fprintf(f, "<section id=\"trace-%zu\">\n<h2>", t);
+	esc(f, report_basename(r->traces[t]));
+	fprintf(f, "</h2>\n<p>wall time %s; %zu policies x %zu profiles. <a href=\"#decision\">Decision</a></p>\n",
+		fmt_duration(report_trace_wall(r, t), d, sizeof(d)), r->np, r->nm);
+	if (report__trace_cut(r, t)) {
+		fputs("<p class=\"truncated\">truncated: ", f);
+		esc(f, report__trace_cut(r, t));
+		fputs("; these figures cover only those</p>\n", f);
+	}
+	if (r->nm) {
+		char *na = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&na, &len);
+
+		if (m) {
+			report_na_list(r, t, m);
+			fclose(m);
+		}
+		if (na && *na) {
+			fputs("<p class=\"na\">Do not apply: ", f);
+			html_esc_code(f, na);
+			fputs("</p>\n", f);
+		}
+		free(na);
+	}
+	if (r->nt > 1)	/* one trace: the heatmap above is this one */
+		report_html_heatmap(r, f, t);
+	fputs("<details class=\"figures\"><summary>every figure (table)</summary>\n", f);
+	cells_table(r, f, t);
+	fputs("</details>\n<div class=\"cd\">\n", f);
+	for (size_t m = 0; m < r->nm; m++) {
+		if (!any_chart(r, t, m))
+			continue;
+		fputs("<details class=\"cell-charts\"><summary>charts on ", f);
+		esc(f, r->profiles[m]);
+		fputs("</summary>\n<div class=\"charts\">\n", f);
+		chart_cdf(r, f, t, m);
+		chart_sizes(r, f, t, m);
+		chart_time(r, f, t, m, false);
+		chart_time(r, f, t, m, true);
+		fputs("</div>\n</details>\n", f);
+	}
+	fputs("</div>\n</section>\n", f);
 }
 
 int report__write_html(const struct report *r, FILE *f)
@@ -269,43 +324,27 @@ int report__write_html(const struct report *r, FILE *f)
 	size_t nv;
 	const char *const *v = report__verdicts(r, &nv);
 
-	fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-		"<meta charset=\"utf-8\"/>\n<title>trimsim report</title>\n<style>%s</style>\n</head>\n<body>\n"
-		"<h1>trimsim compare</h1>\n<p class=\"params\">%zu trace(s) x %zu policies x %zu profile(s), "
-		"seed %llu, runs %u. Generated by trimsim %s.</p>\n", css, r->nt, r->np, r->nm,
-		(unsigned long long)r->seed, r->runs, TRIMSIM_VERSION);
-	fputs("<h2>Verdict</h2>\n<ul class=\"verdicts\">\n", f);
+	html_begin(f, "trimsim compare");
+	fprintf(f, "<p class=\"params\">%zu trace(s) x %zu policies x %zu profile(s), seed %llu, runs %u. "
+		"Generated by trimsim %s.</p>\n", r->nt, r->np, r->nm, (unsigned long long)r->seed, r->runs,
+		TRIMSIM_VERSION);
+	toc(r, f, nv);
+	fputs("<div class=\"top\">\n", f);
+	report_html_decision(r, f);
+	fputs("<div>\n", f);
+	report_html_heatmap(r, f, SIZE_MAX);
+	html_heat_legend(f);
+	fputs("</div>\n</div>\n<h2 id=\"traces\">Per trace</h2>\n", f);
+	for (size_t t = 0; t < r->nt; t++)
+		trace_section(r, f, t);
+	fprintf(f, "<details id=\"verdicts\"><summary>Verdict sentences (%zu)</summary>\n<ul class=\"verdicts\">\n",
+		nv);
 	for (size_t i = 0; i < nv; i++) {
 		fputs("<li>", f);
-		esc_code(f, v[i]);
+		html_esc_code(f, v[i]);
 		fputs(".</li>\n", f);
 	}
-	fputs("</ul>\n", f);
-	for (size_t t = 0; t < r->nt; t++) {
-		char d[32];
-
-		fputs("<h2>", f);
-		esc(f, r->traces[t]);
-		fprintf(f, "</h2>\n<p>wall time %s</p>\n",
-			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
-		if (report__trace_cut(r, t)) {
-			fputs("<p class=\"truncated\">truncated: ", f);
-			esc(f, report__trace_cut(r, t));
-			fputs("; these figures cover only those</p>\n", f);
-		}
-		cells_table(r, f, t);
-		for (size_t m = 0; m < r->nm; m++) {
-			fputs("<h3>", f);
-			esc(f, r->profiles[m]);
-			fputs("</h3>\n<div class=\"charts\">\n", f);
-			chart_cdf(r, f, t, m);
-			chart_sizes(r, f, t, m);
-			chart_time(r, f, t, m, false);
-			chart_time(r, f, t, m, true);
-			fputs("</div>\n", f);
-		}
-	}
+	fputs("</ul>\n</details>\n", f);
 	runs_html(r, f);
-	fputs("</body>\n</html>\n", f);
-	return ferror(f) ? -EIO : 0;
+	return html_end(f);
 }

@@ -87,8 +87,8 @@ static const char *na_of(const struct report *r, size_t t, size_t p)
 	return !c->status && c->na[0] ? c->na : NULL;
 }
 
-/* The policies that do not apply to trace t (on its first profile), grouped by reason. */
-static void na_line(const struct report *r, size_t t, FILE *f)
+/* The policies that do not apply to trace t (on its first profile), grouped by reason (report_int.h). */
+void report_na_list(const struct report *r, size_t t, FILE *f)
 {
 	bool any = false;
 
@@ -100,15 +100,22 @@ static void na_line(const struct report *r, size_t t, FILE *f)
 			seen = na_of(r, t, q) && !strcmp(na_of(r, t, q), why);
 		if (!why || seen)
 			continue;
-		fputs(any ? "; " : "  n/a: ", f);
+		if (any)
+			fputs("; ", f);
 		any = true;
 		for (size_t q = p, n = 0; q < r->np; q++)
 			if (na_of(r, t, q) && !strcmp(na_of(r, t, q), why))
 				fprintf(f, "%s`%s`", n++ ? ", " : "", r->policies[q]);
 		fprintf(f, " (%s)", why);
 	}
-	if (any)
-		fputc('\n', f);
+}
+
+static bool any_na(const struct report *r, size_t t)
+{
+	for (size_t p = 0; p < r->np; p++)
+		if (na_of(r, t, p))
+			return true;
+	return false;
 }
 
 int report__write_summary(const struct report *r, FILE *f)
@@ -129,8 +136,11 @@ int report__write_summary(const struct report *r, FILE *f)
 			scan(r, t, m, &l);
 			line_out(r, m, &l, wm, f);
 		}
-		if (r->nm)
-			na_line(r, t, f);
+		if (r->nm && any_na(r, t)) {
+			fputs("  n/a: ", f);
+			report_na_list(r, t, f);
+			fputc('\n', f);
+		}
 	}
 	return ferror(f) ? -EIO : 0;
 }

@@ -61,4 +61,19 @@ void rec_evaluate(struct rec_result *res);
 /* A knob's value in a setting ("commit" -> "30s"); NULL if the family has no such knob. */
 const char *rec_knob_value(const struct rec_cand *c, const char *key);
 
+/*
+ * What rec_out.c says about a result, for the HTML writer (rec_html.c): whether it has a
+ * pick, a setting's spec, the reason and the verdict in one line, the comparison with
+ * what was recorded, the pick's settings (JSON object: mount, sysfs, sysctl, commands,
+ * note; new reference), the reclaim delay and a duration as the text shows them.
+ */
+bool rec_result_picked(const struct rec_result *res);
+const char *rec_result_spec(const struct rec_result *res, size_t i);
+void rec_result_reason(const struct rec_result *res, char *buf, size_t len);
+void rec_result_judgement(const struct rec_result *res, char *buf, size_t len);
+void rec_result_versus(const struct rec_result *res, char *buf, size_t len);
+struct json_t *rec_result_settings(const struct rec_result *res);
+char *rec_obj_reclaim(const struct rec_obj *o, char *buf, size_t len);
+char *rec_ns(double ns, char *buf, size_t len);
+
 #endif

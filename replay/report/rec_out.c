@@ -498,3 +498,14 @@ int rec_run__write_text(const struct rec_run *rr, FILE *f)
 	}
 	return ferror(f) ? -EIO : 0;
 }
+
+/* ---- for the HTML writer (rec_html.c): the same sentences, settings and figures as text and JSON ---- */
+
+bool rec_result_picked(const struct rec_result *res) { return has_pick(res); }
+const char *rec_result_spec(const struct rec_result *res, size_t i) { return spec(res, i); }
+void rec_result_reason(const struct rec_result *res, char *buf, size_t len) { reason(res, buf, len); }
+void rec_result_judgement(const struct rec_result *res, char *buf, size_t len) { judgement(res, buf, len); }
+void rec_result_versus(const struct rec_result *res, char *buf, size_t len) { versus_recorded(res, buf, len); }
+json_t *rec_result_settings(const struct rec_result *res) { return settings_json(res, &res->cands[res->pick]); }
+char *rec_obj_reclaim(const struct rec_obj *o, char *buf, size_t len) { return reclaim_str(o, buf, len); }
+char *rec_ns(double ns, char *buf, size_t len) { return dur(ns, buf, len); }

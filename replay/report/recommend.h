@@ -74,6 +74,7 @@ const char *rec_run__last_cut(const struct rec_run *rr);
 /* Renderers: 0 or -errno. */
 int rec_run__write_json(const struct rec_run *rr, FILE *f);
 int rec_run__write_text(const struct rec_run *rr, FILE *f);
+int rec_run__write_html(const struct rec_run *rr, FILE *f);	/* rec_html.c */
 void rec_run__destroy(struct rec_run *rr);
 
 /* The spec a setting replays as: "xfs(commit=30s)|split(max=1M)". */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* SVG line charts for the HTML report (see svg.h). */
+/* SVG charts (lines, points, bars) for the HTML reports (see svg.h). */
 #include <math.h>
 #include <string.h>
 
@@ -163,6 +163,25 @@ static bool inside(const struct svg_chart *c, double x, double y)
 	return true;
 }
 
+/* The series' legend entry (closes the series' group). */
+static void legend(struct svg_chart *c, const char *lbl)
+{
+	int ly = c->mt + 6 + 14 * (int)c->nseries;
+
+	fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\"/><text stroke=\"none\" fill=\"#000\" "
+		"x=\"%d\" y=\"%d\">", c->w - c->mr + 8, ly, c->w - c->mr + 22, ly + 9);
+	if (strlen(lbl) > 24) {
+		char shortl[32];
+
+		snprintf(shortl, sizeof(shortl), "%.22s..", lbl);
+		svg_escape(c->f, shortl);
+	} else {
+		svg_escape(c->f, lbl);
+	}
+	fputs("</text>\n</g>\n", c->f);
+	c->nseries++;
+}
+
 void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *lbl,
 		 size_t color, bool markers)
 {
@@ -189,20 +208,26 @@ void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n
 	for (size_t i = 0; markers && i < n; i++)
 		if (inside(c, x[i], y[i]))
 			fprintf(c->f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"/>\n", tx(c, x[i]), ty(c, y[i]));
-	int ly = c->mt + 6 + 14 * (int)c->nseries;
+	legend(c, lbl);
+}
 
-	fprintf(c->f, "<rect x=\"%d\" y=\"%d\" width=\"10\" height=\"10\"/><text stroke=\"none\" fill=\"#000\" "
-		"x=\"%d\" y=\"%d\">", c->w - c->mr + 8, ly, c->w - c->mr + 22, ly + 9);
-	if (strlen(lbl) > 24) {
-		char shortl[32];
+void svg__bars(struct svg_chart *c, const double *lo, const double *hi, const double *y, size_t n, const char *lbl,
+	       size_t color, size_t k, size_t nk)
+{
+	const char *col = svg_color(color);
 
-		snprintf(shortl, sizeof(shortl), "%.22s..", lbl);
-		svg_escape(c->f, shortl);
-	} else {
-		svg_escape(c->f, lbl);
+	fprintf(c->f, "<g class=\"bars\" data-label=\"");
+	svg_escape(c->f, lbl);
+	fprintf(c->f, "\" stroke=\"%s\" fill=\"%s\">\n", col, col);
+	for (size_t i = 0; i < n; i++) {
+		if (!inside(c, lo[i], y[i]) || !inside(c, hi[i], y[i]) || !(y[i] > c->y0))
+			continue;
+		double a = tx(c, lo[i]), w = (tx(c, hi[i]) - a) / (double)(nk ? nk : 1), top = ty(c, fmin(y[i], c->y1));
+
+		fprintf(c->f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", a + w * (double)k + 0.5,
+			top, fmax(w - 1, 0.5), ty(c, c->y0) - top);
 	}
-	fputs("</text>\n</g>\n", c->f);
-	c->nseries++;
+	legend(c, lbl);
 }
 
 void svg__points(struct svg_chart *c, const double *x, const double *y, size_t n, size_t color)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tree's SVG writer: a line chart with linear or log10 axes, nice ticks,
- * polylines, markers and a legend, for the HTML report and calibrate's chart.
+ * The tree's SVG writer: a chart with linear or log10 axes, nice ticks,
+ * polylines, markers, bars and a legend, for the HTML report and calibrate's chart.
  * Output is well-formed XML (the report is polyglot XHTML / HTML5), no
  * scripts, no external resources.
  */
@@ -37,6 +37,12 @@ void svg__begin(struct svg_chart *c, FILE *f, const char *id, const char *kind, 
 /* color: palette index (the policy's position, so a policy keeps its colour across charts). */
 void svg__series(struct svg_chart *c, const double *x, const double *y, size_t n, const char *label,
 		 size_t color, bool markers);
+/*
+ * A histogram's bars: bar i spans [lo[i], hi[i]) on x, from y0 up to y[i]; series k of nk
+ * bar series takes the k-th slice of each span, so the series stand side by side.
+ */
+void svg__bars(struct svg_chart *c, const double *lo, const double *hi, const double *y, size_t n, const char *label,
+	       size_t color, size_t k, size_t nk);
 /* Markers only (a scatter), no legend entry: a series with the same colour names them. */
 void svg__points(struct svg_chart *c, const double *x, const double *y, size_t n, size_t color);
 void svg__end(struct svg_chart *c);

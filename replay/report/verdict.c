@@ -281,15 +281,15 @@ static int fstrim_cost(struct report *r, size_t t, size_t m, const char *w)
 }
 
 /* A cell whose added time means something: it ran, had input, discards, and is not a periodic fstrim. */
-static bool weighed(const struct report_cell *c)
+bool report_weighed(const struct report_cell *c)
 {
 	return report_cell_ok(c) && !c->none && !isnan(c->share) && !report_is_fstrim(c);
 }
 
 /* A cell that discards on a trace that cannot show whether the workload waited for it. */
-static bool untold(const struct report_cell *c)
+bool report_untold(const struct report_cell *c)
 {
-	return weighed(c) && c->cmds && c->wait_basis == CWB_UNKNOWN;
+	return report_weighed(c) && c->cmds && c->wait_basis == CWB_UNKNOWN;
 }
 
 /* Why the added time is what it is, when it is the workload's own wait for the discards. */
@@ -318,7 +318,7 @@ static int untold_sentence(struct report *r, size_t t, size_t m, const char *w, 
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (untold(c) && (!u || c->discard_ns > u->discard_ns))
+		if (report_untold(c) && (!u || c->discard_ns > u->discard_ns))
 			u = c;
 	}
 	fmt_duration(u->discard_ns, d, sizeof(d));
@@ -356,8 +356,8 @@ void report_judge(const struct report *r, size_t t, size_t m, struct report_judg
 			j->errors += c->errors;
 			j->discarding += c->cmds > 0;
 		}
-		unknown |= untold(c);
-		if (!weighed(c) || c->wait_basis == CWB_UNKNOWN)
+		unknown |= report_untold(c);
+		if (!report_weighed(c) || c->wait_basis == CWB_UNKNOWN)
 			continue;
 		if (!j->worst || c->share > j->worst->share)
 			j->worst = c;
@@ -503,9 +503,9 @@ static int trace_never_matters(struct report *r, size_t t)
 		for (size_t p = 0; p < r->np; p++) {
 			const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-			if (untold(c))
+			if (report_untold(c))
 				return 0;	/* that profile gets its own "cannot tell" */
-			if (!weighed(c))
+			if (!report_weighed(c))
 				continue;
 			if (c->share >= REPORT_MATTERS_SHARE)
 				return 0;

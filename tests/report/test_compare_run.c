@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "tests/report/agree.h"
+#include "tests/report/chromium.h"
 #include "tests/common/helpers.h"
 
 static char trace[600];
@@ -169,11 +170,10 @@ Test(compare_run, html_in_chromium)
 	snprintf(cmd, sizeof(cmd), "xmllint --noout %s/r.html", th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err);
 	free(err);
-	snprintf(cmd, sizeof(cmd),
-		 "chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run "
-		 "--disable-background-networking --disable-component-update --disable-sync "
-		 "--user-data-dir='%1$s/chromium' --dump-dom 'file://%1$s/r.html'", th_dir());
-	cr_assert_eq(th_run(cmd, &out, &err), 0, "chromium: %s", err);
+	char page[700];
+
+	snprintf(page, sizeof(page), "%s/r.html", th_dir());
+	cr_assert_eq(chromium("--dump-dom", page, &out, &err), 0, "chromium: %s", err);
 	cr_assert_eq(count(out, "<table class=\"cells\""), 1);
 	for (const char *const *k = (const char *const[]){ "latency-cdf", "size-histogram", "discard-timeline",
 							    "untrimmed", NULL }; *k; k++) {

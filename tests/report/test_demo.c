@@ -2,8 +2,11 @@
 /*
  * make demo's script (replay/report/demo.sh) from a clean output directory:
  * it prints the table and the verdict, writes report.html and report.json, and
- * the verdict it prints is the one in the JSON. Two profiles keep it short; the
- * synthetic traces stand in when traces/corpus/ is empty.
+ * the verdict it prints is the one in the JSON; report.html opens with the
+ * decision table and the heatmap above the fold of a 1400x900 window; then it
+ * prints the recommendation per trace and device and writes recommend.html.
+ * Two profiles keep it short; the synthetic traces stand in when traces/corpus/
+ * is empty.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/report/agree.h"
+#include "tests/report/chromium.h"
 #include "tests/common/helpers.h"
 
 TestSuite(demo, .init = th_dir_init, .fini = th_dir_fini);
@@ -41,6 +45,30 @@ Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
 		  strstr(out, "/out/report.json\n"), "%s", out);
 	snprintf(path, sizeof(path), "%s/out/report.html", th_dir());
 	cr_assert_eq(access(path, R_OK), 0, "no report.html");
+	json_t *lay = chromium_layout(path);
+	double box[4];
+
+	for (const char *const *id = (const char *const[]){ "decision", "heatmap", "toc", NULL }; *id; id++) {
+		chromium_box(lay, *id, box);
+		cr_assert(box[1] >= 0 && box[3] <= CHROMIUM_H && box[2] <= CHROMIUM_W, "#%s at %g,%g..%g,%g", *id, box[0],
+			  box[1], box[2], box[3]);
+	}
+	json_decref(lay);
+	/* recommend: one line per trace and device (three traces of the corpus, or both synthetic ones) */
+	size_t pairs = strstr(out, "synthetic traces") ? 2 * 2 : 3 * 2, uses = 0;
+
+	for (const char *p = out; (p = strstr(p, ": use ")); p++)
+		uses++;
+	for (const char *p = out; (p = strstr(p, ": no recommendation: ")); p++)
+		uses++;
+	cr_assert_eq(uses, pairs, "%s", out);
+	cr_assert(strstr(out, " on sata-sf2281: use ") && strstr(out, " on nvme: use "), "%s", out);
+	cr_assert(strstr(out, "/out/recommend.html\n") && strstr(out, "/out/recommend.txt\n"), "%s", out);
+	snprintf(path, sizeof(path), "%s/out/recommend.html", th_dir());
+	char *rh = th_slurp(path, NULL);
+
+	cr_assert(rh && strstr(rh, "<table class=\"recs\" id=\"recommendations\">"), "no recommend.html");
+	free(rh);
 	snprintf(path, sizeof(path), "%s/out/report.json", th_dir());
 	char *js = th_slurp(path, NULL);
 

@@ -256,9 +256,9 @@ static struct bad_case bads[] = {
 	{ "T", "trimsim recommend: no device profiles given (-M sata-sf2281; see trimsim models); see 'trimsim recommend --help'\n", 2 },
 	{ "-M nvme", "trimsim recommend: no TRACE given; see 'trimsim recommend --help'\n", 2 },
 	{ "T -M nvme --budget 0", "trimsim recommend: --budget '0': expected an integer in 1..100000; see 'trimsim recommend --help'\n", 2 },
-	{ "T -M nvme -o r.xlsx", "trimsim recommend: -o r.xlsx: unknown extension '.xlsx' (known: .json .txt; none: "
+	{ "T -M nvme -o r.xlsx", "trimsim recommend: -o r.xlsx: unknown extension '.xlsx' (known: .json .txt .html; none: "
 				 "--format); see 'trimsim recommend --help'\n", 2 },
-	{ "T -M nvme --format html", "trimsim recommend: --format 'html': expected text or json; see 'trimsim recommend --help'\n", 2 },
+	{ "T -M nvme --format xml", "trimsim recommend: --format 'xml': expected text, json or html; see 'trimsim recommend --help'\n", 2 },
 	{ "T -M device:/dev/null", "trimsim recommend: --models 'device:/dev/null': recommend replays model profiles "
 				   "only (measure a device with trimsim calibrate, then recommend on its profile); see 'trimsim recommend --help'\n", 2 },
 	{ "T -M nvme --cache nowhere", "trimsim recommend: --cache nowhere: not a directory\n", 1 },
