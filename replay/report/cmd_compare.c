@@ -29,10 +29,9 @@ struct cmp_args {
 	size_t nt, np, nm;
 	char *outs[MAX_OUTS];
 	size_t nout;
-	unsigned jobs, runs, qd;
-	uint64_t seed;
+	struct matrix_opts m;
 	enum report_format fmt, out_fmt[MAX_OUTS];
-	bool fmt_set, quiet, destructive;
+	bool fmt_set, quiet;
 };
 
 static void usage(FILE *f)
@@ -152,96 +151,53 @@ static int format_of(const char *path, enum report_format def, enum report_forma
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-		      size_t errlen)
+/* compare's own options (report_matrix_args() applies the shared ones): 0, -errno, or 1 if not its own. */
+static int own_option(int c, const char *arg, void *ctx, char *err, size_t errlen)
 {
-	if (parse_u64(s, out) || *out < lo || *out > hi)
-		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected an integer in %llu..%llu", opt, s,
-			       (unsigned long long)lo, (unsigned long long)hi);
-	return 0;
+	struct cmp_args *a = ctx;
+	char known[128];
+
+	switch (c) {
+	case 'p':
+		return cli_split_top("--policies", arg, a->policies, &a->np, MAX_ITEMS, err, errlen);
+	case 'M':
+		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_ITEMS, err, errlen);
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case 'f':
+		if (report_format_by_name(arg, &a->fmt))
+			return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", arg,
+				       format_list(false, known, sizeof(known)));
+		a->fmt_set = true;
+		return 0;
+	case 'J':
+		a->fmt_set = true;
+		return report_format_by_name("json", &a->fmt);
+	case 'o':
+		if (a->nout == MAX_OUTS)
+			return ts_errf(err, errlen, -E2BIG, "-o: at most %d outputs", MAX_OUTS);
+		a->outs[a->nout++] = (char *)arg;
+		return 0;
+	default:
+		return 1;
+	}
 }
 
 static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size_t errlen)
 {
 	static const struct option lopts[] = {
-		{ "policies", required_argument, NULL, 'p' }, { "models", required_argument, NULL, 'M' },
-		{ "jobs", required_argument, NULL, 'j' }, { "runs", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
-		{ "destructive", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
-		{ "qd", required_argument, NULL, 'Q' },
-		{ "policy", required_argument, NULL, 'p' }, { "model", required_argument, NULL, 'M' },
-		{ "json", no_argument, NULL, 'J' },
-		{ 0 },
+		REPORT_MATRIX_LOPTS,
+		{ "policies", required_argument, NULL, 'p' }, { "policy", required_argument, NULL, 'p' },
+		{ "runs", required_argument, NULL, 'r' }, { "qd", required_argument, NULL, 'Q' },
+		{ "destructive", no_argument, NULL, 'D' }, { 0 },
 	};
-	uint64_t v;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	char known[128];
-	int c, e;
+	const struct matrix_cli cli = { .cmd = "compare", .shortopts = ":p:M:j:r:f:o:s:qh", .lopts = lopts,
+					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
+					.max_traces = MAX_ITEMS };
+	int e;
 
-	a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
-	a->runs = 1;
-	a->seed = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:M:j:r:f:o:s:qh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if ((e = cli_split_top("--policies", optarg, a->policies, &a->np, MAX_ITEMS, err, errlen)))
-				return e;
-			break;
-		case 'M':
-			if ((e = cli_split_top("--models", optarg, a->profiles, &a->nm, MAX_ITEMS, err, errlen)))
-				return e;
-			break;
-		case 'j':
-			if ((e = parse_uint("--jobs", optarg, 1, 1024, &v, err, errlen)))
-				return e;
-			a->jobs = (unsigned)v;
-			break;
-		case 'r':
-			if ((e = parse_uint("--runs", optarg, 1, RUNS_MAX, &v, err, errlen)))
-				return e;
-			a->runs = (unsigned)v;
-			break;
-		case 's':
-			if ((e = parse_uint("--seed", optarg, 0, UINT64_MAX, &a->seed, err, errlen)))
-				return e;
-			break;
-		case 'f':
-			if (report_format_by_name(optarg, &a->fmt))
-				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", optarg,
-					       format_list(false, known, sizeof(known)));
-			a->fmt_set = true;
-			break;
-		case 'J':
-			if (report_format_by_name("json", &a->fmt))
-				return -EINVAL;
-			a->fmt_set = true;
-			break;
-		case 'o':
-			if (a->nout == MAX_OUTS)
-				return ts_errf(err, errlen, -E2BIG, "-o: at most %d outputs", MAX_OUTS);
-			a->outs[a->nout++] = optarg;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case 'D':
-			a->destructive = true;
-			break;
-		case 'Q':
-			if ((e = parse_uint("--qd", optarg, 1, 65536, &v, err, errlen)))
-				return e;
-			a->qd = (unsigned)v;
-			break;
-		default:	/* printed: the caller prints nothing more */
-			err[0] = 0;
-			cli_getopt_error("compare", c, argv, usage);
-			return -EINVAL;
-		}
-	}
-	if ((e = report_take_traces(argc, argv, optind, a->traces, &a->nt, MAX_ITEMS, err, errlen)))
+	if ((e = report_matrix_args(&cli, argc, argv, &a->m, err, errlen)))
 		return e;
 	if (!a->np)
 		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
@@ -274,7 +230,7 @@ static void first_line(char *s)
  */
 static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 {
-	struct policy_env env = { .seed = a->seed };
+	struct policy_env env = { .seed = a->m.seed };
 	char msg[400];
 
 	for (size_t i = 0; i < a->np; i++) {
@@ -322,11 +278,11 @@ static void free_args(struct cmp_args *a)
 
 int cmd_compare(int argc, char **argv)
 {
+	char err[512] = "";
+	int rc = 1, e;
 	struct cmp_args a = { 0 };
 	struct output *outs[MAX_OUTS] = { NULL };
 	struct report *r = NULL;
-	char err[512] = "";
-	int rc = 1, e;
 
 	if (cli_wants_help(argc, argv)) {
 		usage(stdout);
@@ -349,25 +305,22 @@ int cmd_compare(int argc, char **argv)
 	}
 	/* the refusals every real target's open() would make, before any cell runs */
 	if ((e = report_check_targets((const char *const *)a.profiles, a.nm, (const char *const *)a.traces, a.nt,
-				      a.destructive, err, sizeof(err)))) {
+				      a.m.destructive, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
-	report_warn_qd((const char *const *)a.profiles, a.nm, a.qd, stderr);
+	report_warn_qd((const char *const *)a.profiles, a.nm, a.m.qd, stderr);
 	for (size_t i = 0; i < a.nout; i++)
 		if (!(outs[i] = output__open(a.outs[i], OUTPUT_ATOMIC, err, sizeof(err)))) {
 			fprintf(stderr, "trimsim compare: %s\n", err);
 			goto out;
 		}
-	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
+	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.m.runs, a.m.seed);
 	if (!r) {
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
 		goto out;
 	}
-	struct matrix_opts mo = { .jobs = a.jobs, .runs = a.runs, .qd = a.qd, .seed = a.seed,
-				  .destructive = a.destructive };
-
-	if ((e = report_run_matrix(r, &mo))) {
+	if ((e = report_run_matrix(r, &a.m))) {
 		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
 		goto out;
 	}

@@ -76,15 +76,6 @@ static void usage(FILE *f)
 		BUDGET_DEFAULT);
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-		      size_t errlen)
-{
-	if (parse_u64(s, out) || *out < lo || *out > hi)
-		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected an integer in %llu..%llu", opt, s,
-			       (unsigned long long)lo, (unsigned long long)hi);
-	return 0;
-}
-
 static int format_by_name(const char *opt, const char *s, enum rec_format *f, char *err, size_t errlen)
 {
 	if (!strcmp(s, "text"))
@@ -106,80 +97,63 @@ static int check_fs(const char *fs, char *err, size_t errlen)
 	return ts_errf(err, errlen, -EINVAL, "--fs '%s': expected xfs, ext4, btrfs, f2fs, ufs or any", fs);
 }
 
+static const struct option rec_lopts[] = {
+	REPORT_MATRIX_LOPTS,
+	{ "fs", required_argument, NULL, 'F' }, { "budget", required_argument, NULL, 'B' },
+	{ "grid", no_argument, NULL, 'G' }, { "cache", required_argument, NULL, 'C' }, { 0 },
+};
+
+/* recommend's own options (report_matrix_args() applies the shared ones): 0, -errno, or 1 if not its own. */
+static int own_option(int c, const char *arg, void *ctx, char *err, size_t errlen)
+{
+	struct rec_args *a = ctx;
+	uint64_t v;
+	int e;
+
+	switch (c) {
+	case 'F':
+		a->fs = arg;
+		return check_fs(arg, err, errlen);
+	case 'B':
+		if ((e = report_parse_uint("--budget", arg, 1, 100000, &v, err, errlen)))
+			return e;
+		a->o.budget = (unsigned)v;
+		return 0;
+	case 'G':
+		a->o.grid = true;
+		return 0;
+	case 'f':
+		a->fmt_set = true;
+		return format_by_name("--format", arg, &a->fmt, err, errlen);
+	case 'C':
+		a->cache = arg;
+		return 0;
+	case 'J':
+		a->fmt = RF_JSONF;
+		a->fmt_set = true;
+		return 0;
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case 'M':
+		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_PROFILES, err, errlen);
+	case 'o':
+		a->out = arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size_t errlen)
 {
-	static const struct option lopts[] = {
-		{ "models", required_argument, NULL, 'M' }, { "model", required_argument, NULL, 'M' },
-		{ "fs", required_argument, NULL, 'F' }, { "budget", required_argument, NULL, 'B' },
-		{ "grid", no_argument, NULL, 'G' }, { "cache", required_argument, NULL, 'C' },
-		{ "format", required_argument, NULL, 'f' }, { "json", no_argument, NULL, 'J' },
-		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
-	};
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t v;
-	int c, e;
+	const struct matrix_cli cli = { .cmd = "recommend", .shortopts = ":M:f:o:j:s:qh", .lopts = rec_lopts,
+					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
+					.max_traces = MAX_TRACES };
+	int e;
 
-	a->o.m.jobs = ncpu > 0 ? (unsigned)ncpu : 1;
-	a->o.m.runs = 1;
-	a->o.m.seed = 1;
 	a->o.budget = BUDGET_DEFAULT;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":M:f:o:j:s:qh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'M':
-			if ((e = cli_split_top("--models", optarg, a->profiles, &a->nm, MAX_PROFILES, err, errlen)))
-				return e;
-			break;
-		case 'F':
-			if ((e = check_fs(optarg, err, errlen)))
-				return e;
-			a->fs = optarg;
-			break;
-		case 'B':
-			if ((e = parse_uint("--budget", optarg, 1, 100000, &v, err, errlen)))
-				return e;
-			a->o.budget = (unsigned)v;
-			break;
-		case 'G':
-			a->o.grid = true;
-			break;
-		case 'C':
-			a->cache = optarg;
-			break;
-		case 'f':
-			if ((e = format_by_name("--format", optarg, &a->fmt, err, errlen)))
-				return e;
-			a->fmt_set = true;
-			break;
-		case 'J':
-			a->fmt = RF_JSONF;
-			a->fmt_set = true;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'j':
-			if ((e = parse_uint("--jobs", optarg, 1, 1024, &v, err, errlen)))
-				return e;
-			a->o.m.jobs = (unsigned)v;
-			break;
-		case 's':
-			if ((e = parse_uint("--seed", optarg, 0, UINT64_MAX, &a->o.m.seed, err, errlen)))
-				return e;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		default:	/* said in one line, with a did-you-mean (the grammar of every command) */
-			err[0] = 0;
-			cli_getopt_error("recommend", c, argv, usage);
-			return -EINVAL;
-		}
-	}
-	if ((e = report_take_traces(argc, argv, optind, a->traces, &a->nt, MAX_TRACES, err, errlen)))
+	if ((e = report_matrix_args(&cli, argc, argv, &a->o.m, err, errlen)))
 		return e;
 	if (!a->nm)
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
