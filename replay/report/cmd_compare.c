@@ -18,6 +18,7 @@
 #include "replay/cli.h"
 #include "replay/policies/policy.h"
 #include "replay/report/matrix.h"
+#include "replay/report/plan.h"
 #include "replay/report/report.h"
 #include "replay/report/runcell.h"
 
@@ -30,8 +31,11 @@ struct cmp_args {
 	char *outs[MAX_OUTS];
 	size_t nout;
 	struct matrix_opts m;
+	struct matrix_plan plan;	/* --plan DIR: write the cells out (plan.h) */
+	const char *merge;		/* --merge DIR: the report from a plan's results */
 	enum report_format fmt, out_fmt[MAX_OUTS];
-	bool fmt_set, quiet;
+	bool fmt_set, quiet, partial;
+	bool merge_only;		/* --merge given: no TRACE, -p or -M */
 };
 
 static void usage(FILE *f)
@@ -165,6 +169,13 @@ static int own_option(int c, const char *arg, void *ctx, char *err, size_t errle
 	case 'q':
 		a->quiet = true;
 		return 0;
+	case 'm':
+		a->merge = arg;
+		a->merge_only = true;
+		return 0;
+	case 'R':
+		a->partial = true;
+		return 0;
 	case 'f':
 		if (report_format_by_name(arg, &a->fmt))
 			return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", arg,
@@ -184,25 +195,41 @@ static int own_option(int c, const char *arg, void *ctx, char *err, size_t errle
 	}
 }
 
+/* --merge DIR: the plan names the traces, policies and profiles; the outputs are as usual. */
+static int merge_args(struct cmp_args *a, char *err, size_t errlen)
+{
+	if (a->np || a->nm || a->plan.dir)
+		return ts_errf(err, errlen, -EINVAL, "--merge %s: no %s (the plan names the cells)", a->merge,
+			       a->plan.dir ? "--plan" : a->np ? "-p" : "-M");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size_t errlen)
 {
 	static const struct option lopts[] = {
 		REPORT_MATRIX_LOPTS,
 		{ "policies", required_argument, NULL, 'p' }, { "policy", required_argument, NULL, 'p' },
 		{ "runs", required_argument, NULL, 'r' }, { "qd", required_argument, NULL, 'Q' },
-		{ "destructive", no_argument, NULL, 'D' }, { 0 },
+		{ "destructive", no_argument, NULL, 'D' }, { "merge", required_argument, NULL, 'm' },
+		{ "partial", no_argument, NULL, 'R' }, { 0 },
 	};
 	const struct matrix_cli cli = { .cmd = "compare", .shortopts = ":p:M:j:r:f:o:s:qh", .lopts = lopts,
 					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
-					.max_traces = MAX_ITEMS };
+					.max_traces = MAX_ITEMS, .no_operands = &a->merge_only, .plan = &a->plan };
 	int e;
 
 	if ((e = report_matrix_args(&cli, argc, argv, &a->m, err, errlen)))
 		return e;
-	if (!a->np)
+	if (a->merge_only) {
+		if ((e = merge_args(a, err, errlen)))
+			return e;
+	} else if (a->partial) {
+		return ts_errf(err, errlen, -EINVAL, "--partial without --merge DIR");
+	} else if (!a->np) {
 		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
-	if (!a->nm)
+	} else if (!a->nm) {
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
+	}
 	for (size_t i = 0; i < a->nout; i++)	/* after every --format: it is the default */
 		if ((e = format_of(a->outs[i], a->fmt, &a->out_fmt[i], err, errlen)))
 			return e;
@@ -276,9 +303,82 @@ static void free_args(struct cmp_args *a)
 		free(a->profiles[i]);
 }
 
+/* --plan DIR: the matrix's cells written out, in report order, and nothing replayed (plan.h). */
+static int write_plan(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct plan *p = NULL;
+	int e = -ENOMEM;
+
+	for (size_t m = 0; m < a->nm; m++)
+		if (report_profile_realtime(a->profiles[m]))
+			return ts_errf(err, errlen, -EINVAL, "--plan: '%s' is a real target; a plan holds model cells "
+				       "(a cell on a device runs on the host that has it: compare there)", a->profiles[m]);
+	if (!(p = plan__new("compare", &a->m)) || plan__set_axes(p, a->policies, a->np))
+		goto out;
+	for (size_t t = 0; t < a->nt; t++)
+		for (size_t i = 0; i < a->np; i++)
+			for (size_t m = 0; m < a->nm; m++)
+				if ((e = plan__add(p, a->traces[t], a->policies[i], a->profiles[m], err, errlen)))
+					goto out;
+	if ((e = plan__write(p, a->plan.dir, a->plan.per_task, a->plan.slurm, err, errlen)))
+		goto out;
+	if (!a->quiet)
+		printf("plan %s: %zu cells in %zu tasks; run them with trimsim cell %s --index I (I in 0..%zu)%s%s%s, "
+		       "then: trimsim compare --merge %s\n", a->plan.dir, plan__ncells(p), plan__ntasks(p), a->plan.dir,
+		       plan__ntasks(p) - 1, a->plan.slurm ? " or sbatch " : "", a->plan.slurm ? a->plan.dir : "",
+		       a->plan.slurm ? "/trimsim.sbatch" : "", a->plan.dir);
+out:
+	if (e == -ENOMEM && !err[0])
+		ts_errf(err, errlen, e, "out of memory");
+	plan__destroy(p);
+	return e;
+}
+
+/* --merge DIR: the report from a plan's results, as the sweep here would have made it. */
+static struct report *merged(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct plan *p = plan__load(a->merge, err, errlen);
+	struct report *r = p ? plan__merge(p, a->partial, stderr, err, errlen) : NULL;
+
+	plan__destroy(p);
+	return r;
+}
+
+/* The checks before any cell runs, then --plan or the sweep here: 0 (*r NULL after --plan), or the exit code. */
+static int sweep(struct cmp_args *a, struct report **r, char *err, size_t errlen)
+{
+	int e;
+
+	if ((e = check_specs(a, err, errlen))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		return 2;
+	}
+	if ((e = report_open_traces(a->traces, a->nt, err, errlen)))
+		goto fail;
+	if (a->plan.dir)
+		return write_plan(a, err, errlen) ? (fprintf(stderr, "trimsim compare: %s\n", err), 1) : 0;
+	/* the refusals every real target's open() would make, before any cell runs */
+	if ((e = report_check_targets((const char *const *)a->profiles, a->nm, (const char *const *)a->traces, a->nt,
+				      a->m.destructive, err, errlen)))
+		goto fail;
+	report_warn_qd((const char *const *)a->profiles, a->nm, a->m.qd, stderr);
+	if (!(*r = report__new(a->traces, a->nt, a->policies, a->np, a->profiles, a->nm, a->m.runs, a->m.seed))) {
+		ts_errf(err, errlen, -errno, "%s", strerror(errno));
+		goto fail;
+	}
+	if ((e = report_run_matrix(*r, &a->m))) {
+		ts_errf(err, errlen, e, "%s", e == -EINTR ? "interrupted" : strerror(-e));
+		goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "trimsim compare: %s\n", err);
+	return 1;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-	char err[512] = "";
+	char err[1024] = "";
 	int rc = 1, e;
 	struct cmp_args a = { 0 };
 	struct output *outs[MAX_OUTS] = { NULL };
@@ -294,37 +394,19 @@ int cmd_compare(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if ((e = check_specs(&a, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
-		rc = 2;
+	if (!a.merge && ((rc = sweep(&a, &r, err, sizeof(err))) || !r))
 		goto out;
-	}
-	if ((e = report_open_traces(a.traces, a.nt, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
-		goto out;
-	}
-	/* the refusals every real target's open() would make, before any cell runs */
-	if ((e = report_check_targets((const char *const *)a.profiles, a.nm, (const char *const *)a.traces, a.nt,
-				      a.m.destructive, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
-		goto out;
-	}
-	report_warn_qd((const char *const *)a.profiles, a.nm, a.m.qd, stderr);
+	rc = 1;
 	for (size_t i = 0; i < a.nout; i++)
 		if (!(outs[i] = output__open(a.outs[i], OUTPUT_ATOMIC, err, sizeof(err)))) {
 			fprintf(stderr, "trimsim compare: %s\n", err);
 			goto out;
 		}
-	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.m.runs, a.m.seed);
-	if (!r) {
-		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
+	if (a.merge && !(r = merged(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
-	if ((e = report_run_matrix(r, &a.m))) {
-		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
-		goto out;
-	}
-	for (size_t t = 0; t < a.nt; t++)	/* the reader's message names the file and where it was cut */
+	for (size_t t = 0; t < report__ntraces(r); t++)	/* the reader's message names the file and where it was cut */
 		if (report__trace_cut(r, t))
 			fprintf(stderr, "trimsim compare: warning: %s; its cells cover only those\n",
 				report__trace_cut(r, t));

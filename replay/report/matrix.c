@@ -26,7 +26,7 @@ struct worker {
 	struct report_cell *buf;	/* what arrived so far */
 };
 
-static void run_worker(struct report_cell *c, const struct matrix_opts *a, int fd)
+int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err, size_t errlen)
 {
 	/*
 	 * check_targets() passed for every real target before any cell ran: a block device
@@ -37,12 +37,18 @@ static void run_worker(struct report_cell *c, const struct matrix_opts *a, int f
 	bool rt = report_profile_realtime(c->profile);
 	struct cell_job j = { .trace = c->trace, .policy = c->policy, .profile = c->profile, .seed = a->seed,
 			      .runs = a->runs, .qd = a->qd, .destructive = a->destructive || rt };
+
+	return report_run_cell(&j, c, err, errlen);
+}
+
+static void run_worker(struct report_cell *c, const struct matrix_opts *a, int fd)
+{
 	char err[256];
 	const char *p = (const char *)c;
 	size_t left = sizeof(*c);
 
 	signal(SIGPIPE, SIG_DFL);
-	report_run_cell(&j, c, err, sizeof(err));
+	report_run_one(c, a, err, sizeof(err));
 	while (left) {
 		ssize_t w = write(fd, p, left);
 
@@ -285,6 +291,25 @@ static int matrix_option(int c, const char *arg, struct matrix_opts *m, char *er
 	}
 }
 
+/* 1 when c is not a plan option (or the command takes none). */
+static int plan_option(int c, const char *arg, struct matrix_plan *p, char *err, size_t errlen)
+{
+	if (!p)
+		return 1;
+	switch (c) {
+	case 'P':
+		p->dir = arg;
+		return 0;
+	case 'S':
+		p->slurm = true;
+		return 0;
+	case 'K':
+		return set_uint(&p->per_task, "--per-task", arg, 1, 1000000, err, errlen);
+	default:
+		return 1;
+	}
+}
+
 int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, struct matrix_opts *m, char *err,
 		       size_t errlen)
 {
@@ -295,7 +320,8 @@ int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, stru
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, cli->shortopts, cli->lopts, NULL)) != -1) {
 		if ((e = cli->own(c, optarg, cli->ctx, err, errlen)) == 1 &&
-		    (e = matrix_option(c, optarg, m, err, errlen)) == 1) {
+		    (e = matrix_option(c, optarg, m, err, errlen)) == 1 &&
+		    (e = plan_option(c, optarg, cli->plan, err, errlen)) == 1) {
 			err[0] = 0;
 			cli_getopt_error(cli->cmd, c, argv, cli->usage);
 			return -EINVAL;
@@ -303,5 +329,10 @@ int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, stru
 		if (e)
 			return e;
 	}
+	if (cli->plan && !cli->plan->dir && (cli->plan->slurm || cli->plan->per_task))
+		return ts_errf(err, errlen, -EINVAL, "%s without --plan DIR", cli->plan->slurm ? "--slurm" : "--per-task");
+	if (cli->no_operands && *cli->no_operands)
+		return optind < argc ? ts_errf(err, errlen, -EINVAL, "'%s': no TRACE with --merge (the plan names them)",
+					       argv[optind]) : 0;
 	return report_take_traces(argc, argv, optind, cli->traces, cli->nt, cli->max_traces, err, errlen);
 }

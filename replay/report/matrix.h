@@ -36,7 +36,15 @@ void report_matrix_defaults(struct matrix_opts *m);
 	{ "jobs", required_argument, NULL, 'j' }, { "seed", required_argument, NULL, 's' },                      \
 	{ "format", required_argument, NULL, 'f' }, { "json", no_argument, NULL, 'J' },                           \
 	{ "output", required_argument, NULL, 'o' }, { "quiet", no_argument, NULL, 'q' },                          \
-	{ "help", no_argument, NULL, 'h' }
+	{ "help", no_argument, NULL, 'h' }, { "plan", required_argument, NULL, 'P' },                             \
+	{ "slurm", no_argument, NULL, 'S' }, { "per-task", required_argument, NULL, 'K' }
+
+/* --plan DIR [--slurm] [--per-task N]: write the cells out instead of running them (plan.h). */
+struct matrix_plan {
+	const char *dir;	/* NULL: run the cells here */
+	unsigned per_task;	/* 0: the plan's default */
+	bool slurm;
+};
 
 struct option;
 /* A command's grammar, for report_matrix_args(). */
@@ -50,12 +58,15 @@ struct matrix_cli {
 	void *ctx;
 	char **traces;			/* the operands go here (at most max_traces) */
 	size_t *nt, max_traces;
+	const bool *no_operands;	/* NULL, or true after the options: no operand is wanted (--merge) */
+	struct matrix_plan *plan;	/* --plan, --slurm, --per-task */
 };
 
 /*
  * argv's options (getopt_long): each goes to cli->own, then the matrix options
  * apply to m (after report_matrix_defaults(m)): 'j' --jobs, 's' --seed, 'r' --runs,
- * 'Q' --qd, 'D' --destructive; anything else is a usage error printed in one line
+ * 'Q' --qd, 'D' --destructive; and cli->plan's 'P' --plan, 'S' --slurm, 'K' --per-task
+ * (--slurm and --per-task need --plan); anything else is a usage error printed in one line
  * (cli_getopt_error(), with usage), err left empty. Then the operands as traces
  * (report_take_traces()). 0, or -errno (a bad value: err names the option).
  */
@@ -64,6 +75,14 @@ int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, stru
 /* An integer option in lo..hi: 0, or -EINVAL with a message naming opt. */
 int report_parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
 		      size_t errlen);
+
+/*
+ * One cell, in this process: c (its identity set, report_cell__init()) replayed
+ * with o's seed, runs, qd and destructive into c. 0, or -errno with the message in
+ * err and c->error. What each worker of report_run_matrix() runs; `trimsim cell` too.
+ */
+struct report_cell;
+int report_run_one(struct report_cell *c, const struct matrix_opts *o, char *err, size_t errlen);
 
 /* Every cell of r not filled: 0, -EINTR when a signal stopped the sweep, or -errno. Failed cells carry their error. */
 int report_run_matrix(struct report *r, const struct matrix_opts *o);
