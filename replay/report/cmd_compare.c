@@ -43,6 +43,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: trimsim compare TRACE... -p POLICY[,POLICY...] -M PROFILE[,PROFILE...]\n"
 		"                       [--jobs N] [--runs N] [--format table|json|csv|html] [--json] [-o OUT]... [--seed N]\n"
+		"                       [--plan DIR [--slurm] [--per-task N]]\n"
+		"       trimsim compare --merge DIR [--partial] [--format F] [-o OUT]...\n"
 		"\n"
 		"Replays every trace through every policy against every device profile (the full\n"
 		"matrix, cells in parallel) and reports, per (trace, policy, profile): discard\n"
@@ -79,11 +81,25 @@ static void usage(FILE *f)
 		"                       target's qd= or 32); compare warns when models and real targets differ\n"
 		"  -q, --quiet          nothing on stdout when writing files\n"
 		"\n"
+		"Sweeps beyond one machine (README.md, Sweeps at scale):\n"
+		"      --plan DIR       write the cells (DIR/cells.jsonl: id, trace, policy, profile, seed)\n"
+		"                       and the inputs' digests (DIR/plan.json) and exit without replaying;\n"
+		"                       trimsim cell DIR runs them (model profiles only)\n"
+		"      --slurm          with --plan: also DIR/trimsim.sbatch, a job array over the tasks\n"
+		"                       (at most %d at once, a log per task in DIR/logs): sbatch it as is\n"
+		"      --per-task N     with --plan: cells per task (default: enough for at most %d tasks)\n"
+		"      --merge DIR      the report from DIR's cell results, the same as this command run\n"
+		"                       here would give; a missing, duplicate or damaged result is an error\n"
+		"      --partial        with --merge: report on the cells that have results; the others are\n"
+		"                       failed cells\n"
+		"\n"
 		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
 		"\n"
 		"example:\n"
-		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n",
-		RUNS_MAX);
+		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n"
+		"  trimsim compare hosts/*.tsim -p xfs,ext4,none -M nvme --plan sweep --slurm && sbatch sweep/trimsim.sbatch\n"
+		"  trimsim compare --merge sweep -o report.html\n",
+		RUNS_MAX, PLAN_THROTTLE, PLAN_MAX_TASKS);
 }
 
 /*

@@ -16,6 +16,7 @@
 #include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/cli.h"
+#include "replay/report/plan.h"
 #include "replay/report/recommend.h"
 #include "replay/report/runcell.h"
 
@@ -30,6 +31,7 @@ struct rec_args {
 	size_t nt, nm;
 	const char *out, *fs, *cache;
 	struct rec_opts o;
+	struct matrix_plan plan;	/* --plan DIR: the first rounds' cells written out (plan.h) */
 	enum rec_format fmt, out_fmt;
 	bool fmt_set, quiet;
 };
@@ -39,7 +41,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: trimsim recommend TRACE... -M PROFILE[,PROFILE...] [--fs xfs|ext4|btrfs|f2fs|ufs|any]\n"
 		"                         [--budget N] [--format text|json] [--json] [-o OUT] [--cache DIR]\n"
-		"                         [--grid] [--jobs N] [--seed N]\n"
+		"                         [--grid] [--jobs N] [--seed N] [--plan DIR [--slurm] [--per-task N]]\n"
 		"\n"
 		"Searches the discard settings an administrator can set for each trace's filesystem\n"
 		"(its header; --fs to choose, any to compare filesystems), replays each on each device\n"
@@ -68,6 +70,12 @@ static void usage(FILE *f)
 		"  -j, --jobs N       cells replayed at once (default: online CPUs)\n"
 		"  -s, --seed N       seed for the models (default 1)\n"
 		"  -q, --quiet        nothing on stdout when writing a file\n"
+		"      --plan DIR     write the cells of each search's first two rounds (every family of the\n"
+		"                     filesystem at its defaults and on its coarse grid) as a plan for\n"
+		"                     trimsim cell, and exit; then recommend with --cache DIR/cells replays\n"
+		"                     only what the search adds (the rounds after depend on these results)\n"
+		"      --slurm        with --plan: DIR/trimsim.sbatch, a job array to sbatch as is\n"
+		"      --per-task N   with --plan: cells per task\n"
 		"\n"
 		"JSON schema and the rule: replay/report/RECOMMEND.md.\n"
 		"\n"
@@ -149,7 +157,7 @@ static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size
 {
 	const struct matrix_cli cli = { .cmd = "recommend", .shortopts = ":M:f:o:j:s:qh", .lopts = rec_lopts,
 					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
-					.max_traces = MAX_TRACES };
+					.max_traces = MAX_TRACES, .plan = &a->plan };
 	int e;
 
 	a->o.budget = BUDGET_DEFAULT;
@@ -211,6 +219,27 @@ static int write_out(const struct rec_run *rr, enum rec_format fmt, FILE *f)
 	return fmt == RF_JSONF ? rec_run__write_json(rr, f) : rec_run__write_text(rr, f);
 }
 
+/* --plan DIR: every trace x profile's first two rounds (rec_plan()), nothing replayed. */
+static int write_plan(struct rec_args *a, char *err, size_t errlen)
+{
+	struct plan *p = plan__new("recommend", &a->o.m);
+	int e = p ? 0 : ts_errf(err, errlen, -ENOMEM, "out of memory");
+
+	for (size_t t = 0; !e && t < a->nt; t++)
+		for (size_t m = 0; !e && m < a->nm; m++)
+			e = rec_plan(&a->o, a->traces[t], a->profiles[m], p, err, errlen);
+	if (!e)
+		e = plan__write(p, a->plan.dir, a->plan.per_task, a->plan.slurm, err, errlen);
+	if (!e && !a->quiet)
+		printf("plan %s: %zu cells (the searches' first two rounds) in %zu tasks; run them with trimsim cell %s "
+		       "--index I (I in 0..%zu)%s%s%s, then: trimsim recommend ... --cache %s/cells\n", a->plan.dir,
+		       plan__ncells(p), plan__ntasks(p), a->plan.dir, plan__ntasks(p) - 1,
+		       a->plan.slurm ? " or sbatch " : "", a->plan.slurm ? a->plan.dir : "",
+		       a->plan.slurm ? "/trimsim.sbatch" : "", a->plan.dir);
+	plan__destroy(p);
+	return e;
+}
+
 int cmd_recommend(int argc, char **argv)
 {
 	struct rec_args a = { 0 };
@@ -233,11 +262,17 @@ int cmd_recommend(int argc, char **argv)
 		fprintf(stderr, "trimsim recommend: %s\n", err);
 		goto out;
 	}
+	a.o.fs = a.fs;
+	if (a.plan.dir) {
+		if ((e = write_plan(&a, err, sizeof(err))))
+			fprintf(stderr, "trimsim recommend: %s\n", err);
+		rc = e ? 1 : 0;
+		goto out;
+	}
 	if (a.out && !(out = output__open(a.out, OUTPUT_ATOMIC, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim recommend: %s\n", err);
 		goto out;
 	}
-	a.o.fs = a.fs;
 	a.o.cache_dir = a.cache;
 	if (!(rr = rec_run__new(&a.o))) {
 		fprintf(stderr, "trimsim recommend: %s\n", strerror(errno));

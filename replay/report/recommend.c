@@ -22,6 +22,7 @@
 #include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/report/cellid.h"
+#include "replay/report/plan.h"
 #include "replay/report/rec_int.h"
 
 #define DMAX { "dmax", { "dev", "256M", "16M", "1M", "128K" }, 0, 0x1fu }
@@ -443,6 +444,35 @@ int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, 
 			break;
 	}
 	return 0;
+}
+
+int rec_plan(const struct rec_opts *o, const char *trace, const char *profile, struct plan *p, char *err,
+	     size_t errlen)
+{
+	struct rec_result res = { .r = NULL };
+	char spec[REC_SPEC];
+	size_t n0;
+	int e;
+
+	snprintf(res.trace, sizeof(res.trace), "%s", trace);
+	if ((e = describe_trace(&res, o->fs, err, errlen)))
+		return e;
+	if ((e = seed_defaults(&res)))
+		goto out;
+	n0 = res.n;
+	/* every family that applies to the filesystem, not only those the trace feeds: that takes a replay */
+	for (size_t i = 0; i < n0; i++)
+		if ((e = cartesian(&res, res.cands[i].fam, !o->grid)))
+			goto out;
+	for (size_t i = 0; i < res.n && !e; i++) {
+		rec_cand_spec(&res.cands[i], spec, sizeof(spec));
+		e = plan__add(p, trace, spec, profile, err, errlen);
+	}
+out:
+	if (e == -ENOMEM && !err[0])
+		ts_errf(err, errlen, e, "out of memory");
+	free(res.cands);
+	return e;
 }
 
 struct rec_run *rec_run__new(const struct rec_opts *o)

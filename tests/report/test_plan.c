@@ -207,3 +207,32 @@ ParameterizedTest(struct usage_case *c, plan, usage)
 	cr_assert_eq(th_lines(err), 1, "%s", err);
 	free(err);
 }
+
+/*
+ * recommend --plan: the searches' first two rounds as cells; once they ran,
+ * recommend --cache DIR/cells finds them done, replays only the refinement and
+ * recommends what it recommends without them.
+ */
+Test(plan, recommend_rounds_then_cache)
+{
+	char cmd[4096], t[600], *plain = NULL, *cached = NULL, *err = NULL;
+	int st;
+
+	snprintf(t, sizeof(t), "%s/traces/corpus/xfs-discard-sqlite.tsim", th_src());
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M nvme --plan rp -q && %s cell rp --all 2>/dev/null",
+		 th_dir(), th_trimsim(), t, th_trimsim());
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	free(err);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M nvme --json > plain.json && %s recommend %s -M nvme "
+		 "--json --cache rp/cells > cached.json && grep -h '\"cells_replayed\"' plain.json cached.json",
+		 th_dir(), th_trimsim(), t, th_trimsim(), t);
+	cr_assert_eq(th_run(cmd, &plain, NULL), 0);
+	cr_assert(strstr(plain, "\"cells_replayed\": 33,\n") && strstr(plain, "\"cells_replayed\": 3,\n"),
+		  "33 replayed without the plan's cells, 3 with them: %s", plain);
+	snprintf(cmd, sizeof(cmd), "cd %s && grep -v '\"cells_replayed\"' plain.json > a && "
+		 "grep -v '\"cells_replayed\"' cached.json > b && cmp a b", th_dir());
+	cr_assert_eq(th_run(cmd, &cached, NULL), 0, "the same recommendation: %s", cached);
+	free(plain);
+	free(cached);
+}
