@@ -236,3 +236,40 @@ Test(plan, recommend_rounds_then_cache)
 	free(plain);
 	free(cached);
 }
+
+/*
+ * Staged traces: the plan made where the traces were, the traces then only in
+ * another folder (a node without the shared filesystem): --traces reads them
+ * there, by file name, checked against the plan's digests.
+ */
+Test(plan, staged_traces)
+{
+	char cmd[4096], a[600], b[600], *err = NULL, *x, *y;
+	size_t nx, ny;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir src stage && cp %s/traces/corpus/ext4-discard-sqlite.tsim "
+		 "%s/traces/corpus/btrfs-async-rmtree.tsim src/ && "
+		 "%s compare src/*.tsim -p xfs,none -M nvme -q -o inproc.json && "
+		 "%s compare src/*.tsim -p xfs,none -M nvme --plan plan -q && mv src/*.tsim stage/ && "
+		 "%s cell plan --all --traces stage && %s compare --merge plan -q -o merged.json",
+		 th_dir(), th_src(), th_src(), th_trimsim(), th_trimsim(), th_trimsim(), th_trimsim());
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	free(err);
+	snprintf(a, sizeof(a), "%s/inproc.json", th_dir());
+	snprintf(b, sizeof(b), "%s/merged.json", th_dir());
+	x = th_slurp(a, &nx);
+	y = th_slurp(b, &ny);
+	cr_assert(x && y && nx == ny && !memcmp(x, y, nx), "the same report from staged traces");
+	free(x);
+	free(y);
+	/* a staged file that is another trace is refused, naming the cell */
+	snprintf(cmd, sizeof(cmd), "cd %s && rm plan/cells/*.cell && cp stage/btrfs-async-rmtree.tsim "
+		 "stage/ext4-discard-sqlite.tsim && %s cell plan --all --traces stage", th_dir(), th_trimsim());
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 1, "exit %d: %s", st, err);
+	cr_assert(strstr(err, "cell 2 (") && strstr(err, "stage/ext4-discard-sqlite.tsim: digest "), "%s", err);
+	cr_assert_eq(th_lines(err), 3, "cells 0 and 1 (btrfs) done, then the one line: %s", err);
+	free(err);
+}
