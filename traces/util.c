@@ -132,6 +132,22 @@ char *ts_escape(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+int ts_reserve(void *vp, size_t *cap, size_t n, size_t elem)
+{
+	void **v = vp, *nv;
+	size_t c = *cap ? 2 * *cap : 64;
+
+	if (n < *cap)
+		return 0;
+	while (c <= n)
+		c *= 2;
+	if (!(nv = reallocarray(*v, c, elem)))
+		return -ENOMEM;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
 uint64_t ts_now_ns(void)
 {
 	struct timespec ts;

@@ -32,6 +32,8 @@ size_t ts_utf8_invalid(const char *s);
  */
 char *ts_escape(const char *s, char *buf, size_t len);
 uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
+/* Room for element n of *(T **)vp (capacity *cap elements of elem bytes; doubles from 64): 0 or -ENOMEM. */
+int ts_reserve(void *vp, size_t *cap, size_t n, size_t elem);
 /*
  * Mode for a new file given the permissions it wants (0666 for data files),
  * with the process umask applied: mkstemp() makes 0600 files whatever the umask,

@@ -35,7 +35,6 @@ struct cmp_args {
 	const char *merge;		/* --merge DIR: the report from a plan's results */
 	enum report_format fmt, out_fmt[MAX_OUTS];
 	bool fmt_set, quiet, partial;
-	bool merge_only;		/* --merge given: no TRACE, -p or -M */
 };
 
 static void usage(FILE *f)
@@ -97,7 +96,8 @@ static void usage(FILE *f)
 		"\n"
 		"example:\n"
 		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n"
-		"  trimsim compare hosts/*.tsim -p xfs,ext4,none -M nvme --plan sweep --slurm && sbatch sweep/trimsim.sbatch\n"
+		"  trimsim compare hosts/*.tsim -p xfs,ext4,none -M nvme --plan sweep --slurm\n"
+		"  sbatch sweep/trimsim.sbatch\n"
 		"  trimsim compare --merge sweep -o report.html\n",
 		RUNS_MAX, PLAN_THROTTLE, PLAN_MAX_TASKS);
 }
@@ -177,6 +177,11 @@ static int own_option(int c, const char *arg, void *ctx, char *err, size_t errle
 	struct cmp_args *a = ctx;
 	char known[128];
 
+	if (c == 'm' || c == 'R') {	/* --merge DIR [--partial] */
+		a->merge = c == 'm' ? arg : a->merge;
+		a->partial |= c == 'R';
+		return 0;
+	}
 	switch (c) {
 	case 'p':
 		return cli_split_top("--policies", arg, a->policies, &a->np, MAX_ITEMS, err, errlen);
@@ -184,13 +189,6 @@ static int own_option(int c, const char *arg, void *ctx, char *err, size_t errle
 		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_ITEMS, err, errlen);
 	case 'q':
 		a->quiet = true;
-		return 0;
-	case 'm':
-		a->merge = arg;
-		a->merge_only = true;
-		return 0;
-	case 'R':
-		a->partial = true;
 		return 0;
 	case 'f':
 		if (report_format_by_name(arg, &a->fmt))
@@ -231,12 +229,12 @@ static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size
 	};
 	const struct matrix_cli cli = { .cmd = "compare", .shortopts = ":p:M:j:r:f:o:s:qh", .lopts = lopts,
 					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
-					.max_traces = MAX_ITEMS, .no_operands = &a->merge_only, .plan = &a->plan };
+					.max_traces = MAX_ITEMS, .merge = &a->merge, .plan = &a->plan };
 	int e;
 
 	if ((e = report_matrix_args(&cli, argc, argv, &a->m, err, errlen)))
 		return e;
-	if (a->merge_only) {
+	if (a->merge) {
 		if ((e = merge_args(a, err, errlen)))
 			return e;
 	} else if (a->partial) {
@@ -327,8 +325,9 @@ static int write_plan(const struct cmp_args *a, char *err, size_t errlen)
 
 	for (size_t m = 0; m < a->nm; m++)
 		if (report_profile_realtime(a->profiles[m]))
-			return ts_errf(err, errlen, -EINVAL, "--plan: '%s' is a real target; a plan holds model cells "
-				       "(a cell on a device runs on the host that has it: compare there)", a->profiles[m]);
+			return ts_errf(err, errlen, -EINVAL, "--plan: '%s' is a real target; a plan holds model "
+				       "cells (a cell on a device runs on the host that has it: compare there)",
+				       a->profiles[m]);
 	if (!(p = plan__new("compare", &a->m)) || plan__set_axes(p, a->policies, a->np))
 		goto out;
 	for (size_t t = 0; t < a->nt; t++)
@@ -360,8 +359,8 @@ static struct report *merged(const struct cmp_args *a, char *err, size_t errlen)
 	return r;
 }
 
-/* The checks before any cell runs, then --plan or the sweep here: 0 (*r NULL after --plan), or the exit code. */
-static int sweep(struct cmp_args *a, struct report **r, char *err, size_t errlen)
+/* The checks before any cell runs, then --plan (written here): 0, or the exit code, the message printed. */
+static int prepare(struct cmp_args *a, char *err, size_t errlen)
 {
 	int e;
 
@@ -369,27 +368,34 @@ static int sweep(struct cmp_args *a, struct report **r, char *err, size_t errlen
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		return 2;
 	}
-	if ((e = report_open_traces(a->traces, a->nt, err, errlen)))
-		goto fail;
-	if (a->plan.dir)
-		return write_plan(a, err, errlen) ? (fprintf(stderr, "trimsim compare: %s\n", err), 1) : 0;
-	/* the refusals every real target's open() would make, before any cell runs */
-	if ((e = report_check_targets((const char *const *)a->profiles, a->nm, (const char *const *)a->traces, a->nt,
-				      a->m.destructive, err, errlen)))
-		goto fail;
-	report_warn_qd((const char *const *)a->profiles, a->nm, a->m.qd, stderr);
-	if (!(*r = report__new(a->traces, a->nt, a->policies, a->np, a->profiles, a->nm, a->m.runs, a->m.seed))) {
-		ts_errf(err, errlen, -errno, "%s", strerror(errno));
-		goto fail;
+	if ((e = report_open_traces(a->traces, a->nt, err, errlen)) ||
+	    (a->plan.dir && (e = write_plan(a, err, errlen))) ||
+	    /* the refusals every real target's open() would make, before any cell runs */
+	    (!a->plan.dir && (e = report_check_targets((const char *const *)a->profiles, a->nm,
+						       (const char *const *)a->traces, a->nt, a->m.destructive,
+						       err, errlen)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		return 1;
 	}
-	if ((e = report_run_matrix(*r, &a->m))) {
-		ts_errf(err, errlen, e, "%s", e == -EINTR ? "interrupted" : strerror(-e));
-		goto fail;
-	}
+	if (!a->plan.dir)
+		report_warn_qd((const char *const *)a->profiles, a->nm, a->m.qd, stderr);
 	return 0;
-fail:
-	fprintf(stderr, "trimsim compare: %s\n", err);
-	return 1;
+}
+
+/* The sweep here: every cell replayed. NULL + errno, err set. */
+static struct report *swept(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct report *r = report__new(a->traces, a->nt, a->policies, a->np, a->profiles, a->nm, a->m.runs,
+				       a->m.seed);
+	int e = r ? report_run_matrix(r, &a->m) : -errno;
+
+	if (e) {
+		ts_errf(err, errlen, e, "%s", e == -EINTR ? "interrupted" : strerror(-e));
+		report__destroy(r);
+		errno = -e;
+		return NULL;
+	}
+	return r;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -410,15 +416,15 @@ int cmd_compare(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (!a.merge && ((rc = sweep(&a, &r, err, sizeof(err))) || !r))
-		goto out;
+	if (!a.merge && ((rc = prepare(&a, err, sizeof(err))) || a.plan.dir))
+		goto out;	/* a bad input, or the plan written */
 	rc = 1;
-	for (size_t i = 0; i < a.nout; i++)
+	for (size_t i = 0; i < a.nout; i++)	/* before the sweep: a bad path fails at once */
 		if (!(outs[i] = output__open(a.outs[i], OUTPUT_ATOMIC, err, sizeof(err)))) {
 			fprintf(stderr, "trimsim compare: %s\n", err);
 			goto out;
 		}
-	if (a.merge && !(r = merged(&a, err, sizeof(err)))) {
+	if (!(r = a.merge ? merged(&a, err, sizeof(err)) : swept(&a, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}

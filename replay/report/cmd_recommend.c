@@ -231,8 +231,8 @@ static int write_plan(struct rec_args *a, char *err, size_t errlen)
 	if (!e)
 		e = plan__write(p, a->plan.dir, a->plan.per_task, a->plan.slurm, err, errlen);
 	if (!e && !a->quiet)
-		printf("plan %s: %zu cells (the searches' first two rounds) in %zu tasks; run them with trimsim cell %s "
-		       "--index I (I in 0..%zu)%s%s%s, then: trimsim recommend ... --cache %s/cells\n", a->plan.dir,
+		printf("plan %s: %zu cells (the searches' first two rounds) in %zu tasks; run them with trimsim "
+		       "cell %s --index I (I in 0..%zu)%s%s%s, then: trimsim recommend ... --cache %s/cells\n", a->plan.dir,
 		       plan__ncells(p), plan__ntasks(p), a->plan.dir, plan__ntasks(p) - 1,
 		       a->plan.slurm ? " or sbatch " : "", a->plan.slurm ? a->plan.dir : "",
 		       a->plan.slurm ? "/trimsim.sbatch" : "", a->plan.dir);

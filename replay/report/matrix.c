@@ -294,20 +294,14 @@ static int matrix_option(int c, const char *arg, struct matrix_opts *m, char *er
 /* 1 when c is not a plan option (or the command takes none). */
 static int plan_option(int c, const char *arg, struct matrix_plan *p, char *err, size_t errlen)
 {
-	if (!p)
+	if (!p || (c != 'P' && c != 'S' && c != 'K'))
 		return 1;
-	switch (c) {
-	case 'P':
-		p->dir = arg;
-		return 0;
-	case 'S':
-		p->slurm = true;
-		return 0;
-	case 'K':
+	if (c == 'K')
 		return set_uint(&p->per_task, "--per-task", arg, 1, 1000000, err, errlen);
-	default:
-		return 1;
-	}
+	if (c == 'P')
+		p->dir = arg;
+	p->slurm |= c == 'S';
+	return 0;
 }
 
 int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, struct matrix_opts *m, char *err,
@@ -330,9 +324,10 @@ int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, stru
 			return e;
 	}
 	if (cli->plan && !cli->plan->dir && (cli->plan->slurm || cli->plan->per_task))
-		return ts_errf(err, errlen, -EINVAL, "%s without --plan DIR", cli->plan->slurm ? "--slurm" : "--per-task");
-	if (cli->no_operands && *cli->no_operands)
-		return optind < argc ? ts_errf(err, errlen, -EINVAL, "'%s': no TRACE with --merge (the plan names them)",
-					       argv[optind]) : 0;
+		return ts_errf(err, errlen, -EINVAL, "%s without --plan DIR",
+			       cli->plan->slurm ? "--slurm" : "--per-task");
+	if (cli->merge && *cli->merge)	/* the plan names the traces */
+		return optind < argc ? ts_errf(err, errlen, -EINVAL, "'%s': no TRACE with --merge (the plan "
+					       "names them)", argv[optind]) : 0;
 	return report_take_traces(argc, argv, optind, cli->traces, cli->nt, cli->max_traces, err, errlen);
 }

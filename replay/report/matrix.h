@@ -58,7 +58,7 @@ struct matrix_cli {
 	void *ctx;
 	char **traces;			/* the operands go here (at most max_traces) */
 	size_t *nt, max_traces;
-	const bool *no_operands;	/* NULL, or true after the options: no operand is wanted (--merge) */
+	const char *const *merge;	/* NULL, or --merge DIR's: set after the options, no operand is wanted */
 	struct matrix_plan *plan;	/* --plan, --slurm, --per-task */
 };
 

@@ -29,25 +29,26 @@ struct plan *plan__new(const char *command, const struct matrix_opts *o)
 	return p;
 }
 
+static void free_inputs(struct plan_input *v, size_t n)
+{
+	while (n--)
+		free(v[n].name);
+	free(v);
+}
+
 void plan__destroy(struct plan *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nt; i++)
-		free(p->traces[i].name);
-	for (size_t i = 0; i < p->nm; i++)
-		free(p->profiles[i].name);
-	for (size_t i = 0; i < p->np; i++)
-		free(p->policies[i]);
-	for (size_t i = 0; i < p->n; i++)
-		free(p->cells[i].policy);
-	free(p->traces);
-	free(p->profiles);
+	free_inputs(p->traces, p->nt);
+	free_inputs(p->profiles, p->nm);
+	while (p->np--)
+		free(p->policies[p->np]);
+	while (p->n--)
+		free(p->cells[p->n].policy);
 	free(p->policies);
 	free(p->cells);
 	free(p->checked);
-	free(p->base);
-	free(p->dir);
 	free(p);
 }
 
@@ -91,15 +92,8 @@ static int push_cell(struct plan *p, int t, const char *policy, int m)
 {
 	struct plan_cell *c;
 
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 64;
-		struct plan_cell *nc = realloc(p->cells, cap * sizeof(*nc));
-
-		if (!nc)
-			return -ENOMEM;
-		p->cells = nc;
-		p->cap = cap;
-	}
+	if (ts_reserve(&p->cells, &p->cap, p->n, sizeof(*c)))
+		return -ENOMEM;
 	c = &p->cells[p->n];
 	*c = (struct plan_cell){ .trace = (uint32_t)t, .profile = (uint32_t)m };
 	if (!(c->policy = strdup(policy)))
@@ -328,7 +322,7 @@ int plan__write(struct plan *p, const char *dir, unsigned per_task, bool slurm, 
 	p->per_task = per_task ? per_task : (unsigned)((p->n + PLAN_MAX_TASKS - 1) / PLAN_MAX_TASKS);
 	if ((e = make_dir(dir, err, errlen)))
 		return e;
-	if (!(adir = realpath(dir, NULL)) || !(p->base = getcwd(NULL, 0))) {
+	if (!(adir = realpath(dir, NULL)) || !getcwd(p->base, sizeof(p->base))) {
 		e = ts_errf(err, errlen, -errno, "--plan %s: %s", dir, strerror(errno));
 		goto out;
 	}
@@ -428,7 +422,8 @@ static int load_head(struct plan *p, const char *path, char *err, size_t errlen)
 	p->runs = (unsigned)json_integer_value(json_object_get(o, "runs"));
 	p->per_task = (unsigned)json_integer_value(json_object_get(o, "per_task"));
 	pol = json_object_get(o, "policies");
-	if (!p->per_task || !json_is_array(pol) || !(p->base = strdup(str_at(o, "base"))) ||
+	snprintf(p->base, sizeof(p->base), "%s", str_at(o, "base"));
+	if (!p->per_task || !json_is_array(pol) ||
 	    !(p->policies = calloc(json_array_size(pol) + 1, sizeof(char *))) ||
 	    load_inputs(json_object_get(o, "traces"), "path", &p->traces, &p->nt) ||
 	    load_inputs(json_object_get(o, "profiles"), "spec", &p->profiles, &p->nm)) {
@@ -494,7 +489,7 @@ struct plan *plan__load(const char *dir, char *err, size_t errlen)
 
 	if (!p)
 		goto fail;
-	if (!(p->dir = realpath(dir, NULL))) {
+	if (!realpath(dir, p->dir)) {
 		e = ts_errf(err, errlen, -errno, "%s: %s", dir, strerror(errno));
 		goto fail;
 	}

@@ -3,6 +3,7 @@
 #ifndef TRIMSIM_REPORT_PLAN_INT_H
 #define TRIMSIM_REPORT_PLAN_INT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,8 +24,8 @@ struct plan {
 	char command[16];		/* "compare" or "recommend" */
 	uint64_t seed;
 	unsigned qd, runs, per_task;
-	char *base;			/* the directory the plan was made in: relative trace paths start there */
-	char *dir;			/* plan__load(): the plan's directory, absolute */
+	char base[PATH_MAX];		/* the directory the plan was made in: relative trace paths start there */
+	char dir[PATH_MAX];		/* plan__load(): the plan's directory, absolute */
 	struct plan_input *traces, *profiles;
 	size_t nt, nm;
 	char **policies;		/* compare: the axis, in order */

@@ -147,15 +147,7 @@ static int scan(struct results *r, const char *dir, int depth)
 
 		snprintf(path, sizeof(path), "%s/%s", dir, s);
 		if (!e && result_name(s, &id)) {
-			if (r->n == r->cap) {
-				size_t cap = r->cap ? 2 * r->cap : 64;
-				struct found *nv = realloc(r->v, cap * sizeof(*nv));
-
-				if (!nv)
-					e = -ENOMEM;
-				else
-					r->v = nv, r->cap = cap;
-			}
+			e = ts_reserve(&r->v, &r->cap, r->n, sizeof(*r->v));
 			if (!e && !(r->v[r->n].path = strdup(path)))
 				e = -ENOMEM;
 			if (!e)
@@ -240,7 +232,7 @@ struct report *plan__merge(struct plan *p, bool partial, FILE *warn, char *err, 
 	size_t *miss = calloc(p->n, sizeof(*miss)), nmiss = 0;
 	struct results rs = { 0 };
 	struct report *r = NULL;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX + 16];
 	int e = -ENOMEM;
 
 	if (!traces || !profiles || !miss)

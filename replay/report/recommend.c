@@ -156,15 +156,8 @@ static struct rec_cached *cache_find(struct rec_run *rr, uint64_t key, const cha
 
 static int cache_add(struct rec_run *rr, uint64_t key, const struct report_cell *c)
 {
-	if (rr->ncache == rr->cache_cap) {
-		size_t cap = rr->cache_cap ? 2 * rr->cache_cap : 64;
-		struct rec_cached *n = realloc(rr->cache, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		rr->cache = n;
-		rr->cache_cap = cap;
-	}
+	if (ts_reserve(&rr->cache, &rr->cache_cap, rr->ncache, sizeof(*rr->cache)))
+		return -ENOMEM;
 	rr->cache[rr->ncache].key = key;
 	memcpy(&rr->cache[rr->ncache++].cell, c, sizeof(*c));
 	return 0;

@@ -3,7 +3,8 @@
  * Sweeps as plans (replay/report/plan.h): compare --plan, trimsim cell, compare
  * --merge give the in-process report byte for byte -- task by task, after a run
  * killed halfway and resumed, and through GNU parallel -- and bad plans, inputs
- * and results fail on one line naming the cell, with nothing merged.
+ * and results fail on one line naming the cell, with nothing merged. (Usage
+ * errors of the plan options: tests/replay/test_cli_grammar.c.)
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -172,39 +173,6 @@ ParameterizedTest(struct bad_case *c, plan, bad_input)
 	cr_assert(err && strstr(err, c->msg), "%s: stderr '%s', want '%s'", cmd, err, c->msg);
 	cr_assert_eq(th_lines(err), 1, "one line: %s", err);
 	cr_assert_neq(access(out, F_OK), 0, "nothing merged");
-	free(err);
-}
-
-/* Usage: the new options' errors on one line, exit 2. */
-struct usage_case {
-	char args[64];
-	char msg[64];
-};
-
-ParameterizedTestParameters(plan, usage)
-{
-	static struct usage_case cases[] = {
-		{ "compare T -p xfs -M nvme --slurm", "--slurm without --plan DIR" },
-		{ "compare T -p xfs -M nvme --partial", "--partial without --merge DIR" },
-		{ "compare --merge D T", "'T': no TRACE with --merge" },
-		{ "compare --merge D -p xfs", "--merge D: no -p" },
-		{ "cell", "no plan DIR given" },
-		{ "cell D", "which cells: one of --index I, --range A-B or --all" },
-		{ "cell D --range 5-2", "--range '5-2': expected A-B with A <= B" },
-	};
-	return cr_make_param_array(struct usage_case, cases, sizeof(cases) / sizeof(cases[0]));
-}
-
-ParameterizedTest(struct usage_case *c, plan, usage)
-{
-	char cmd[1024], *err = NULL;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "%s %s", th_trimsim(), c->args);
-	st = th_run(cmd, NULL, &err);
-	cr_assert_eq(st, 2, "%s: exit %d: %s", cmd, st, err);
-	cr_assert(err && strstr(err, c->msg), "%s: '%s', want '%s'", cmd, err, c->msg);
-	cr_assert_eq(th_lines(err), 1, "%s", err);
 	free(err);
 }
 
