@@ -36,6 +36,7 @@ int cmd_export(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_recommend(int argc, char **argv);
+int cmd_cell(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_policies(int argc, char **argv);
 int cmd_models(int argc, char **argv);

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ "replay", cmd_replay, "replay a trace through a policy into a device model or device" },
 	{ "compare", cmd_compare, "compare policies x device profiles over traces; report" },
 	{ "recommend", cmd_recommend, "the discard settings to use per trace and device, and why" },
+	{ "cell", cmd_cell, "run cells of a sweep's plan (a Slurm array task, a GNU parallel job)" },
 	{ "calibrate", cmd_calibrate, "measure a real device and write a profile" },
 	{ "policies", cmd_policies, "list policy stages and presets with their options" },
 	{ "models", cmd_models, "list device profiles with their parameters and sources" },

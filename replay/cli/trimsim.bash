@@ -95,7 +95,7 @@ _trimsim()
 		_trimsim_list "$cur" "$(_trimsim_profiles "$bin")"
 		[[ $cur == */* || $cur == .* ]] && COMPREPLY+=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur"))
 		return 0 ;;
-	-m | --mount)
+	-m | --mount | --plan | --merge | --traces)
 		COMPREPLY=($(compgen -d -- "$cur"))
 		return 0 ;;
 	-d | --device)
@@ -114,6 +114,8 @@ _trimsim()
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_trimsim_options "$bin" "$cmd")" -- "$cur"))
+	elif [[ $cmd == cell ]]; then	# the plan directory
+		COMPREPLY=($(compgen -d -- "$cur"))
 	elif [[ $cmd == models ]]; then
 		COMPREPLY=($(compgen -W "$(_trimsim_profiles "$bin")" -- "$cur") $(compgen -f -X '!*.json' -- "$cur"))
 	else

@@ -18,6 +18,7 @@
 #include "replay/cli.h"
 #include "replay/policies/policy.h"
 #include "replay/report/matrix.h"
+#include "replay/report/plan.h"
 #include "replay/report/report.h"
 #include "replay/report/runcell.h"
 
@@ -29,10 +30,11 @@ struct cmp_args {
 	size_t nt, np, nm;
 	char *outs[MAX_OUTS];
 	size_t nout;
-	unsigned jobs, runs, qd;
-	uint64_t seed;
+	struct matrix_opts m;
+	struct matrix_plan plan;	/* --plan DIR: write the cells out (plan.h) */
+	const char *merge;		/* --merge DIR: the report from a plan's results */
 	const struct report_format_ops *fmt, *out_fmt[MAX_OUTS];
-	bool fmt_set, quiet, destructive;
+	bool fmt_set, quiet, partial;
 };
 
 /* "  table     .txt        the terminal table ...": one line per row of the format table. */
@@ -56,6 +58,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: trimsim compare TRACE... -p POLICY[,POLICY...] -M PROFILE[,PROFILE...]\n"
 		"                       [--jobs N] [--runs N] [--format F] [--json] [-o OUT]... [--seed N]\n"
+		"                       [--plan DIR [--slurm] [--per-task N]]\n"
+		"       trimsim compare --merge DIR [--partial] [--format F] [-o OUT]...\n"
 		"\n"
 		"Replays every trace through every policy against every device profile (the full\n"
 		"matrix, cells in parallel) and reports, per (trace, policy, profile): discard\n"
@@ -89,14 +93,29 @@ static void usage(FILE *f)
 		"                       target's qd= or 32); compare warns when models and real targets differ\n"
 		"  -q, --quiet          nothing on stdout when writing files\n"
 		"\n"
-		"formats (--format F, -o FILE.EXT):\n", RUNS_MAX);
+		"Sweeps beyond one machine (README.md, Sweeps at scale):\n"
+		"      --plan DIR       write the cells (DIR/cells.jsonl: id, trace, policy, profile, seed)\n"
+		"                       and the inputs' digests (DIR/plan.json) and exit without replaying;\n"
+		"                       trimsim cell DIR runs them (model profiles only)\n"
+		"      --slurm          with --plan: also DIR/trimsim.sbatch, a job array over the tasks\n"
+		"                       (at most %d at once, a log per task in DIR/logs): sbatch it as is\n"
+		"      --per-task N     with --plan: cells per task (default: enough for at most %d tasks)\n"
+		"      --merge DIR      the report from DIR's cell results, the same as this command run\n"
+		"                       here would give; a missing, duplicate or damaged result is an error\n"
+		"      --partial        with --merge: report on the cells that have results; the others are\n"
+		"                       failed cells\n"
+		"\n"
+		"formats (--format F, -o FILE.EXT):\n", RUNS_MAX, PLAN_THROTTLE, PLAN_MAX_TASKS);
 	formats_help(f);
 	fprintf(f,
 		"\n"
 		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
 		"\n"
 		"example:\n"
-		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n");
+		"  trimsim compare rm.tsim -p xfs,ext4,'fstrim(1w)',none -M sata-sf2281,nvme -o report.html\n"
+		"  trimsim compare hosts/*.tsim -p xfs,ext4,none -M nvme --plan sweep --slurm\n"
+		"  sbatch sweep/trimsim.sbatch\n"
+		"  trimsim compare --merge sweep -o report.html\n");
 }
 
 /*
@@ -169,103 +188,81 @@ static int format_of(const char *path, const struct report_format_ops *def, cons
 	return 0;
 }
 
-static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-		      size_t errlen)
+/* compare's own options (report_matrix_args() applies the shared ones): 0, -errno, or 1 if not its own. */
+static int own_option(int c, const char *arg, void *ctx, char *err, size_t errlen)
 {
-	if (parse_u64(s, out) || *out < lo || *out > hi)
-		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected an integer in %llu..%llu", opt, s,
-			       (unsigned long long)lo, (unsigned long long)hi);
+	struct cmp_args *a = ctx;
+	char known[128];
+
+	if (c == 'm' || c == 'R') {	/* --merge DIR [--partial] */
+		a->merge = c == 'm' ? arg : a->merge;
+		a->partial |= c == 'R';
+		return 0;
+	}
+	switch (c) {
+	case 'p':
+		return cli_split_top("--policies", arg, a->policies, &a->np, MAX_ITEMS, err, errlen);
+	case 'M':
+		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_ITEMS, err, errlen);
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case 'f':
+		if (!(a->fmt = report_format_by_name(arg)))
+			return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", arg,
+				       format_list(false, known, sizeof(known)));
+		a->fmt_set = true;
+		return 0;
+	case 'J':
+		a->fmt_set = true;
+		return (a->fmt = report_format_by_name("json")) ? 0 : -EINVAL;
+	case 'o':
+		if (a->nout == MAX_OUTS)
+			return ts_errf(err, errlen, -E2BIG, "-o: at most %d outputs", MAX_OUTS);
+		a->outs[a->nout++] = (char *)arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* --merge DIR: the plan names the traces, policies and profiles; the outputs are as usual. */
+static int merge_args(struct cmp_args *a, char *err, size_t errlen)
+{
+	if (a->np || a->nm || a->plan.dir)
+		return ts_errf(err, errlen, -EINVAL, "--merge %s: no %s (the plan names the cells)", a->merge,
+			       a->plan.dir ? "--plan" : a->np ? "-p" : "-M");
 	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct cmp_args *a, char *err, size_t errlen)
 {
 	static const struct option lopts[] = {
-		{ "policies", required_argument, NULL, 'p' }, { "models", required_argument, NULL, 'M' },
-		{ "jobs", required_argument, NULL, 'j' }, { "runs", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' }, { "output", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
-		{ "destructive", no_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
-		{ "qd", required_argument, NULL, 'Q' },
-		{ "policy", required_argument, NULL, 'p' }, { "model", required_argument, NULL, 'M' },
-		{ "json", no_argument, NULL, 'J' },
-		{ 0 },
+		REPORT_MATRIX_LOPTS,
+		{ "policies", required_argument, NULL, 'p' }, { "policy", required_argument, NULL, 'p' },
+		{ "runs", required_argument, NULL, 'r' }, { "qd", required_argument, NULL, 'Q' },
+		{ "destructive", no_argument, NULL, 'D' }, { "merge", required_argument, NULL, 'm' },
+		{ "partial", no_argument, NULL, 'R' }, { 0 },
 	};
-	uint64_t v;
+	const struct matrix_cli cli = { .cmd = "compare", .shortopts = ":p:M:j:r:f:o:s:qh", .lopts = lopts,
+					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
+					.max_traces = MAX_ITEMS, .merge = &a->merge, .plan = &a->plan };
 	size_t nf;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	char known[128];
-	int c, e;
+	int e;
 
 	a->fmt = report_formats(&nf);	/* the first is the default */
-	a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
-	a->runs = 1;
-	a->seed = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:M:j:r:f:o:s:qh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if ((e = cli_split_top("--policies", optarg, a->policies, &a->np, MAX_ITEMS, err, errlen)))
-				return e;
-			break;
-		case 'M':
-			if ((e = cli_split_top("--models", optarg, a->profiles, &a->nm, MAX_ITEMS, err, errlen)))
-				return e;
-			break;
-		case 'j':
-			if ((e = parse_uint("--jobs", optarg, 1, 1024, &v, err, errlen)))
-				return e;
-			a->jobs = (unsigned)v;
-			break;
-		case 'r':
-			if ((e = parse_uint("--runs", optarg, 1, RUNS_MAX, &v, err, errlen)))
-				return e;
-			a->runs = (unsigned)v;
-			break;
-		case 's':
-			if ((e = parse_uint("--seed", optarg, 0, UINT64_MAX, &a->seed, err, errlen)))
-				return e;
-			break;
-		case 'f':
-			if (!(a->fmt = report_format_by_name(optarg)))
-				return ts_errf(err, errlen, -EINVAL, "--format '%s': expected %s", optarg,
-					       format_list(false, known, sizeof(known)));
-			a->fmt_set = true;
-			break;
-		case 'J':
-			if (!(a->fmt = report_format_by_name("json")))
-				return -EINVAL;
-			a->fmt_set = true;
-			break;
-		case 'o':
-			if (a->nout == MAX_OUTS)
-				return ts_errf(err, errlen, -E2BIG, "-o: at most %d outputs", MAX_OUTS);
-			a->outs[a->nout++] = optarg;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		case 'D':
-			a->destructive = true;
-			break;
-		case 'Q':
-			if ((e = parse_uint("--qd", optarg, 1, 65536, &v, err, errlen)))
-				return e;
-			a->qd = (unsigned)v;
-			break;
-		default:	/* printed: the caller prints nothing more */
-			err[0] = 0;
-			cli_getopt_error("compare", c, argv, usage);
-			return -EINVAL;
-		}
-	}
-	if ((e = report_take_traces(argc, argv, optind, a->traces, &a->nt, MAX_ITEMS, err, errlen)))
+	if ((e = report_matrix_args(&cli, argc, argv, &a->m, err, errlen)))
 		return e;
-	if (!a->np)
+	if (a->merge) {
+		if ((e = merge_args(a, err, errlen)))
+			return e;
+	} else if (a->partial) {
+		return ts_errf(err, errlen, -EINVAL, "--partial without --merge DIR");
+	} else if (!a->np) {
 		return ts_errf(err, errlen, -EINVAL, "no policies given (-p xfs,ext4,none)");
-	if (!a->nm)
+	} else if (!a->nm) {
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
+	}
 	for (size_t i = 0; i < a->nout; i++)	/* after every --format: it is the default */
 		if ((e = format_of(a->outs[i], a->fmt, &a->out_fmt[i], err, errlen)))
 			return e;
@@ -293,7 +290,7 @@ static void first_line(char *s)
  */
 static int check_specs(const struct cmp_args *a, char *err, size_t errlen)
 {
-	struct policy_env env = { .seed = a->seed };
+	struct policy_env env = { .seed = a->m.seed };
 	char msg[400];
 
 	for (size_t i = 0; i < a->np; i++) {
@@ -339,13 +336,94 @@ static void free_args(struct cmp_args *a)
 		free(a->profiles[i]);
 }
 
+/* --plan DIR: the matrix's cells written out, in report order, and nothing replayed (plan.h). */
+static int write_plan(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct plan *p = NULL;
+	int e = -ENOMEM;
+
+	for (size_t m = 0; m < a->nm; m++)
+		if (report_profile_realtime(a->profiles[m]))
+			return ts_errf(err, errlen, -EINVAL, "--plan: '%s' is a real target; a plan holds model "
+				       "cells (a cell on a device runs on the host that has it: compare there)",
+				       a->profiles[m]);
+	if (!(p = plan__new("compare", &a->m)) || plan__set_axes(p, a->policies, a->np))
+		goto out;
+	for (size_t t = 0; t < a->nt; t++)
+		for (size_t i = 0; i < a->np; i++)
+			for (size_t m = 0; m < a->nm; m++)
+				if ((e = plan__add(p, a->traces[t], a->policies[i], a->profiles[m], err, errlen)))
+					goto out;
+	if ((e = plan__write(p, a->plan.dir, a->plan.per_task, a->plan.slurm, err, errlen)))
+		goto out;
+	if (!a->quiet)
+		printf("plan %s: %zu cells in %zu tasks; run them with trimsim cell %s --index I (I in 0..%zu)%s%s%s, "
+		       "then: trimsim compare --merge %s\n", a->plan.dir, plan__ncells(p), plan__ntasks(p), a->plan.dir,
+		       plan__ntasks(p) - 1, a->plan.slurm ? " or sbatch " : "", a->plan.slurm ? a->plan.dir : "",
+		       a->plan.slurm ? "/trimsim.sbatch" : "", a->plan.dir);
+out:
+	if (e == -ENOMEM && !err[0])
+		ts_errf(err, errlen, e, "out of memory");
+	plan__destroy(p);
+	return e;
+}
+
+/* --merge DIR: the report from a plan's results, as the sweep here would have made it. */
+static struct report *merged(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct plan *p = plan__load(a->merge, err, errlen);
+	struct report *r = p ? plan__merge(p, a->partial, stderr, err, errlen) : NULL;
+
+	plan__destroy(p);
+	return r;
+}
+
+/* The checks before any cell runs, then --plan (written here): 0, or the exit code, the message printed. */
+static int prepare(struct cmp_args *a, char *err, size_t errlen)
+{
+	int e;
+
+	if ((e = check_specs(a, err, errlen))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		return 2;
+	}
+	if ((e = report_open_traces(a->traces, a->nt, err, errlen)) ||
+	    (a->plan.dir && (e = write_plan(a, err, errlen))) ||
+	    /* the refusals every real target's open() would make, before any cell runs */
+	    (!a->plan.dir && (e = report_check_targets((const char *const *)a->profiles, a->nm,
+						       (const char *const *)a->traces, a->nt, a->m.destructive,
+						       err, errlen)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
+		return 1;
+	}
+	if (!a->plan.dir)
+		report_warn_qd((const char *const *)a->profiles, a->nm, a->m.qd, stderr);
+	return 0;
+}
+
+/* The sweep here: every cell replayed. NULL + errno, err set. */
+static struct report *swept(const struct cmp_args *a, char *err, size_t errlen)
+{
+	struct report *r = report__new(a->traces, a->nt, a->policies, a->np, a->profiles, a->nm, a->m.runs,
+				       a->m.seed);
+	int e = r ? report_run_matrix(r, &a->m) : -errno;
+
+	if (e) {
+		ts_errf(err, errlen, e, "%s", e == -EINTR ? "interrupted" : strerror(-e));
+		report__destroy(r);
+		errno = -e;
+		return NULL;
+	}
+	return r;
+}
+
 int cmd_compare(int argc, char **argv)
 {
+	char err[1024] = "";
+	int rc = 1, e;
 	struct cmp_args a = { 0 };
 	struct output *outs[MAX_OUTS] = { NULL };
 	struct report *r = NULL;
-	char err[512] = "";
-	int rc = 1, e;
 
 	if (cli_wants_help(argc, argv)) {
 		usage(stdout);
@@ -357,40 +435,19 @@ int cmd_compare(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if ((e = check_specs(&a, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
-		rc = 2;
-		goto out;
-	}
-	if ((e = report_open_traces(a.traces, a.nt, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
-		goto out;
-	}
-	/* the refusals every real target's open() would make, before any cell runs */
-	if ((e = report_check_targets((const char *const *)a.profiles, a.nm, (const char *const *)a.traces, a.nt,
-				      a.destructive, err, sizeof(err)))) {
-		fprintf(stderr, "trimsim compare: %s\n", err);
-		goto out;
-	}
-	report_warn_qd((const char *const *)a.profiles, a.nm, a.qd, stderr);
-	for (size_t i = 0; i < a.nout; i++)
+	if (!a.merge && ((rc = prepare(&a, err, sizeof(err))) || a.plan.dir))
+		goto out;	/* a bad input, or the plan written */
+	rc = 1;
+	for (size_t i = 0; i < a.nout; i++)	/* before the sweep: a bad path fails at once */
 		if (!(outs[i] = output__open(a.outs[i], OUTPUT_ATOMIC, err, sizeof(err)))) {
 			fprintf(stderr, "trimsim compare: %s\n", err);
 			goto out;
 		}
-	r = report__new(a.traces, a.nt, a.policies, a.np, a.profiles, a.nm, a.runs, a.seed);
-	if (!r) {
-		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
+	if (!(r = a.merge ? merged(&a, err, sizeof(err)) : swept(&a, err, sizeof(err)))) {
+		fprintf(stderr, "trimsim compare: %s\n", err);
 		goto out;
 	}
-	struct matrix_opts mo = { .jobs = a.jobs, .runs = a.runs, .qd = a.qd, .seed = a.seed,
-				  .destructive = a.destructive };
-
-	if ((e = report_run_matrix(r, &mo))) {
-		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
-		goto out;
-	}
-	for (size_t t = 0; t < a.nt; t++)	/* the reader's message names the file and where it was cut */
+	for (size_t t = 0; t < report__ntraces(r); t++)	/* the reader's message names the file and where it was cut */
 		if (report__trace_cut(r, t))
 			fprintf(stderr, "trimsim compare: warning: %s; its cells cover only those\n",
 				report__trace_cut(r, t));

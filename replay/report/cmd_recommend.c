@@ -16,6 +16,7 @@
 #include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/cli.h"
+#include "replay/report/plan.h"
 #include "replay/report/recommend.h"
 #include "replay/report/runcell.h"
 
@@ -30,6 +31,7 @@ struct rec_args {
 	size_t nt, nm;
 	const char *out, *fs, *cache;
 	struct rec_opts o;
+	struct matrix_plan plan;	/* --plan DIR: the first rounds' cells written out (plan.h) */
 	enum rec_format fmt, out_fmt;
 	bool fmt_set, quiet;
 };
@@ -39,7 +41,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: trimsim recommend TRACE... -M PROFILE[,PROFILE...] [--fs xfs|ext4|btrfs|f2fs|ufs|any]\n"
 		"                         [--budget N] [--format text|json|html] [--json] [-o OUT] [--cache DIR]\n"
-		"                         [--grid] [--jobs N] [--seed N]\n"
+		"                         [--grid] [--jobs N] [--seed N] [--plan DIR [--slurm] [--per-task N]]\n"
 		"\n"
 		"Searches the discard settings an administrator can set for each trace's filesystem\n"
 		"(its header; --fs to choose, any to compare filesystems), replays each on each device\n"
@@ -68,21 +70,18 @@ static void usage(FILE *f)
 		"  -j, --jobs N       cells replayed at once (default: online CPUs)\n"
 		"  -s, --seed N       seed for the models (default 1)\n"
 		"  -q, --quiet        nothing on stdout when writing a file\n"
+		"      --plan DIR     write the cells of each search's first two rounds (every family of the\n"
+		"                     filesystem at its defaults and on its coarse grid) as a plan for\n"
+		"                     trimsim cell, and exit; then recommend with --cache DIR/cells replays\n"
+		"                     only what the search adds (the rounds after depend on these results)\n"
+		"      --slurm        with --plan: DIR/trimsim.sbatch, a job array to sbatch as is\n"
+		"      --per-task N   with --plan: cells per task\n"
 		"\n"
 		"JSON schema and the rule: replay/report/RECOMMEND.md.\n"
 		"\n"
 		"example:\n"
 		"  trimsim recommend rm.tsim -M sata-sf2281,nvme -o rec.json\n",
 		BUDGET_DEFAULT);
-}
-
-static int parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
-		      size_t errlen)
-{
-	if (parse_u64(s, out) || *out < lo || *out > hi)
-		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected an integer in %llu..%llu", opt, s,
-			       (unsigned long long)lo, (unsigned long long)hi);
-	return 0;
 }
 
 static int format_by_name(const char *opt, const char *s, enum rec_format *f, char *err, size_t errlen)
@@ -108,80 +107,63 @@ static int check_fs(const char *fs, char *err, size_t errlen)
 	return ts_errf(err, errlen, -EINVAL, "--fs '%s': expected xfs, ext4, btrfs, f2fs, ufs or any", fs);
 }
 
+static const struct option rec_lopts[] = {
+	REPORT_MATRIX_LOPTS,
+	{ "fs", required_argument, NULL, 'F' }, { "budget", required_argument, NULL, 'B' },
+	{ "grid", no_argument, NULL, 'G' }, { "cache", required_argument, NULL, 'C' }, { 0 },
+};
+
+/* recommend's own options (report_matrix_args() applies the shared ones): 0, -errno, or 1 if not its own. */
+static int own_option(int c, const char *arg, void *ctx, char *err, size_t errlen)
+{
+	struct rec_args *a = ctx;
+	uint64_t v;
+	int e;
+
+	switch (c) {
+	case 'F':
+		a->fs = arg;
+		return check_fs(arg, err, errlen);
+	case 'B':
+		if ((e = report_parse_uint("--budget", arg, 1, 100000, &v, err, errlen)))
+			return e;
+		a->o.budget = (unsigned)v;
+		return 0;
+	case 'G':
+		a->o.grid = true;
+		return 0;
+	case 'f':
+		a->fmt_set = true;
+		return format_by_name("--format", arg, &a->fmt, err, errlen);
+	case 'C':
+		a->cache = arg;
+		return 0;
+	case 'J':
+		a->fmt = RF_JSONF;
+		a->fmt_set = true;
+		return 0;
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case 'M':
+		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_PROFILES, err, errlen);
+	case 'o':
+		a->out = arg;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
 static int parse_args(int argc, char **argv, struct rec_args *a, char *err, size_t errlen)
 {
-	static const struct option lopts[] = {
-		{ "models", required_argument, NULL, 'M' }, { "model", required_argument, NULL, 'M' },
-		{ "fs", required_argument, NULL, 'F' }, { "budget", required_argument, NULL, 'B' },
-		{ "grid", no_argument, NULL, 'G' }, { "cache", required_argument, NULL, 'C' },
-		{ "format", required_argument, NULL, 'f' }, { "json", no_argument, NULL, 'J' },
-		{ "output", required_argument, NULL, 'o' }, { "jobs", required_argument, NULL, 'j' },
-		{ "seed", required_argument, NULL, 's' }, { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
-	};
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t v;
-	int c, e;
+	const struct matrix_cli cli = { .cmd = "recommend", .shortopts = ":M:f:o:j:s:qh", .lopts = rec_lopts,
+					.usage = usage, .own = own_option, .ctx = a, .traces = a->traces, .nt = &a->nt,
+					.max_traces = MAX_TRACES, .plan = &a->plan };
+	int e;
 
-	a->o.m.jobs = ncpu > 0 ? (unsigned)ncpu : 1;
-	a->o.m.runs = 1;
-	a->o.m.seed = 1;
 	a->o.budget = BUDGET_DEFAULT;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":M:f:o:j:s:qh", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'M':
-			if ((e = cli_split_top("--models", optarg, a->profiles, &a->nm, MAX_PROFILES, err, errlen)))
-				return e;
-			break;
-		case 'F':
-			if ((e = check_fs(optarg, err, errlen)))
-				return e;
-			a->fs = optarg;
-			break;
-		case 'B':
-			if ((e = parse_uint("--budget", optarg, 1, 100000, &v, err, errlen)))
-				return e;
-			a->o.budget = (unsigned)v;
-			break;
-		case 'G':
-			a->o.grid = true;
-			break;
-		case 'C':
-			a->cache = optarg;
-			break;
-		case 'f':
-			if ((e = format_by_name("--format", optarg, &a->fmt, err, errlen)))
-				return e;
-			a->fmt_set = true;
-			break;
-		case 'J':
-			a->fmt = RF_JSONF;
-			a->fmt_set = true;
-			break;
-		case 'o':
-			a->out = optarg;
-			break;
-		case 'j':
-			if ((e = parse_uint("--jobs", optarg, 1, 1024, &v, err, errlen)))
-				return e;
-			a->o.m.jobs = (unsigned)v;
-			break;
-		case 's':
-			if ((e = parse_uint("--seed", optarg, 0, UINT64_MAX, &a->o.m.seed, err, errlen)))
-				return e;
-			break;
-		case 'q':
-			a->quiet = true;
-			break;
-		default:	/* said in one line, with a did-you-mean (the grammar of every command) */
-			err[0] = 0;
-			cli_getopt_error("recommend", c, argv, usage);
-			return -EINVAL;
-		}
-	}
-	if ((e = report_take_traces(argc, argv, optind, a->traces, &a->nt, MAX_TRACES, err, errlen)))
+	if ((e = report_matrix_args(&cli, argc, argv, &a->o.m, err, errlen)))
 		return e;
 	if (!a->nm)
 		return ts_errf(err, errlen, -EINVAL, "no device profiles given (-M sata-sf2281; see trimsim models)");
@@ -242,6 +224,27 @@ static int write_out(const struct rec_run *rr, enum rec_format fmt, FILE *f)
 	       rec_run__write_text(rr, f);
 }
 
+/* --plan DIR: every trace x profile's first two rounds (rec_plan()), nothing replayed. */
+static int write_plan(struct rec_args *a, char *err, size_t errlen)
+{
+	struct plan *p = plan__new("recommend", &a->o.m);
+	int e = p ? 0 : ts_errf(err, errlen, -ENOMEM, "out of memory");
+
+	for (size_t t = 0; !e && t < a->nt; t++)
+		for (size_t m = 0; !e && m < a->nm; m++)
+			e = rec_plan(&a->o, a->traces[t], a->profiles[m], p, err, errlen);
+	if (!e)
+		e = plan__write(p, a->plan.dir, a->plan.per_task, a->plan.slurm, err, errlen);
+	if (!e && !a->quiet)
+		printf("plan %s: %zu cells (the searches' first two rounds) in %zu tasks; run them with trimsim "
+		       "cell %s --index I (I in 0..%zu)%s%s%s, then: trimsim recommend ... --cache %s/cells\n", a->plan.dir,
+		       plan__ncells(p), plan__ntasks(p), a->plan.dir, plan__ntasks(p) - 1,
+		       a->plan.slurm ? " or sbatch " : "", a->plan.slurm ? a->plan.dir : "",
+		       a->plan.slurm ? "/trimsim.sbatch" : "", a->plan.dir);
+	plan__destroy(p);
+	return e;
+}
+
 int cmd_recommend(int argc, char **argv)
 {
 	struct rec_args a = { 0 };
@@ -264,11 +267,17 @@ int cmd_recommend(int argc, char **argv)
 		fprintf(stderr, "trimsim recommend: %s\n", err);
 		goto out;
 	}
+	a.o.fs = a.fs;
+	if (a.plan.dir) {
+		if ((e = write_plan(&a, err, sizeof(err))))
+			fprintf(stderr, "trimsim recommend: %s\n", err);
+		rc = e ? 1 : 0;
+		goto out;
+	}
 	if (a.out && !(out = output__open(a.out, OUTPUT_ATOMIC, err, sizeof(err)))) {
 		fprintf(stderr, "trimsim recommend: %s\n", err);
 		goto out;
 	}
-	a.o.fs = a.fs;
 	a.o.cache_dir = a.cache;
 	if (!(rr = rec_run__new(&a.o))) {
 		fprintf(stderr, "trimsim recommend: %s\n", strerror(errno));

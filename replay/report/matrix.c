@@ -2,6 +2,7 @@
 /* The cells of a report, replayed by forked workers (matrix.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "traces/opts.h"
 #include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/report/matrix.h"
@@ -24,7 +26,7 @@ struct worker {
 	struct report_cell *buf;	/* what arrived so far */
 };
 
-static void run_worker(struct report_cell *c, const struct matrix_opts *a, int fd)
+int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err, size_t errlen)
 {
 	/*
 	 * check_targets() passed for every real target before any cell ran: a block device
@@ -35,12 +37,18 @@ static void run_worker(struct report_cell *c, const struct matrix_opts *a, int f
 	bool rt = report_profile_realtime(c->profile);
 	struct cell_job j = { .trace = c->trace, .policy = c->policy, .profile = c->profile, .seed = a->seed,
 			      .runs = a->runs, .qd = a->qd, .destructive = a->destructive || rt };
+
+	return report_run_cell(&j, c, err, errlen);
+}
+
+static void run_worker(struct report_cell *c, const struct matrix_opts *a, int fd)
+{
 	char err[256];
 	const char *p = (const char *)c;
 	size_t left = sizeof(*c);
 
 	signal(SIGPIPE, SIG_DFL);
-	report_run_cell(&j, c, err, sizeof(err));
+	report_run_one(c, a, err, sizeof(err));
 	while (left) {
 		ssize_t w = write(fd, p, left);
 
@@ -232,4 +240,94 @@ int report_open_traces(char *const *traces, size_t nt, char *err, size_t errlen)
 		trace_reader__close(r);
 	}
 	return 0;
+}
+
+void report_matrix_defaults(struct matrix_opts *m)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	m->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
+	m->runs = 1;
+	m->seed = 1;
+}
+
+int report_parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *out, char *err,
+		      size_t errlen)
+{
+	if (parse_u64(s, out) || *out < lo || *out > hi)
+		return ts_errf(err, errlen, -EINVAL, "%s '%s': expected an integer in %llu..%llu", opt, s,
+			       (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
+static int set_uint(unsigned *dst, const char *opt, const char *arg, unsigned lo, unsigned hi, char *err,
+		    size_t errlen)
+{
+	uint64_t v;
+	int e = report_parse_uint(opt, arg, lo, hi, &v, err, errlen);
+
+	if (!e)
+		*dst = (unsigned)v;
+	return e;
+}
+
+/* 1 when c is not a matrix option. */
+static int matrix_option(int c, const char *arg, struct matrix_opts *m, char *err, size_t errlen)
+{
+	switch (c) {
+	case 'j':
+		return set_uint(&m->jobs, "--jobs", arg, 1, 1024, err, errlen);
+	case 'r':
+		return set_uint(&m->runs, "--runs", arg, 1, RUNS_MAX, err, errlen);
+	case 'Q':
+		return set_uint(&m->qd, "--qd", arg, 1, 65536, err, errlen);
+	case 's':
+		return report_parse_uint("--seed", arg, 0, UINT64_MAX, &m->seed, err, errlen);
+	case 'D':
+		m->destructive = true;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+/* 1 when c is not a plan option (or the command takes none). */
+static int plan_option(int c, const char *arg, struct matrix_plan *p, char *err, size_t errlen)
+{
+	if (!p || (c != 'P' && c != 'S' && c != 'K'))
+		return 1;
+	if (c == 'K')
+		return set_uint(&p->per_task, "--per-task", arg, 1, 1000000, err, errlen);
+	if (c == 'P')
+		p->dir = arg;
+	p->slurm |= c == 'S';
+	return 0;
+}
+
+int report_matrix_args(const struct matrix_cli *cli, int argc, char **argv, struct matrix_opts *m, char *err,
+		       size_t errlen)
+{
+	int c, e;
+
+	report_matrix_defaults(m);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, cli->shortopts, cli->lopts, NULL)) != -1) {
+		if ((e = cli->own(c, optarg, cli->ctx, err, errlen)) == 1 &&
+		    (e = matrix_option(c, optarg, m, err, errlen)) == 1 &&
+		    (e = plan_option(c, optarg, cli->plan, err, errlen)) == 1) {
+			err[0] = 0;
+			cli_getopt_error(cli->cmd, c, argv, cli->usage);
+			return -EINVAL;
+		}
+		if (e)
+			return e;
+	}
+	if (cli->plan && !cli->plan->dir && (cli->plan->slurm || cli->plan->per_task))
+		return ts_errf(err, errlen, -EINVAL, "%s without --plan DIR",
+			       cli->plan->slurm ? "--slurm" : "--per-task");
+	if (cli->merge && *cli->merge)	/* the plan names the traces */
+		return optind < argc ? ts_errf(err, errlen, -EINVAL, "'%s': no TRACE with --merge (the plan "
+					       "names them)", argv[optind]) : 0;
+	return report_take_traces(argc, argv, optind, cli->traces, cli->nt, cli->max_traces, err, errlen);
 }

@@ -21,6 +21,8 @@
 #include "traces/output.h"
 #include "traces/trace.h"
 #include "traces/util.h"
+#include "replay/report/cellid.h"
+#include "replay/report/plan.h"
 #include "replay/report/rec_int.h"
 
 #define DMAX { "dmax", { "dev", "256M", "16M", "1M", "128K" }, 0, 0x1fu }
@@ -115,48 +117,20 @@ bool rec_dominates(const struct rec_obj *a, const struct rec_obj *b)
 	return better;
 }
 
-/* ---- the cache ---- */
+/* ---- the cache: cells by their id (cellid.h) ---- */
 
-static uint64_t hash_bytes(const void *p, size_t n)
-{
-	struct ts_sum s;
-
-	ts_sum_init(&s);
-	ts_sum_update(&s, p, n);
-	return ts_sum_final(&s);
-}
-
-/* The trace's bytes, hashed once per path. */
+/* The trace's digest, once per path. */
 static int trace_hash(struct rec_run *rr, const char *path, uint64_t *h, char *err, size_t errlen)
 {
-	struct ts_sum s;
-	char buf[1 << 16];
-	int fd, e;
-	size_t n;
-	FILE *f;
+	int e;
 
 	for (size_t i = 0; i < rr->ntraces; i++)
 		if (!strcmp(rr->traces[i].path, path)) {
 			*h = rr->traces[i].hash;
 			return 0;
 		}
-	fd = trace_reader__open_fd(path);	/* a pipe's copy too (trace_reader__spool()) */
-	if (fd < 0 || !(f = fdopen(fd, "rb"))) {
-		e = errno;
-		if (fd >= 0)
-			close(fd);
-		return ts_errf(err, errlen, -e, "%s: %s", path, strerror(e));
-	}
-	ts_sum_init(&s);
-	while ((n = fread(buf, 1, sizeof(buf), f)) == sizeof(buf))
-		ts_sum_update(&s, buf, n);
-	ts_sum_update(&s, buf, n);
-	if (ferror(f)) {
-		fclose(f);
-		return ts_errf(err, errlen, -EIO, "%s: read error", path);
-	}
-	fclose(f);
-	*h = ts_sum_final(&s);
+	if ((e = cell_trace_digest(path, h, err, errlen)))
+		return e;
 	if (rr->ntraces < REC_MAX_TRACES) {
 		snprintf(rr->traces[rr->ntraces].path, sizeof(rr->traces[0].path), "%s", path);
 		rr->traces[rr->ntraces++].hash = *h;
@@ -164,27 +138,9 @@ static int trace_hash(struct rec_run *rr, const char *path, uint64_t *h, char *e
 	return 0;
 }
 
-static uint64_t cell_key(uint64_t trace, const char *policy, const char *profile, uint64_t seed)
+static uint64_t cell_key(uint64_t trace, const char *policy, uint64_t profile, uint64_t seed)
 {
-	char buf[512];
-	int n = snprintf(buf, sizeof(buf), "%016llx\n%s\n%s\n%llu", (unsigned long long)trace, policy, profile,
-			 (unsigned long long)seed);
-
-	return hash_bytes(buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf));
-}
-
-#define CACHE_MAGIC "TSRCELL1"
-
-struct cache_file {
-	char magic[8];
-	uint32_t cell_size;
-	uint32_t pad;
-	uint64_t key;
-};
-
-static void cache_path(const struct rec_run *rr, uint64_t key, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%016llx.cell", rr->o.cache_dir, (unsigned long long)key);
+	return cell_id(&(struct cell_ident){ .trace = trace, .policy = policy, .profile = profile, .seed = seed });
 }
 
 static struct rec_cached *cache_find(struct rec_run *rr, uint64_t key, const char *policy, const char *profile)
@@ -207,47 +163,24 @@ static int cache_add(struct rec_run *rr, uint64_t key, const struct report_cell 
 	return 0;
 }
 
-/* A cell from --cache DIR: same build's cell layout, same identity; else not there. */
-static bool disk_load(struct rec_run *rr, uint64_t key, const char *policy, const char *profile,
-		      struct report_cell *c)
+/* A cell from --cache DIR (cell_result_load()); a file that is not this cell's is not there. */
+static bool disk_load(struct rec_run *rr, uint64_t key, const char *policy, struct report_cell *c)
 {
-	struct cache_file h;
-	char path[4200];
-	bool ok;
-	FILE *f;
+	char path[4200], err[256];
 
 	if (!rr->o.cache_dir)
 		return false;
-	cache_path(rr, key, path, sizeof(path));
-	if (!(f = fopen(path, "rb")))
-		return false;
-	ok = fread(&h, sizeof(h), 1, f) == 1 && !memcmp(h.magic, CACHE_MAGIC, 8) && h.cell_size == sizeof(*c) &&
-	     h.key == key && fread(c, sizeof(*c), 1, f) == 1 && !strcmp(c->policy, policy) &&
-	     !strcmp(c->profile, profile);
-	fclose(f);
-	return ok;
+	cell_result_path(rr->o.cache_dir, key, path, sizeof(path));
+	return !cell_result_load(path, key, c, err, sizeof(err)) && !strcmp(c->policy, policy);
 }
 
 /* Best effort: a cache that cannot be written costs a replay next time, nothing else. */
 static void disk_store(struct rec_run *rr, uint64_t key, const struct report_cell *c)
 {
-	struct cache_file h = { .cell_size = sizeof(*c), .key = key };
-	char path[4200], err[256];
-	struct output *o;
-	FILE *f;
+	char err[256];
 
-	if (!rr->o.cache_dir)
-		return;
-	memcpy(h.magic, CACHE_MAGIC, 8);
-	cache_path(rr, key, path, sizeof(path));
-	if (!(o = output__open(path, OUTPUT_ATOMIC, err, sizeof(err))))
-		return;
-	f = output__file(o);
-	if (!f || fwrite(&h, sizeof(h), 1, f) != 1 || fwrite(c, sizeof(*c), 1, f) != 1) {
-		output__abort(o);
-		return;
-	}
-	output__commit(o, err, sizeof(err));
+	if (rr->o.cache_dir)
+		cell_result_store(rr->o.cache_dir, key, c, err, sizeof(err));
 }
 
 /* ---- one round: replay the settings not yet known ---- */
@@ -257,7 +190,8 @@ static bool is_filled(void *arg, size_t i)
 	return ((const bool *)arg)[i];
 }
 
-static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, char *err, size_t errlen)
+static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, uint64_t ph, char *err,
+		     size_t errlen)
 {
 	char **specs = calloc(res->n ? res->n : 1, sizeof(*specs));
 	bool *filled = calloc(res->n ? res->n : 1, sizeof(*filled));
@@ -279,16 +213,17 @@ static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, ch
 		goto out;
 	for (size_t i = 0; i < res->n; i++) {
 		struct report_cell *c = report__cell(r, i), keep = *c;
-		uint64_t key = cell_key(th, specs[i], profile, rr->o.m.seed);
+		uint64_t key = cell_key(th, specs[i], ph, rr->o.m.seed);
 		struct rec_cached *hit = cache_find(rr, key, specs[i], profile);
 
-		if (hit || disk_load(rr, key, specs[i], profile, c)) {
+		if (hit || disk_load(rr, key, specs[i], c)) {
 			if (hit)
 				memcpy(c, &hit->cell, sizeof(*c));
 			else if ((e = cache_add(rr, key, c)))
 				goto out;
 			/* the identity is this report's */
 			memcpy(c->trace, keep.trace, sizeof(c->trace));
+			memcpy(c->profile, keep.profile, sizeof(c->profile));
 			c->index = keep.index;
 			filled[i] = true;
 		}
@@ -301,7 +236,7 @@ static int run_round(struct rec_run *rr, struct rec_result *res, uint64_t th, ch
 	}
 	for (size_t i = 0; i < res->n; i++) {
 		const struct report_cell *c = report__cell_c(r, i);
-		uint64_t key = cell_key(th, specs[i], profile, rr->o.m.seed);
+		uint64_t key = cell_key(th, specs[i], ph, rr->o.m.seed);
 
 		if (filled[i])
 			continue;
@@ -462,7 +397,7 @@ static int describe_trace(struct rec_result *res, const char *fs, char *err, siz
 int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, char *err, size_t errlen)
 {
 	struct rec_result *res, *nr = realloc(rr->res, (rr->nres + 1) * sizeof(*nr));
-	uint64_t th;
+	uint64_t th, ph;
 	int e;
 
 	if (!nr)
@@ -473,13 +408,14 @@ int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, 
 	snprintf(res->trace, sizeof(res->trace), "%s", trace);
 	snprintf(res->profile, sizeof(res->profile), "%s", profile);
 	err[0] = 0;
-	if ((e = describe_trace(res, rr->o.fs, err, errlen)) || (e = trace_hash(rr, trace, &th, err, errlen)))
+	if ((e = describe_trace(res, rr->o.fs, err, errlen)) || (e = trace_hash(rr, trace, &th, err, errlen)) ||
+	    (e = cell_profile_digest(profile, &ph, err, errlen)))
 		return e;
 	if ((e = seed_defaults(res)))
 		return ts_errf(err, errlen, e, "out of memory");
 	for (;;) {
 		res->rounds++;
-		if ((e = run_round(rr, res, th, err, errlen)))
+		if ((e = run_round(rr, res, th, ph, err, errlen)))
 			return e;
 		rec_evaluate(res);
 		if (res->rounds == 1)
@@ -494,6 +430,35 @@ int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, 
 			break;
 	}
 	return 0;
+}
+
+int rec_plan(const struct rec_opts *o, const char *trace, const char *profile, struct plan *p, char *err,
+	     size_t errlen)
+{
+	struct rec_result res = { .r = NULL };
+	char spec[REC_SPEC];
+	size_t n0;
+	int e;
+
+	snprintf(res.trace, sizeof(res.trace), "%s", trace);
+	if ((e = describe_trace(&res, o->fs, err, errlen)))
+		return e;
+	if ((e = seed_defaults(&res)))
+		goto out;
+	n0 = res.n;
+	/* every family that applies to the filesystem, not only those the trace feeds: that takes a replay */
+	for (size_t i = 0; i < n0; i++)
+		if ((e = cartesian(&res, res.cands[i].fam, !o->grid)))
+			goto out;
+	for (size_t i = 0; i < res.n && !e; i++) {
+		rec_cand_spec(&res.cands[i], spec, sizeof(spec));
+		e = plan__add(p, trace, spec, profile, err, errlen);
+	}
+out:
+	if (e == -ENOMEM && !err[0])
+		ts_errf(err, errlen, e, "out of memory");
+	free(res.cands);
+	return e;
 }
 
 struct rec_run *rec_run__new(const struct rec_opts *o)

@@ -77,6 +77,17 @@ int rec_run__write_text(const struct rec_run *rr, FILE *f);
 int rec_run__write_html(const struct rec_run *rr, FILE *f);	/* rec_html.c */
 void rec_run__destroy(struct rec_run *rr);
 
+/*
+ * recommend --plan: the cells of a search's first two rounds on trace x profile
+ * (each family of the filesystem at its defaults, and its coarse grid; the whole
+ * grid with o->grid) added to p. The refinement rounds depend on their results:
+ * `recommend --cache DIR/cells` then finds these cells done and replays the rest.
+ * 0, or -errno with err.
+ */
+struct plan;
+int rec_plan(const struct rec_opts *o, const char *trace, const char *profile, struct plan *p, char *err,
+	     size_t errlen);
+
 /* The spec a setting replays as: "xfs(commit=30s)|split(max=1M)". */
 void rec_cand_spec(const struct rec_cand *c, char *buf, size_t len);
 /* a dominates b: no objective worse, one better. */

@@ -124,20 +124,27 @@ struct report *report__new(char *const *traces, size_t ntraces, char *const *pol
 	for (size_t t = 0; t < ntraces; t++)
 		for (size_t p = 0; p < npolicies; p++)
 			for (size_t m = 0; m < nprofiles; m++) {
-				struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+				size_t i = report__at(r, t, p, m);
 
-				c->index = (uint32_t)report__at(r, t, p, m);
-				snprintf(c->trace, sizeof(c->trace), "%s", traces[t]);
-				snprintf(c->policy, sizeof(c->policy), "%s", policies[p]);
-				snprintf(c->profile, sizeof(c->profile), "%s", profiles[m]);
-				c->none = !strcmp(policies[p], "none");
-				c->write_amp = NAN;
+				report_cell__init(&r->cells[i], traces[t], policies[p], profiles[m], (uint32_t)i);
 			}
 	return r;
 fail:
 	report__destroy(r);
 	errno = ENOMEM;
 	return NULL;
+}
+
+void report_cell__init(struct report_cell *c, const char *trace, const char *policy, const char *profile,
+		       uint32_t index)
+{
+	memset(c, 0, sizeof(*c));
+	c->index = index;
+	snprintf(c->trace, sizeof(c->trace), "%s", trace);
+	snprintf(c->policy, sizeof(c->policy), "%s", policy);
+	snprintf(c->profile, sizeof(c->profile), "%s", profile);
+	c->none = !strcmp(policy, "none");
+	c->write_amp = NAN;
 }
 
 size_t report__at(const struct report *r, size_t t, size_t p, size_t m)

@@ -60,6 +60,9 @@ struct report;
 /* Builds the matrix (trace-major, then policy, then profile), cells zeroed with identity set. NULL + errno. */
 struct report *report__new(char *const *traces, size_t ntraces, char *const *policies, size_t npolicies,
 			   char *const *profiles, size_t nprofiles, unsigned runs, uint64_t seed);
+/* A cell zeroed with its identity set, as report__new() makes each one. */
+void report_cell__init(struct report_cell *c, const char *trace, const char *policy, const char *profile,
+		       uint32_t index);
 size_t report__ncells(const struct report *r);
 struct report_cell *report__cell(struct report *r, size_t i);
 const struct report_cell *report__cell_c(const struct report *r, size_t i);

@@ -30,7 +30,7 @@ static int run(const char *cmd, char **out, char **err)
 
 /* Every command `trimsim --help` lists is in the tables below. */
 static const char *const commands[] = { "record", "info", "convert", "import", "export", "replay",
-					"compare", "recommend", "calibrate", "policies", "models" };
+					"compare", "recommend", "cell", "calibrate", "policies", "models" };
 #define NCMD (sizeof(commands) / sizeof(commands[0]))
 
 Test(cli_grammar, the_tables_cover_every_command)
@@ -68,6 +68,7 @@ static struct cmd_case cmds[] = {
 	{ .cmd = "replay", .typo = "--polcy", .near = "--policy", .valued = "-p" },
 	{ .cmd = "compare", .typo = "--modles", .near = "--models", .valued = "-s" },
 	{ .cmd = "recommend", .typo = "--budgte", .near = "--budget", .valued = "--fs" },
+	{ .cmd = "cell", .typo = "--rnage", .near = "--range", .valued = "--index" },
 	{ .cmd = "calibrate", .typo = "--qiuck", .near = "--quick", .valued = "--svg" },
 	{ .cmd = "policies", .typo = "--jsno", .near = "--json" },
 	{ .cmd = "models", .typo = "--jsno", .near = "--json" },
@@ -218,6 +219,15 @@ static struct err_case errs[] = {
 	{ "replay", 2, "replay", "no TRACE given", true },
 	{ "compare -p xfs -M nvme", 2, "compare", "no TRACE given", true },
 	{ "models a b", 2, "models", "one PROFILE at most", true },
+	{ "cell --all", 2, "cell", "no plan DIR given", true },
+	{ "cell D", 2, "cell", "which cells: one of --index I, --range A-B or --all", true },
+	{ "cell D --range 5-2", 2, "cell", "--range '5-2': expected A-B with A <= B", true },
+	{ "compare T -p xfs -M nvme --slurm", 2, "compare", "--slurm without --plan DIR", true },
+	{ "compare T -p xfs -M nvme --partial", 2, "compare", "--partial without --merge DIR", true },
+	{ "compare --merge D T", 2, "compare", "'T': no TRACE with --merge", true },
+	{ "compare --merge D -p xfs", 2, "compare", "--merge D: no -p", true },
+	{ "recommend T -M nvme --per-task 4", 2, "recommend", "--per-task without --plan DIR", true },
+	{ "cell a b --all", 2, "cell", "'b': one plan DIR only", true },
 	{ "policies extra", 2, "policies", "unexpected argument 'extra'", true },
 	{ "calibrate extra", 2, "calibrate", "unexpected argument 'extra'", true },
 	{ "record -o x.tsim extra", 2, "record", "unexpected 'extra' (a command goes after --)", true },
