@@ -18,6 +18,7 @@
 #include "replay/cli.h"
 #include "replay/policies/policy.h"
 #include "replay/report/matrix.h"
+#include "replay/report/progress.h"
 #include "replay/report/report.h"
 #include "replay/report/runcell.h"
 
@@ -325,6 +326,7 @@ int cmd_compare(int argc, char **argv)
 	struct cmp_args a = { 0 };
 	struct output *outs[MAX_OUTS] = { NULL };
 	struct report *r = NULL;
+	struct progress *prog = NULL;
 	char err[512] = "";
 	int rc = 1, e;
 
@@ -364,10 +366,17 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "trimsim compare: %s\n", strerror(errno));
 		goto out;
 	}
+	/* on a terminal: what runs, at once, then cells done, elapsed, ETA (progress.h) */
+	prog = progress__new(stderr, "compare", a.quiet);
+	progress__header(prog, "%zu cells (%zu traces x %zu policies x %zu profiles), %u jobs",
+			 report__ncells(r), a.nt, a.np, a.nm, a.jobs);
+	progress__cells_total(prog, report__ncells(r));
 	struct matrix_opts mo = { .jobs = a.jobs, .runs = a.runs, .qd = a.qd, .seed = a.seed,
-				  .destructive = a.destructive };
+				  .destructive = a.destructive, .progress = prog };
 
-	if ((e = report_run_matrix(r, &mo))) {
+	e = report_run_matrix(r, &mo);
+	progress__destroy(prog);
+	if (e) {
 		fprintf(stderr, "trimsim compare: %s\n", e == -EINTR ? "interrupted" : strerror(-e));
 		goto out;
 	}

@@ -16,6 +16,7 @@
 #include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/cli.h"
+#include "replay/report/progress.h"
 #include "replay/report/recommend.h"
 #include "replay/report/runcell.h"
 
@@ -242,6 +243,7 @@ int cmd_recommend(int argc, char **argv)
 	struct rec_args a = { 0 };
 	struct rec_run *rr = NULL;
 	struct output *out = NULL;
+	struct progress *prog = NULL;
 	char err[512] = "";
 	int rc = 1, e;
 
@@ -265,19 +267,34 @@ int cmd_recommend(int argc, char **argv)
 	}
 	a.o.fs = a.fs;
 	a.o.cache_dir = a.cache;
+	/* on a terminal: what runs, at once, then the search under way, cells, elapsed, ETA (progress.h) */
+	prog = progress__new(stderr, "recommend", a.quiet);
+	progress__header(prog, "%zu traces x %zu profiles, a search each (at most %u settings), %u jobs", a.nt, a.nm,
+			 a.o.budget, a.o.m.jobs);
+	a.o.m.progress = prog;
 	if (!(rr = rec_run__new(&a.o))) {
 		fprintf(stderr, "trimsim recommend: %s\n", strerror(errno));
 		goto out;
 	}
 	for (size_t t = 0; t < a.nt; t++)
-		for (size_t m = 0; m < a.nm; m++)
+		for (size_t m = 0; m < a.nm; m++) {
+			char what[400];
+
+			snprintf(what, sizeof(what), "%s on %s", a.traces[t], a.profiles[m]);
+			progress__part(prog, t * a.nm + m, a.nt * a.nm, what);
 			if ((e = rec_run__search(rr, a.traces[t], a.profiles[m], err, sizeof(err)))) {
+				progress__destroy(prog);
+				prog = NULL;
 				fprintf(stderr, "trimsim recommend: %s on %s: %s\n", a.traces[t], a.profiles[m], err);
 				goto out;
 			} else if (!m && rec_run__last_cut(rr)) {	/* the reader's message: file, byte, records */
+				progress__clear(prog);
 				fprintf(stderr, "trimsim recommend: warning: %s; its figures cover only those\n",
 					rec_run__last_cut(rr));
 			}
+		}
+	progress__destroy(prog);
+	prog = NULL;
 	if (out) {
 		FILE *f = output__file(out);
 
@@ -297,6 +314,7 @@ int cmd_recommend(int argc, char **argv)
 		write_out(rr, a.fmt, stdout);
 	rc = 0;
 out:
+	progress__destroy(prog);
 	output__abort(out);
 	rec_run__destroy(rr);
 	for (size_t i = 0; i < a.nm; i++)
