@@ -231,6 +231,7 @@ static json_t *obj_json(const struct rec_obj *o)
 	json_object_set_new(j, "reclaim", json_string(isinf(o->reclaim) ? "never" : o->reclaim_known ? "measured" :
 						       "unknown"));
 	json_object_set_new(j, "write_p99_inflation", json_real(o->wp99));
+	json_object_set_new(j, "read_p99_inflation", json_real(o->rp99));
 	json_object_set_new(j, "write_amp", o->wa > 0 ? json_real(o->wa) : json_null());
 	return j;
 }
@@ -446,8 +447,8 @@ static void front_table(const struct rec_result *res, FILE *f)
 	for (size_t i = 0; i < res->n; i++)
 		if (res->front[i] && (int)strlen(spec(res, i)) > w)
 			w = (int)strlen(spec(res, i));
-	fprintf(f, "  front:\n    %-*s %10s %10s %22s %6s %5s\n", w, "setting", "added", "in-trim", "reclaim", "wp99x",
-		"WA");
+	fprintf(f, "  front:\n    %-*s %10s %10s %22s %6s %6s %5s\n", w, "setting", "added", "in-trim", "reclaim",
+		"wp99x", "rp99x", "WA");
 	for (size_t i = 0; i < res->n; i++) {
 		const struct rec_obj *o = &res->obj[i];
 
@@ -456,8 +457,8 @@ static void front_table(const struct rec_result *res, FILE *f)
 		snprintf(a, sizeof(a), "%s", o->wa > 0 ? "" : "-");
 		if (o->wa > 0)
 			snprintf(a, sizeof(a), "%.2f", o->wa);
-		fprintf(f, "    %-*s %10s %10s %22s %5.2fx %5s%s\n", w, spec(res, i), dur(o->added_ns, b, sizeof(b)),
-			dur(o->trim_ns, c, sizeof(c)), reclaim_str(o, d, sizeof(d)), o->wp99, a,
+		fprintf(f, "    %-*s %10s %10s %22s %5.2fx %5.2fx %5s%s\n", w, spec(res, i), dur(o->added_ns, b, sizeof(b)),
+			dur(o->trim_ns, c, sizeof(c)), reclaim_str(o, d, sizeof(d)), o->wp99, o->rp99, a,
 			i == res->pick ? "  <- recommended" : "");
 	}
 }

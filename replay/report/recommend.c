@@ -103,8 +103,8 @@ void rec_cand_spec(const struct rec_cand *c, char *buf, size_t len)
 
 bool rec_dominates(const struct rec_obj *a, const struct rec_obj *b)
 {
-	const double x[] = { a->trim_ns, a->added_ns, a->reclaim, a->wp99, a->wa };
-	const double y[] = { b->trim_ns, b->added_ns, b->reclaim, b->wp99, b->wa };
+	const double x[] = { a->trim_ns, a->added_ns, a->reclaim, a->wp99, a->rp99, a->wa };
+	const double y[] = { b->trim_ns, b->added_ns, b->reclaim, b->wp99, b->rp99, b->wa };
 	bool better = false;
 
 	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++) {
@@ -173,7 +173,7 @@ static uint64_t cell_key(uint64_t trace, const char *policy, const char *profile
 	return hash_bytes(buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf));
 }
 
-#define CACHE_MAGIC "TSRCELL1"
+#define CACHE_MAGIC "TSRCELL2"	/* 2: the cell carries read p99 */
 
 struct cache_file {
 	char magic[8];
