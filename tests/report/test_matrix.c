@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cell runner (replay/report/matrix.h): long-lived workers handed cell
+ * after cell give the same report, byte for byte, as one process per cell
+ * (isolate), as one worker, and as each cell run on its own in this process
+ * (report_run_matrix_cell, what `trimsim cell` calls); a cell marked filled is
+ * left as it was; more workers than cells is fine.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/common/helpers.h"
+#include "replay/report/matrix.h"
+#include "replay/report/report.h"
+
+TestSuite(matrix, .timeout = 120);
+
+#define NT 2
+#define NP 3
+#define NM 2
+
+static struct report *new_report(void)
+{
+	static char t0[512], t1[512];
+	char *traces[NT] = { t0, t1 };
+	char *policies[NP] = { "xfs", "none", "ext4" }, *profiles[NM] = { "nvme", "sata-sf2281" };
+	struct report *r;
+
+	snprintf(t0, sizeof(t0), "%s/traces/corpus/xfs-discard-rmlarge.tsim", th_src());
+	snprintf(t1, sizeof(t1), "%s/traces/corpus/ext4-discard-db.tsim", th_src());
+	cr_assert_not_null(r = report__new(traces, NT, policies, NP, profiles, NM, 1, 1));
+	cr_assert_eq(report__ncells(r), NT * NP * NM);
+	return r;
+}
+
+/* The report as JSON (after report__finish). */
+static char *json_of(struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(report__finish(r), 0);
+	cr_assert_eq(report__write_json(r, f), 0);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+static bool odd(void *arg, size_t i)
+{
+	(void)arg;
+	return i % 2;
+}
+
+struct mcase {
+	char name[24];
+	unsigned jobs;
+	bool isolate;
+	bool in_process;	/* report_run_matrix_cell() for each cell, no worker */
+};
+
+static struct mcase cases[] = {
+	{ "one worker", 1, false, false },
+	{ "more workers than cells", 64, false, false },
+	{ "a process per cell", 2, true, false },
+	{ "in this process", 0, false, true },
+};
+
+ParameterizedTestParameters(matrix, same_report)
+{
+	return cr_make_param_array(struct mcase, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Each way against two workers, each running cell after cell (compare's default). */
+ParameterizedTest(struct mcase *c, matrix, same_report)
+{
+	struct report *ref = new_report(), *r = new_report();
+	struct matrix_opts o = { .jobs = 2, .runs = 1, .seed = 1 };
+	char *a, *b;
+
+	cr_assert_eq(report_run_matrix(ref, &o), 0);
+	o.jobs = c->jobs;
+	o.isolate = c->isolate;
+	if (c->in_process) {
+		for (size_t i = 0; i < report__ncells(r); i++)
+			cr_assert_eq(report_run_matrix_cell(r, i, &o), 0, "cell %zu: %s", i, report__cell(r, i)->error);
+	} else {
+		cr_assert_eq(report_run_matrix(r, &o), 0);
+	}
+	for (size_t i = 0; i < report__ncells(r); i++) {
+		cr_expect_eq(report__cell_c(r, i)->status, 0, "%s: cell %zu: %s", c->name, i,
+			     report__cell_c(r, i)->error);
+		cr_expect_gt(report__cell_c(r, i)->wall_ns, 0, "%s: cell %zu replayed", c->name, i);
+	}
+	a = json_of(ref);
+	b = json_of(r);
+	cr_expect_str_eq(a, b, "%s", c->name);
+	free(a);
+	free(b);
+	report__destroy(ref);
+	report__destroy(r);
+}
+
+/* Cells the caller filled (recommend's cache hits) are not run: they keep what the caller put there. */
+Test(matrix, filled_cells_kept)
+{
+	struct report *r = new_report();
+	struct matrix_opts o = { .jobs = 2, .runs = 1, .seed = 1, .filled = odd };
+
+	for (size_t i = 1; i < report__ncells(r); i += 2)
+		report__cell(r, i)->cmds = 4242;
+	cr_assert_eq(report_run_matrix(r, &o), 0);
+	for (size_t i = 0; i < report__ncells(r); i++) {
+		const struct report_cell *c = report__cell_c(r, i);
+
+		if (i % 2)
+			cr_expect(c->cmds == 4242 && c->wall_ns == 0, "cell %zu was run", i);
+		else
+			cr_expect(c->wall_ns > 0 && c->cmds != 4242, "cell %zu was not run", i);
+	}
+	report__destroy(r);
+}
