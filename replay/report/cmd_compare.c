@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trimsim compare: every trace x policy x profile, replayed in parallel by
- * forked workers (report/matrix.h, one cell each, at most --jobs at a time).
+ * --jobs forked workers, each running cell after cell (report/matrix.h).
  * Then the report: table, JSON, CSV, HTML.
  */
 #include <errno.h>
@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"                       targets that hold data)\n"
 		"      --qd N           every target's queue depth (default: a model's profile qd, a real\n"
 		"                       target's qd= or 32); compare warns when models and real targets differ\n"
-		"  -q, --quiet          nothing on stdout when writing files\n"
+		"  -q, --quiet          nothing on stdout when writing files, and no progress: stderr\n"
+		"                       otherwise shows cells done/total, elapsed and ETA on a terminal\n"
 		"\n"
 		"JSON schema: replay/report/REPORT-SCHEMA.md.\n"
 		"\n"
