@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +21,8 @@
 
 /*
  * A worker is a forked process that runs the cells it is handed: the parent
- * writes a cell index into `to`, the worker replays that cell into its copy of
+ * sends a cell index down `to` (a socket: a worker that died between cells is
+ * EPIPE there, not a SIGPIPE that would end the sweep), the worker replays that cell into its copy of
  * the report and writes the whole report_cell back through `from`, then waits
  * for the next index. One process serves many cells (a fork, a pipe and a wait
  * per cell cost more than a small cell's replay: BENCHMARKS.md "Sweeps"); with
@@ -100,7 +102,7 @@ static int spawn(struct report *r, const struct matrix_opts *a, struct worker *w
 	struct worker *w = &ws[k];
 	int down[2], up[2];
 
-	if (pipe2(down, O_CLOEXEC))
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, down))
 		return -errno;
 	if (pipe2(up, O_CLOEXEC)) {
 		int e = -errno;
@@ -157,15 +159,37 @@ static int reap(struct worker *w)
 	return st;
 }
 
-/* Hands cell i to the worker. */
+/* Hands cell i to the worker: 0, -EPIPE when it is gone, or -errno. */
 static int assign(struct worker *w, size_t i)
 {
 	uint64_t v = i;
-	int e = write_full(w->to, &v, sizeof(v));
+	ssize_t n;
 
-	if (!e) {
-		w->cell = i;
-		w->got = 0;
+	do
+		n = send(w->to, &v, sizeof(v), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(v))
+		return n < 0 ? -errno : -EIO;
+	w->cell = i;
+	w->got = 0;
+	return 0;
+}
+
+/*
+ * Cell i to the worker in slot k, forking one when the slot is empty, or when
+ * its worker died between cells (killed from outside): a fresh one takes the cell.
+ */
+static int start(struct report *r, const struct matrix_opts *a, struct worker *w, size_t nw, size_t k, bool once,
+		 size_t i)
+{
+	int e = 0;
+
+	for (int tries = 0; tries < 2; tries++) {
+		if (!w[k].pid && (e = spawn(r, a, w, nw, k, once)))
+			return e;
+		if ((e = assign(&w[k], i)) != -EPIPE)
+			return e;
+		reap(&w[k]);
 	}
 	return e;
 }
@@ -302,9 +326,7 @@ static int run_pass(struct report *r, const struct matrix_opts *a, bool realtime
 				continue;
 			if ((i = next_cell(r, a, realtime, &next)) == n)
 				break;
-			if (!w[k].pid && (err = spawn(r, a, w, jobs, k, once)))
-				break;
-			if ((err = assign(&w[k], i)))
+			if ((err = start(r, a, w, jobs, k, once, i)))
 				break;
 			busy++;
 		}

@@ -4,13 +4,19 @@
  * after cell give the same report, byte for byte, as one process per cell
  * (isolate), as one worker, and as each cell run on its own in this process
  * (report_run_matrix_cell, what `trimsim cell` calls); a cell marked filled is
- * left as it was; more workers than cells is fine.
+ * left as it was; more workers than cells is fine; a worker killed in a cell
+ * fails that cell alone and another worker runs the rest.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tests/common/helpers.h"
 #include "replay/report/matrix.h"
@@ -122,5 +128,66 @@ Test(matrix, filled_cells_kept)
 		else
 			cr_expect(c->wall_ns > 0 && c->cmds != 4242, "cell %zu was not run", i);
 	}
+	report__destroy(r);
+}
+
+/* The first child of this process that appears (a worker), killed with SIGKILL once it has run a while. */
+static void *kill_first_worker(void *arg)
+{
+	char path[64], buf[64] = "";
+	struct timespec t = { 0, 20000000 };
+	pid_t pid = 0;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", getpid(), getpid());
+	for (int i = 0; i < 3000 && !pid; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f && fgets(buf, sizeof(buf), f))
+			pid = atoi(buf);
+		if (f)
+			fclose(f);
+		if (!pid)
+			nanosleep(&t, NULL);
+	}
+	t.tv_nsec = 100000000;	/* inside its first cell, which takes much longer */
+	nanosleep(&t, NULL);
+	if (pid > 0)
+		kill(pid, SIGKILL);
+	return NULL;
+}
+
+/*
+ * One worker, three long cells (91 GiB of discards cut at 128K: ~750,000 commands each, on three
+ * profiles), the worker killed inside one (the first, unless a machine runs it in under 100 ms):
+ * that cell fails and says so, a new worker runs the others.
+ */
+Test(matrix, killed_worker_fails_its_cell_only)
+{
+	static char t0[512];
+	char *traces[1] = { t0 }, *policies[1] = { "as-recorded|split(max=128K)" };
+	char *profiles[3] = { "sata-sf2281", "sdcard", "emmc" };
+	struct matrix_opts o = { .jobs = 1, .runs = 1, .seed = 1 };
+	struct report *r;
+	pthread_t th;
+	size_t failed = 0;
+
+	snprintf(t0, sizeof(t0), "%s/traces/corpus/ext4-discard-rmtree.tsim", th_src());
+	cr_assert_not_null(r = report__new(traces, 1, policies, 1, profiles, 3, 1, 1));
+	cr_assert_eq(pthread_create(&th, NULL, kill_first_worker, NULL), 0);
+	cr_assert_eq(report_run_matrix(r, &o), 0);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	for (size_t i = 0; i < report__ncells(r); i++) {
+		const struct report_cell *c = report__cell_c(r, i);
+
+		if (c->status) {
+			failed++;
+			cr_expect_eq(c->status, -EIO);
+			cr_expect_str_eq(c->error, "worker killed by signal 9");
+		} else {
+			cr_expect_gt(c->wall_ns, 0, "cell %zu ran in another worker", i);
+		}
+	}
+	cr_expect_eq(failed, 1);
 	report__destroy(r);
 }
