@@ -82,6 +82,7 @@ enum cell_have {
 	CH_UNTRIMMED = 1u << 2,	/* free-space series is meaningful (trace has FREE records) */
 	CH_BASELINE = 1u << 3,	/* report__finish found a `none` cell for this (trace, profile) */
 	CH_TWIN = 1u << 4,	/* the engine measured foreground on a discard-free twin of the target */
+	CH_READ_P99 = 1u << 5,	/* foreground reads were replayed */
 };
 
 struct report_cell {
@@ -121,6 +122,8 @@ struct report_cell {
 					   engine's stall against its discard-free twin; else queueing time) */
 	uint64_t write_p99_ns;		/* p99 foreground write latency */
 	uint64_t write_p99_base_ns;	/* CH_TWIN: the same on the discard-free twin */
+	uint64_t read_p99_ns;		/* p99 foreground read latency */
+	uint64_t read_p99_base_ns;	/* CH_TWIN: the same on the discard-free twin */
 	double write_amp;		/* NAN if the target has no FTL */
 	double reclaim_byte_s;		/* RESULT.md reclaim.byte_s: freed-but-untrimmed byte-seconds */
 	uint64_t reclaim_freed;		/* RESULT.md reclaim.freed_bytes (0: the trace frees nothing) */
@@ -144,6 +147,7 @@ struct report_cell {
 	/* relative to `none`, filled by report__finish (NAN / 0 if no baseline) */
 	int64_t stall_vs_none_ns;
 	double write_p99_inflation;	/* write_p99 / none's write_p99 */
+	double read_p99_inflation;	/* read_p99 / none's read_p99 */
 	uint64_t added_ns;		/* what discard adds to the workload's time (report.c, relative()) */
 	uint64_t discard_wait_ns;	/* the workload's wait for the discards themselves (part of added_ns) */
 	uint8_t wait_basis;		/* enum cell_wait */

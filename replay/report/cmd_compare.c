@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trimsim compare: every trace x policy x profile, replayed in parallel by
- * forked workers (report/matrix.h, one cell each, at most --jobs at a time).
+ * --jobs forked workers, each running cell after cell (report/matrix.h).
  * Then the report: table, JSON, CSV, HTML.
  */
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "replay/policies/policy.h"
 #include "replay/report/matrix.h"
 #include "replay/report/plan.h"
+#include "replay/report/progress.h"
 #include "replay/report/report.h"
 #include "replay/report/runcell.h"
 
@@ -91,7 +92,8 @@ static void usage(FILE *f)
 		"                       targets that hold data)\n"
 		"      --qd N           every target's queue depth (default: a model's profile qd, a real\n"
 		"                       target's qd= or 32); compare warns when models and real targets differ\n"
-		"  -q, --quiet          nothing on stdout when writing files\n"
+		"  -q, --quiet          nothing on stdout when writing files, and no progress: stderr\n"
+		"                       otherwise shows cells done/total, elapsed and ETA on a terminal\n"
 		"\n"
 		"Sweeps beyond one machine (README.md, Sweeps at scale):\n"
 		"      --plan DIR       write the cells (DIR/cells.jsonl: id, trace, policy, profile, seed)\n"
@@ -406,7 +408,19 @@ static struct report *swept(const struct cmp_args *a, char *err, size_t errlen)
 {
 	struct report *r = report__new(a->traces, a->nt, a->policies, a->np, a->profiles, a->nm, a->m.runs,
 				       a->m.seed);
-	int e = r ? report_run_matrix(r, &a->m) : -errno;
+	/* on a terminal: what runs, at once, then cells done, elapsed, ETA (progress.h) */
+	struct progress *prog = r ? progress__new(stderr, "compare", a->quiet) : NULL;
+	struct matrix_opts mo = a->m;
+	int e;
+
+	if (r) {
+		progress__header(prog, "%zu cells (%zu traces x %zu policies x %zu profiles), %u jobs",
+				 report__ncells(r), a->nt, a->np, a->nm, a->m.jobs);
+		progress__cells_total(prog, report__ncells(r));
+		mo.progress = prog;
+	}
+	e = r ? report_run_matrix(r, &mo) : -errno;
+	progress__destroy(prog);
 
 	if (e) {
 		ts_errf(err, errlen, e, "%s", e == -EINTR ? "interrupted" : strerror(-e));

@@ -17,6 +17,7 @@
 #include "traces/util.h"
 #include "replay/cli.h"
 #include "replay/report/plan.h"
+#include "replay/report/progress.h"
 #include "replay/report/recommend.h"
 #include "replay/report/runcell.h"
 
@@ -53,8 +54,8 @@ static void usage(FILE *f)
 		"discard_granularity, min_discard_issue_time; ufs: TRIM consolidation), the block\n"
 		"layer's discard_max_bytes, and fstrim schedules (hourly, daily, weekly; --minimum\n"
 		"4K..1M). Objectives: device time in TRIM, time discard adds to the workload, reclaim\n"
-		"delay (byte-seconds of freed space not yet trimmed), p99 write latency versus\n"
-		"`none`, write amplification on FTL profiles. The verdict (does discard matter on this\n"
+		"delay (byte-seconds of freed space not yet trimmed), p99 write and read latency\n"
+		"versus `none`, write amplification on FTL profiles. The verdict (does discard matter on this\n"
 		"device?) decides which objective leads; a device that rejects discard is said so.\n"
 		"\n"
 		"  -M, --models LIST  device profiles (trimsim models)\n"
@@ -69,7 +70,8 @@ static void usage(FILE *f)
 		"  -o, --output FILE  write there (.json: JSON, .txt: text, .html: HTML, else --format)\n"
 		"  -j, --jobs N       cells replayed at once (default: online CPUs)\n"
 		"  -s, --seed N       seed for the models (default 1)\n"
-		"  -q, --quiet        nothing on stdout when writing a file\n"
+		"  -q, --quiet        nothing on stdout when writing a file, and no progress: stderr\n"
+		"                     otherwise shows the search, cells, elapsed and ETA on a terminal\n"
 		"      --plan DIR     write the cells of each search's first two rounds (every family of the\n"
 		"                     filesystem at its defaults and on its coarse grid) as a plan for\n"
 		"                     trimsim cell, and exit; then recommend with --cache DIR/cells replays\n"
@@ -250,6 +252,7 @@ int cmd_recommend(int argc, char **argv)
 	struct rec_args a = { 0 };
 	struct rec_run *rr = NULL;
 	struct output *out = NULL;
+	struct progress *prog = NULL;
 	char err[512] = "";
 	int rc = 1, e;
 
@@ -279,19 +282,34 @@ int cmd_recommend(int argc, char **argv)
 		goto out;
 	}
 	a.o.cache_dir = a.cache;
+	/* on a terminal: what runs, at once, then the search under way, cells, elapsed, ETA (progress.h) */
+	prog = progress__new(stderr, "recommend", a.quiet);
+	progress__header(prog, "%zu traces x %zu profiles, a search each (at most %u settings), %u jobs", a.nt, a.nm,
+			 a.o.budget, a.o.m.jobs);
+	a.o.m.progress = prog;
 	if (!(rr = rec_run__new(&a.o))) {
 		fprintf(stderr, "trimsim recommend: %s\n", strerror(errno));
 		goto out;
 	}
 	for (size_t t = 0; t < a.nt; t++)
-		for (size_t m = 0; m < a.nm; m++)
+		for (size_t m = 0; m < a.nm; m++) {
+			char what[400];
+
+			snprintf(what, sizeof(what), "%s on %s", a.traces[t], a.profiles[m]);
+			progress__part(prog, t * a.nm + m, a.nt * a.nm, what);
 			if ((e = rec_run__search(rr, a.traces[t], a.profiles[m], err, sizeof(err)))) {
+				progress__destroy(prog);
+				prog = NULL;
 				fprintf(stderr, "trimsim recommend: %s on %s: %s\n", a.traces[t], a.profiles[m], err);
 				goto out;
 			} else if (!m && rec_run__last_cut(rr)) {	/* the reader's message: file, byte, records */
+				progress__clear(prog);
 				fprintf(stderr, "trimsim recommend: warning: %s; its figures cover only those\n",
 					rec_run__last_cut(rr));
 			}
+		}
+	progress__destroy(prog);
+	prog = NULL;
 	if (out) {
 		FILE *f = output__file(out);
 
@@ -311,6 +329,7 @@ int cmd_recommend(int argc, char **argv)
 		write_out(rr, a.fmt, stdout);
 	rc = 0;
 out:
+	progress__destroy(prog);
 	output__abort(out);
 	rec_run__destroy(rr);
 	for (size_t i = 0; i < a.nm; i++)

@@ -5,9 +5,11 @@
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,16 +17,43 @@
 #include "traces/trace.h"
 #include "traces/util.h"
 #include "replay/report/matrix.h"
+#include "replay/report/progress.h"
 #include "replay/report/report.h"
 #include "replay/report/runcell.h"
 
+/*
+ * A worker is a forked process that runs the cells it is handed: the parent
+ * sends a cell index down `to` (a socket: a worker that died between cells is
+ * EPIPE there, not a SIGPIPE that would end the sweep), the worker replays that cell into its copy of
+ * the report and writes the whole report_cell back through `from`, then waits
+ * for the next index. One process serves many cells (a fork, a pipe and a wait
+ * per cell cost more than a small cell's replay: BENCHMARKS.md "Sweeps"); with
+ * `once` it exits after one, so every cell has a fresh process of its own.
+ */
 struct worker {
-	pid_t pid;
-	int fd;
-	size_t cell;
+	pid_t pid;		/* 0: no process in this slot */
+	int to, from;
+	size_t cell;		/* the cell it runs; SIZE_MAX: idle */
 	size_t got;		/* bytes of the cell received */
 	struct report_cell *buf;	/* what arrived so far */
 };
+
+static int write_full(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -EIO;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
 
 int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err, size_t errlen)
 {
@@ -41,81 +70,162 @@ int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err
 	return report_run_cell(&j, c, err, errlen);
 }
 
-static void run_worker(struct report_cell *c, const struct matrix_opts *a, int fd)
+/* The worker process: cells by index until the parent closes `in` (or a signal stops it). */
+static void work(struct report *r, const struct matrix_opts *a, int in, int out, bool once)
 {
 	char err[256];
-	const char *p = (const char *)c;
-	size_t left = sizeof(*c);
+	uint64_t i;
 
 	signal(SIGPIPE, SIG_DFL);
-	report_run_one(c, a, err, sizeof(err));
-	while (left) {
-		ssize_t w = write(fd, p, left);
+	while (!trimsim_stop) {
+		ssize_t n = read(in, &i, sizeof(i));
 
-		if (w < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
+		if (n != sizeof(i) || i >= report__ncells(r))
+			break;
+		report_run_one(report__cell(r, (size_t)i), a, err, sizeof(err));
+		if (write_full(out, report__cell_c(r, (size_t)i), sizeof(struct report_cell)))
 			_exit(1);
-		p += w;
-		left -= (size_t)w;
+		if (once)
+			break;
 	}
 	_exit(0);
 }
 
-static int spawn(struct report *r, const struct matrix_opts *a, size_t i, struct worker *w)
+/*
+ * A worker in slot k of w[0..nw). The child closes the parent's ends of the
+ * other workers' pipes it inherited: a worker that held another's `to` open
+ * would keep it from ever reading EOF.
+ */
+static int spawn(struct report *r, const struct matrix_opts *a, struct worker *ws, size_t nw, size_t k, bool once)
 {
-	int pfd[2];
+	struct worker *w = &ws[k];
+	int down[2], up[2];
 
-	if (pipe2(pfd, O_CLOEXEC))
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, down))
 		return -errno;
+	if (pipe2(up, O_CLOEXEC)) {
+		int e = -errno;
+
+		close(down[0]);
+		close(down[1]);
+		return e;
+	}
 	fflush(NULL);
 	w->pid = fork();
 	if (w->pid < 0) {
 		int e = -errno;
 
-		close(pfd[0]);
-		close(pfd[1]);
+		w->pid = 0;
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
 		return e;
 	}
 	if (w->pid == 0) {
-		close(pfd[0]);
-		run_worker(report__cell(r, i), a, pfd[1]);
+		close(down[1]);
+		close(up[0]);
+		for (size_t i = 0; i < nw; i++)
+			if (i != k && ws[i].pid) {
+				close(ws[i].to);
+				close(ws[i].from);
+			}
+		work(r, a, down[0], up[1], once);
 	}
-	close(pfd[1]);
-	w->fd = pfd[0];
+	close(down[0]);
+	close(up[1]);
+	w->to = down[1];
+	w->from = up[0];
+	w->cell = SIZE_MAX;
+	w->got = 0;
+	return 0;
+}
+
+/* Closes the worker's pipes (an idle worker then exits) and waits for it; its wait status. */
+static int reap(struct worker *w)
+{
+	int st = 0;
+
+	if (!w->pid)
+		return 0;
+	if (w->to >= 0)
+		close(w->to);
+	close(w->from);
+	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+	w->to = -1;
+	return st;
+}
+
+/* Hands cell i to the worker: 0, -EPIPE when it is gone, or -errno. */
+static int assign(struct worker *w, size_t i)
+{
+	uint64_t v = i;
+	ssize_t n;
+
+	do
+		n = send(w->to, &v, sizeof(v), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(v))
+		return n < 0 ? -errno : -EIO;
 	w->cell = i;
 	w->got = 0;
 	return 0;
 }
 
-/* Reads what a worker sent; on EOF reaps it. Returns 1 when the worker is done. */
+/*
+ * Cell i to the worker in slot k, forking one when the slot is empty, or when
+ * its worker died between cells (killed from outside): a fresh one takes the cell.
+ */
+static int start(struct report *r, const struct matrix_opts *a, struct worker *w, size_t nw, size_t k, bool once,
+		 size_t i)
+{
+	int e = 0;
+
+	for (int tries = 0; tries < 2; tries++) {
+		if (!w[k].pid && (e = spawn(r, a, w, nw, k, once)))
+			return e;
+		if ((e = assign(&w[k], i)) != -EPIPE)
+			return e;
+		reap(&w[k]);
+	}
+	return e;
+}
+
+/*
+ * Reads what a busy worker sent. Returns 1 when its cell is done: placed at its
+ * index, or, when the worker died before sending it all, failed with the reason
+ * (the worker is then reaped). 0: more to come.
+ */
 static int drain(struct report *r, struct worker *w)
 {
-	struct report_cell *buf = w->buf;
-	ssize_t n = read(w->fd, (char *)buf + w->got, sizeof(*buf) - w->got);
+	struct report_cell *buf = w->buf, *c = report__cell(r, w->cell);
+	ssize_t n = read(w->from, (char *)buf + w->got, sizeof(*buf) - w->got);
 	int st;
 
 	if (n < 0 && errno == EINTR)
 		return 0;
 	if (n > 0) {
 		w->got += (size_t)n;
-		return 0;
+		if (w->got < sizeof(*buf))
+			return 0;
+		if (buf->index == c->index) {
+			memcpy(c, buf, sizeof(*c));
+			w->cell = SIZE_MAX;
+			return 1;
+		}
 	}
-	close(w->fd);
-	while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	struct report_cell *c = report__cell(r, w->cell);
-
-	if (w->got == sizeof(*buf) && buf->index == c->index) {
-		memcpy(c, buf, sizeof(*c));
-	} else {
-		c->status = -EIO;
-		if (WIFSIGNALED(st))
-			snprintf(c->error, sizeof(c->error), "worker killed by signal %d", WTERMSIG(st));
-		else
-			snprintf(c->error, sizeof(c->error), "worker exited with status %d before reporting",
-				 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	}
+	st = reap(w);
+	c->status = -EIO;
+	if (WIFSIGNALED(st))
+		snprintf(c->error, sizeof(c->error), "worker killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(c->error, sizeof(c->error), "worker exited with status %d before reporting",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	w->cell = SIZE_MAX;
 	return 1;
 }
 
@@ -126,85 +236,137 @@ static int drain(struct report *r, struct worker *w)
  * SIGINT/SIGTERM: the workers stop too. A worker that got the signal itself
  * (a terminal's ^C reaches the whole process group) dies of this second one,
  * which is fine: its cell is reported as killed. One that ignores both for
- * STOP_GRACE_NS is killed.
+ * STOP_GRACE_NS is killed. Idle workers are sent nothing more: their pipe closes.
  */
-static void stop_workers(const struct worker *w, size_t active, uint64_t *stop_ns)
+static void stop_workers(struct worker *w, size_t nw, uint64_t *stop_ns)
 {
 	uint64_t now = ts_now_ns();
 
-	if (!*stop_ns) {
-		*stop_ns = now;
-		for (size_t i = 0; i < active; i++)
+	for (size_t i = 0; i < nw; i++) {
+		if (!w[i].pid)
+			continue;
+		if (w[i].to >= 0) {
+			close(w[i].to);
+			w[i].to = -1;
+		}
+		if (w[i].cell == SIZE_MAX)
+			continue;
+		if (!*stop_ns)
 			kill(w[i].pid, SIGTERM);
-	} else if (now - *stop_ns > STOP_GRACE_NS) {
-		for (size_t i = 0; i < active; i++)
+		else if (now - *stop_ns > STOP_GRACE_NS)
 			kill(w[i].pid, SIGKILL);
 	}
+	if (!*stop_ns)
+		*stop_ns = now;
+}
+
+/* The next cell of this pass to run, from *next on; n when none is left. */
+static size_t next_cell(const struct report *r, const struct matrix_opts *a, bool realtime, size_t *next)
+{
+	size_t n = report__ncells(r);
+
+	for (; *next < n; (*next)++)
+		if (report_profile_realtime(report__cell_c(r, *next)->profile) == realtime &&
+		    !(a->filled && a->filled(a->arg, *next)))
+			return (*next)++;
+	return n;
+}
+
+/* Cells of this pass still to run. */
+static size_t count_cells(const struct report *r, const struct matrix_opts *a, bool realtime)
+{
+	size_t next = 0, k = 0;
+
+	while (next_cell(r, a, realtime, &next) < report__ncells(r))
+		k++;
+	return k;
 }
 
 /*
  * One pass over the cells whose target is (or is not) real-time. Model cells run
- * --jobs at a time; cells on real devices or files run one at a time, alone, so
- * they neither share the device nor the CPU with another cell while measured.
+ * on --jobs workers, each running cell after cell (one process per cell with
+ * a->isolate); cells on real devices or files run one at a time, alone, each in a
+ * fresh process, so they neither share the device nor the CPU with another cell
+ * while measured. Each result lands at its cell's index: the order workers finish
+ * in never shows.
  */
 static int run_pass(struct report *r, const struct matrix_opts *a, bool realtime)
 {
-	size_t n = report__ncells(r), next = 0, active = 0;
-	unsigned jobs = realtime || !a->jobs ? 1 : (a->jobs < n ? a->jobs : (unsigned)n);
-	struct worker *w = calloc(jobs ? jobs : 1, sizeof(*w));
-	struct pollfd *pfd = calloc(jobs ? jobs : 1, sizeof(*pfd));
-	struct report_cell *bufs = calloc(jobs ? jobs : 1, sizeof(*bufs));
+	size_t n = report__ncells(r), todo = count_cells(r, a, realtime), next = 0, busy = 0;
+	unsigned jobs = realtime || !a->jobs ? 1 : a->jobs;
+	bool once = realtime || a->isolate;
+	struct worker *w = NULL;
+	struct pollfd *pfd = NULL;
+	struct report_cell *bufs = NULL;
+	size_t *slot = NULL;
 	uint64_t stop_ns = 0;
 	int err = 0;
 
-	if (!w || !pfd || !bufs) {
+	if (jobs > todo)
+		jobs = (unsigned)todo;
+	if (!jobs)
+		return 0;
+	w = calloc(jobs, sizeof(*w));
+	pfd = calloc(jobs, sizeof(*pfd));
+	slot = calloc(jobs, sizeof(*slot));
+	bufs = calloc(jobs, sizeof(*bufs));
+	if (!w || !pfd || !slot || !bufs) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (unsigned i = 0; i < jobs; i++)
-		w[i].buf = &bufs[i];
-	while (next < n || active) {
-		while (next < n && active < jobs && !trimsim_stop && !err) {
-			if (report_profile_realtime(report__cell_c(r, next)->profile) != realtime ||
-			    (a->filled && a->filled(a->arg, next))) {
-				next++;
+	for (unsigned k = 0; k < jobs; k++)
+		w[k] = (struct worker){ .to = -1, .from = -1, .cell = SIZE_MAX, .buf = &bufs[k] };
+	for (;;) {
+		size_t np = 0;
+
+		/* every idle worker gets the next cell; a slot without a process gets one */
+		for (unsigned k = 0; k < jobs && !trimsim_stop && !err; k++) {
+			size_t i;
+
+			if (w[k].pid && w[k].cell != SIZE_MAX)
 				continue;
-			}
-			err = spawn(r, a, next, &w[active]);	/* keeps w[active].buf */
-			if (!err) {
-				next++;
-				active++;
-			}
+			if ((i = next_cell(r, a, realtime, &next)) == n)
+				break;
+			if ((err = start(r, a, w, jobs, k, once, i)))
+				break;
+			busy++;
 		}
-		if (!active)
-			break;
 		if (trimsim_stop)
-			stop_workers(w, active, &stop_ns);
-		for (size_t i = 0; i < active; i++)
-			pfd[i] = (struct pollfd){ .fd = w[i].fd, .events = POLLIN };
+			stop_workers(w, jobs, &stop_ns);
+		if (!busy)
+			break;
+		for (unsigned k = 0; k < jobs; k++)
+			if (w[k].pid && w[k].cell != SIZE_MAX) {
+				pfd[np] = (struct pollfd){ .fd = w[k].from, .events = POLLIN };
+				slot[np++] = k;
+			}
 		/* bounded: a signal that lands between the flag check and poll() is seen within POLL_MS */
-		if (poll(pfd, active, POLL_MS) < 0 && errno != EINTR) {
+		if (poll(pfd, np, POLL_MS) < 0 && errno != EINTR) {
 			err = -errno;
 			break;
 		}
-		for (size_t i = 0; i < active;) {
-			if (pfd[i].revents && drain(r, &w[i])) {
-				struct report_cell *freed = w[i].buf;
+		for (size_t p = 0; p < np; p++) {
+			struct worker *x = &w[slot[p]];
 
-				w[i] = w[active - 1];
-				w[active - 1].buf = freed;
-				pfd[i] = pfd[active - 1];	/* checked next, at index i */
-				active--;
+			if (!pfd[p].revents || !drain(r, x))
 				continue;
-			}
-			i++;
+			busy--;
+			progress__cell(a->progress);
+			if (once && x->pid)
+				reap(x);	/* its one cell done: the next gets a fresh process */
 		}
 	}
 	if (!err && trimsim_stop)
 		err = -EINTR;
 out:
+	for (unsigned k = 0; w && k < jobs; k++) {
+		if (err && w[k].pid && w[k].cell != SIZE_MAX)
+			kill(w[k].pid, SIGKILL);	/* a failed sweep (no memory, no fork) waits for no cell */
+		reap(&w[k]);
+	}
 	free(w);
 	free(pfd);
+	free(slot);
 	free(bufs);
 	return err;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Runs the cells of a report: forked workers (one cell each, at most jobs at a
- * time) replay a cell and send its report_cell back through a pipe as bytes (the
- * struct is plain data); the parent puts it at the cell's index, so the result
- * never depends on which worker finished first. Model cells run in parallel,
- * cells on real devices or files one at a time, alone. compare and recommend
- * share it.
+ * Runs the cells of a report: jobs forked workers, each handed cell after cell
+ * (an index through a pipe), replay a cell and send its report_cell back
+ * through a pipe as bytes (the struct is plain data); the parent puts it at the
+ * cell's index, so the result never depends on which worker ran it or finished
+ * first. A worker that dies fails only the cell it was running; another takes
+ * its place. Model cells run in parallel, cells on real devices or files one at
+ * a time, alone, each in a fresh process. compare and recommend share it.
  */
 #ifndef TRIMSIM_REPORT_MATRIX_H
 #define TRIMSIM_REPORT_MATRIX_H
@@ -16,6 +17,7 @@
 #include <stdio.h>
 
 struct report;
+struct progress;
 
 struct matrix_opts {
 	unsigned jobs;		/* model cells at once (at least 1) */
@@ -26,6 +28,8 @@ struct matrix_opts {
 	/* optional: true for a cell already filled (a cache hit), which is not run */
 	bool (*filled)(void *arg, size_t cell);
 	void *arg;
+	bool isolate;		/* one process per model cell too (slower: a fork, pipe and wait each) */
+	struct progress *progress;	/* optional: told of each cell done (progress.h) */
 };
 
 /* The defaults compare and recommend share: --jobs the online CPUs, one run, seed 1. */
@@ -78,8 +82,9 @@ int report_parse_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi, 
 
 /*
  * One cell, in this process: c (its identity set, report_cell__init()) replayed
- * with o's seed, runs, qd and destructive into c. 0, or -errno with the message in
- * err and c->error. What each worker of report_run_matrix() runs; `trimsim cell` too.
+ * with o's seed, runs, qd and destructive into c (jobs, filled and progress do not
+ * apply). 0, or -errno with the message in err and c->error. What each worker of
+ * report_run_matrix() runs with a cell index; `trimsim cell` too.
  */
 struct report_cell;
 int report_run_one(struct report_cell *c, const struct matrix_opts *o, char *err, size_t errlen);

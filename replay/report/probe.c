@@ -218,6 +218,7 @@ void report_cell__from_metrics(struct report_cell *c, const struct metrics *m, b
 {
 	const struct hist *lat = metrics__latency(m, TS_OP_DISCARD), *sizes = metrics__command_bytes(m);
 	const struct hist *w = metrics__fg_latency(m, TS_OP_WRITE), *wb = metrics__twin_latency(m, TS_OP_WRITE);
+	const struct hist *rd = metrics__fg_latency(m, TS_OP_READ), *rb = metrics__twin_latency(m, TS_OP_READ);
 	struct metrics_totals t;
 
 	metrics__totals(m, &t);
@@ -255,10 +256,16 @@ void report_cell__from_metrics(struct report_cell *c, const struct metrics *m, b
 		c->write_p99_ns = p99(w);
 		c->have |= CH_WRITE_P99;
 	}
+	if (rd->n) {
+		c->read_p99_ns = p99(rd);
+		c->have |= CH_READ_P99;
+	}
 	if (twin) {
 		c->have |= CH_TWIN;
 		c->fg_stall_ns = t.stall_ns;
 		if (wb->n)
 			c->write_p99_base_ns = p99(wb);
+		if (rb->n)
+			c->read_p99_base_ns = p99(rb);
 	}
 }

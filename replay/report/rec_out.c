@@ -232,6 +232,7 @@ static json_t *obj_json(const struct rec_obj *o)
 	json_object_set_new(j, "reclaim", json_string(isinf(o->reclaim) ? "never" : o->reclaim_known ? "measured" :
 						       "unknown"));
 	json_object_set_new(j, "write_p99_inflation", json_real(o->wp99));
+	json_object_set_new(j, "read_p99_inflation", json_real(o->rp99));
 	json_object_set_new(j, "write_amp", o->wa > 0 ? json_real(o->wa) : json_null());
 	return j;
 }
@@ -442,22 +443,22 @@ int rec_run__write_json(const struct rec_run *rr, FILE *f)
 static void front_table(const struct rec_result *res, FILE *f)
 {
 	int w = 7;
-	char a[32], b[32], c[32], d[64], e[32];
+	char a[32], b[32], c[32], d[64], e[32], g[32];
 
 	for (size_t i = 0; i < res->n; i++)
 		if (res->front[i] && (int)strlen(spec(res, i)) > w)
 			w = (int)strlen(spec(res, i));
-	fprintf(f, "  front:\n    %-*s %10s %10s %22s %6s %5s\n", w, "setting", "added", "in-trim", "reclaim", "wp99x",
-		"WA");
+	fprintf(f, "  front:\n    %-*s %10s %10s %22s %6s %6s %5s\n", w, "setting", "added", "in-trim", "reclaim",
+		"wp99x", "rp99x", "WA");
 	for (size_t i = 0; i < res->n; i++) {
 		const struct rec_obj *o = &res->obj[i];
 
 		if (!res->front[i])
 			continue;
 		fig_format(FIG_RATIO, o->wa > 0 ? o->wa : NAN, a, sizeof(a));
-		fprintf(f, "    %-*s %10s %10s %22s %6s %5s%s\n", w, spec(res, i), dur(o->added_ns, b, sizeof(b)),
+		fprintf(f, "    %-*s %10s %10s %22s %6s %6s %5s%s\n", w, spec(res, i), dur(o->added_ns, b, sizeof(b)),
 			dur(o->trim_ns, c, sizeof(c)), reclaim_str(o, d, sizeof(d)),
-			fig_format(FIG_RATIO, o->wp99, e, sizeof(e)), a,
+			fig_format(FIG_RATIO, o->wp99, e, sizeof(e)), fig_format(FIG_RATIO, o->rp99, g, sizeof(g)), a,
 			i == res->pick ? "  <- recommended" : "");
 	}
 }

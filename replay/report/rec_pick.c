@@ -43,6 +43,7 @@ static void objectives(const struct report_cell *c, const struct rec_cand *cand,
 	o->trim_ns = (double)c->discard_ns;
 	o->added_ns = (double)c->added_ns;
 	o->wp99 = isnan(c->write_p99_inflation) ? 1.0 : c->write_p99_inflation;
+	o->rp99 = isnan(c->read_p99_inflation) ? 1.0 : c->read_p99_inflation;
 	o->wa = c->have & CH_WA ? c->write_amp : 0;
 	o->reclaim_known = c->reclaim_freed > 0;
 	if (c->none)
@@ -54,7 +55,7 @@ static void objectives(const struct report_cell *c, const struct rec_cand *cand,
 }
 
 /* The sort key of the rule: a tie on one objective falls through to the next. */
-#define NKEY 7
+#define NKEY 8
 struct key {
 	double k[NKEY];
 };
@@ -104,7 +105,7 @@ static double near(double v, double least)
  *  - the trace cannot tell: the least device time in TRIM (within 10%), then reclaim;
  *  - discard does not matter: the least reclaim delay (within 10%), then TRIM time.
  * Then the fewest knobs changed from the kernel's defaults, write amplification, p99
- * write inflation.
+ * write inflation, p99 read inflation.
  */
 static struct key key_of(const struct rec_result *res, size_t i, double tol, double trim_min, double rec_min)
 {
@@ -114,15 +115,15 @@ static struct key key_of(const struct rec_result *res, size_t i, double tol, dou
 	switch (res->why) {
 	case RW_MATTERS:
 		if (o->added_ns > tol)
-			return (struct key){ { o->added_ns, 0, 0, 0, 0, 0, 0 } };
+			return (struct key){ { o->added_ns, 0, 0, 0, 0, 0, 0, 0 } };
 		return (struct key){ { 0, is_none(res, i), near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch,
-				       o->wa, o->wp99 } };
+				       o->wa, o->wp99, o->rp99 } };
 	case RW_UNTOLD:
 		return (struct key){ { near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch, o->wa, o->wp99,
-				       o->added_ns, 0 } };
+				       o->rp99, o->added_ns, 0 } };
 	default:
 		return (struct key){ { near(o->reclaim, rec_min), near(o->trim_ns, trim_min), ch, o->wa, o->wp99,
-				       o->added_ns, 0 } };
+				       o->rp99, o->added_ns, 0 } };
 	}
 }
 

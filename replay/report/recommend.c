@@ -105,8 +105,8 @@ void rec_cand_spec(const struct rec_cand *c, char *buf, size_t len)
 
 bool rec_dominates(const struct rec_obj *a, const struct rec_obj *b)
 {
-	const double x[] = { a->trim_ns, a->added_ns, a->reclaim, a->wp99, a->wa };
-	const double y[] = { b->trim_ns, b->added_ns, b->reclaim, b->wp99, b->wa };
+	const double x[] = { a->trim_ns, a->added_ns, a->reclaim, a->wp99, a->rp99, a->wa };
+	const double y[] = { b->trim_ns, b->added_ns, b->reclaim, b->wp99, b->rp99, b->wa };
 	bool better = false;
 
 	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++) {

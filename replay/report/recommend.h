@@ -52,6 +52,7 @@ struct rec_obj {
 	double added_ns;	/* time discard adds to the workload (report.c) */
 	double reclaim;		/* byte-seconds freed but untrimmed; INFINITY: never trimmed (nodiscard) */
 	double wp99;		/* p99 write latency / none's; 1 without foreground writes */
+	double rp99;		/* p99 read latency / none's; 1 without foreground reads */
 	double wa;		/* write amplification; 0 without an FTL */
 	bool reclaim_known;	/* the trace frees (FREE/INTENT records): reclaim is measured */
 };

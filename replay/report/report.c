@@ -265,6 +265,12 @@ const char *report_wait_basis_name(unsigned basis)
 	return basis <= CWB_UNKNOWN ? names[basis] : "?";
 }
 
+/* c's p99 over a baseline's (none's, or the twin's): NAN when either has no such I/O. */
+static double inflation(bool have, uint64_t p99_ns, bool base_have, uint64_t base_ns)
+{
+	return have && base_have && base_ns ? (double)p99_ns / (double)base_ns : NAN;
+}
+
 static void relative(const struct report *r, struct report_cell *c)
 {
 	const struct report_cell *b = report_baseline(r, c);
@@ -272,12 +278,14 @@ static void relative(const struct report *r, struct report_cell *c)
 
 	discard_wait(c);
 	c->redundancy = c->unique_bytes ? (double)c->bytes / (double)c->unique_bytes : NAN;
-	c->write_p99_inflation = NAN;
+	c->write_p99_inflation = c->read_p99_inflation = NAN;
 	if (b) {
 		c->have |= CH_BASELINE;
 		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns - (int64_t)b->fg_stall_ns;
-		if ((c->have & CH_WRITE_P99) && (b->have & CH_WRITE_P99) && b->write_p99_ns)
-			c->write_p99_inflation = (double)c->write_p99_ns / (double)b->write_p99_ns;
+		c->write_p99_inflation = inflation(c->have & CH_WRITE_P99, c->write_p99_ns, b->have & CH_WRITE_P99,
+						   b->write_p99_ns);
+		c->read_p99_inflation = inflation(c->have & CH_READ_P99, c->read_p99_ns, b->have & CH_READ_P99,
+						  b->read_p99_ns);
 		c->added_ns = added(c, b->workload_ns, b->fg_held_ns);
 	} else {
 		c->added_ns = added(c, c->wall_ns, 0);
@@ -289,7 +297,9 @@ static void relative(const struct report *r, struct report_cell *c)
 		c->have |= CH_BASELINE;
 		c->stall_vs_none_ns = (int64_t)c->fg_stall_ns;
 		if ((c->have & CH_WRITE_P99) && c->write_p99_base_ns)
-			c->write_p99_inflation = (double)c->write_p99_ns / (double)c->write_p99_base_ns;
+			c->write_p99_inflation = inflation(true, c->write_p99_ns, true, c->write_p99_base_ns);
+		if ((c->have & CH_READ_P99) && c->read_p99_base_ns)
+			c->read_p99_inflation = inflation(true, c->read_p99_ns, true, c->read_p99_base_ns);
 	}
 	c->share = wall ? (double)c->added_ns / (double)wall : NAN;
 }

@@ -10,7 +10,8 @@
 #   BENCH_READ_ROUNDS  interleaved rounds of section 1's read variants (default 9)
 #   BENCH_FILES    files in the recorder's discard storm (default 100000)
 #   BENCH_COMPARE_TIMEOUT  seconds the compare run may take (default 120)
-#   BENCH_SECTIONS which sections to run (default "1 2 3 4 5")
+#   BENCH_SECTIONS which sections to run (default "1 2 3 4 5 6")
+#   BENCH_SWEEP_PROFILES  recommend's profiles in section 6 (default: make demo's five)
 #   BENCH_DIR      where inputs go (default a fresh mktemp -d under /tmp, removed at the end)
 # Root-only sections print "skipped: <reason>". BENCHMARKS.md records a run.
 set -u
@@ -55,7 +56,7 @@ done
 # ---- helpers ----
 
 # want N: section N was asked for.
-want() { [[ " ${BENCH_SECTIONS:-1 2 3 4 5} " == *" $1 "* ]]; }
+want() { [[ " ${BENCH_SECTIONS:-1 2 3 4 5 6} " == *" $1 "* ]]; }
 
 # median V...: the middle value (the lower middle for an even count).
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
@@ -136,10 +137,12 @@ echo "inputs: $W"
 # ---- inputs ----
 
 big=$W/big.tsim small=$W/small.tsim one=$W/one.tsim
-"$B/gen_trace" "$big" "$N" 1 && "$B/gen_trace" "$small" "$NS" 2 && "$B/gen_trace" "$one" 1000000 3 ||
-	{ echo "bench: gen_trace failed" >&2; exit 1; }
-echo "traces: $N records ($(mib $(($(stat -c %s "$big") / 1024))) MiB), $NS and 1000000 records (gen_trace: XFS on NVMe mix)"
-section_done "inputs (gen_trace)"
+if want 1 || want 2 || want 3 || want 5; then	# section 6 reads the corpus, 4 makes its own
+	"$B/gen_trace" "$big" "$N" 1 && "$B/gen_trace" "$small" "$NS" 2 && "$B/gen_trace" "$one" 1000000 3 ||
+		{ echo "bench: gen_trace failed" >&2; exit 1; }
+	echo "traces: $N records ($(mib $(($(stat -c %s "$big") / 1024))) MiB), $NS and 1000000 records (gen_trace: XFS on NVMe mix)"
+	section_done "inputs (gen_trace)"
+fi
 
 # ---- 1. trace reading ----
 # bench_read runs every way of reading the trace (read, pread, io_uring, the mapping with and without
@@ -381,6 +384,61 @@ if want 5; then
 		fi
 	fi
 	section_done "5. memory"
+fi
+
+# ---- 6. sweeps: compare over the corpus matrix, recommend on each corpus trace ----
+# Cells per second of the cell runner (replay/report/matrix.c) that compare and recommend share: every
+# corpus trace x every preset x every model profile, at --jobs 1 and 2 (one run each: the longest
+# figures of the bench), then recommend on each corpus trace on make demo's profiles (one run each),
+# its cells counted from the JSON (cells_replayed). Targets (issue 18): the old corpus's 1,782 cells in
+# under 10 s on 2 cores (178 cells/s), and recommend on each corpus trace in under 30 s.
+if want 6; then
+	echo
+	echo "== 6. sweeps: compare over the corpus matrix, recommend per corpus trace"
+	SRC=$(cd "$(dirname "$0")/../.." && pwd)
+	corpus=("$SRC"/traces/corpus/*.tsim)
+	presets=$("$T" policies | sed -n '/^presets/,$ s/^  \([a-z0-9-]*\): .*/\1/p' | paste -sd,)
+	profiles=$("$T" models | sed -n 's/^\([a-z0-9-]*\) (.*/\1/p' | paste -sd,)
+	if [ ! -e "${corpus[0]}" ] || [ -z "$presets" ] || [ -z "$profiles" ]; then
+		echo "  skipped: no corpus traces, presets or profiles"
+	else
+		ncells=$((${#corpus[@]} * $(echo "$presets" | tr , '\n' | wc -l) * $(echo "$profiles" | tr , '\n' | wc -l)))
+		echo "  ${#corpus[@]} traces x $(echo "$presets" | tr , '\n' | wc -l) presets x" \
+			"$(echo "$profiles" | tr , '\n' | wc -l) profiles = $ncells cells; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+		for j in 1 2; do
+			if runs "sweep$j" 1 "$T" compare "${corpus[@]}" -p "$presets" -M "$profiles" --jobs "$j" -q \
+				-o "$W/sweep$j.json"; then
+				report "compare, corpus matrix, --jobs $j" "$ncells" cells
+				eval "sweep${j}_cps=\$EPS sweep${j}_cpu=\$CPU"
+			fi
+		done
+		if [ -n "${sweep2_cps:-}" ]; then
+			[ -n "${sweep1_cps:-}" ] && printf '  --jobs 2 / --jobs 1: %.2fx by wall\n' "$(calc "$sweep2_cps / $sweep1_cps")"
+			cmp -s "$W/sweep1.json" "$W/sweep2.json" && echo "  the JSON at --jobs 1 and 2: byte-identical" ||
+				echo "  the JSON at --jobs 1 and 2 DIFFERS"
+			# on a shared machine the wall time is the load's: what 2 idle cores would do is cells / (cpu / 2)
+			target "compare corpus matrix >= 178 cells/s" \
+				"$(eng "$sweep2_cps")/s (2 idle cores: $(eng "$(calc "$ncells / ($sweep2_cpu / 2)")")/s)" \
+				"$(verdict "$sweep2_cps" ">=" 178.2)"
+		fi
+		rprof=${BENCH_SWEEP_PROFILES:-sata-sf2281,sata-good,nvme,sdcard,ftl-sata}
+		echo "  recommend TRACE -M $rprof --jobs 2, each corpus trace (wall s, cpu s, cells replayed):"
+		rw=0 rc=0 rn=0 worst=0 worst_t=
+		for t in "${corpus[@]}"; do
+			runs rec 1 "$T" recommend "$t" -M "$rprof" --jobs 2 --json -q -o "$W/rec.json" || continue
+			n=$(grep -o '"cells_replayed": *[0-9]*' "$W/rec.json" | awk -F: '{ s += $2 } END { print s + 0 }')
+			printf '    %-28s %6.2f %6.2f %5d\n' "$(basename "$t")" "$WALL" "$CPU" "$n"
+			rw=$(calc "$rw + $WALL") rc=$(calc "$rc + $CPU") rn=$((rn + n))
+			awk -v a="$WALL" -v b="$worst" 'BEGIN { exit !(a > b) }' && worst=$WALL worst_t=$(basename "$t")
+		done
+		if [ "$rn" -gt 0 ]; then
+			WALL=$rw CPU=$rc
+			report "recommend, every corpus trace" "$rn" cells
+			target "recommend per corpus trace < 30 s" "worst $(printf %.1f "$worst") s ($worst_t)" \
+				"$(verdict "$worst" "<=" 30)"
+		fi
+	fi
+	section_done "6. sweeps"
 fi
 
 echo
