@@ -247,11 +247,17 @@ static void runs_html(const struct report *r, FILE *f)
 		esc(f, a->policy);
 		fputs("</td><td class=\"l\">", f);
 		esc(f, c->profile);
-		fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"l\">",
-			x[i].metric, x[i].a_cell.n, fig_format(FIG_NS, stat_mean(&x[i].a_cell) * 1e9, v[0], sizeof(v[0])),
-			fig_format(FIG_NS, stat_stddev(&x[i].a_cell) * 1e9, v[1], sizeof(v[1])),
-			fig_format(FIG_NS, stat_mean(&x[i].a_ref) * 1e9, v[2], sizeof(v[2])),
-			fig_format(FIG_NS, stat_stddev(&x[i].a_ref) * 1e9, v[3], sizeof(v[3])));
+		fig_format(FIG_NS, stat_mean(&x[i].a_cell) * 1e9, v[0], sizeof(v[0]));
+		fig_format(FIG_NS, stat_stddev(&x[i].a_cell) * 1e9, v[1], sizeof(v[1]));
+		fig_format(FIG_NS, stat_mean(&x[i].a_ref) * 1e9, v[2], sizeof(v[2]));
+		fig_format(FIG_NS, stat_stddev(&x[i].a_ref) * 1e9, v[3], sizeof(v[3]));
+		fprintf(f, "</td><td class=\"l\">%s</td><td>%zu</td>", x[i].metric, x[i].a_cell.n);
+		for (int k = 0; k < 4; k++) {
+			fputs("<td>", f);
+			esc(f, v[k]);
+			fputs("</td>", f);
+		}
+		fputs("<td class=\"l\">", f);
 		report_cmp_sentence(r, &x[i], s, sizeof(s));
 		html_esc_code(f, s);
 		fputs("</td></tr>\n", f);
@@ -276,8 +282,9 @@ static void trace_section(const struct report *r, FILE *f, size_t t)
 
 	fprintf(f, "<section id=\"trace-%zu\">\n<h2>", t);
 	esc(f, report_basename(r->traces[t]));
-	fprintf(f, "</h2>\n<p>wall time %s; %zu policies x %zu profiles. <a href=\"#decision\">Decision</a></p>\n",
-		fmt_duration(report_trace_wall(r, t), d, sizeof(d)), r->np, r->nm);
+	fputs("</h2>\n<p>wall time ", f);
+	esc(f, fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+	fprintf(f, "; %zu policies x %zu profiles. <a href=\"#decision\">Decision</a></p>\n", r->np, r->nm);
 	if (report__trace_cut(r, t)) {
 		fputs("<p class=\"truncated\">truncated: ", f);
 		esc(f, report__trace_cut(r, t));

@@ -39,6 +39,21 @@ static const struct report_cell *least_trim(const struct report *r, size_t t, si
 	return lo;
 }
 
+/* A figure for one fprintf with others: formatted (traces/figure.h), then XML-escaped ("<0.001%"). */
+static const char *hdur(uint64_t ns, char *buf, size_t len)
+{
+	char raw[32];
+
+	return html_escs(fmt_duration(ns, raw, sizeof(raw)), buf, len);
+}
+
+static const char *hval(enum col_kind k, double v, char *buf, size_t len)
+{
+	char raw[32];
+
+	return html_escs(report_fmt_value(k, v, raw, sizeof(raw)), buf, len);
+}
+
 /* " +1.3 ms" (" +0" when nothing is added). */
 static void added(FILE *f, const struct report_cell *c)
 {
@@ -57,14 +72,14 @@ static void cell_title(FILE *f, const struct report_judgement *j)
 	if (j->best) {
 		fputs("least: ", f);
 		html_esc(f, j->best->policy);
-		fprintf(f, " adds %s (%s of the wall time)", fmt_duration(j->best->added_ns, d, sizeof(d)),
-			report_fmt_value(CK_SHARE, j->best->share, s, sizeof(s)));
+		fprintf(f, " adds %s (%s of the wall time)", hdur(j->best->added_ns, d, sizeof(d)),
+			hval(CK_SHARE, j->best->share, s, sizeof(s)));
 	}
 	if (j->worst && j->worst != j->best) {
 		fputs("; worst: ", f);
 		html_esc(f, j->worst->policy);
-		fprintf(f, " adds %s (%s of the wall time)", fmt_duration(j->worst->added_ns, d, sizeof(d)),
-			report_fmt_value(CK_SHARE, j->worst->share, s, sizeof(s)));
+		fprintf(f, " adds %s (%s of the wall time)", hdur(j->worst->added_ns, d, sizeof(d)),
+			hval(CK_SHARE, j->worst->share, s, sizeof(s)));
 	}
 	fputs("\"", f);
 }
@@ -135,7 +150,7 @@ void report_html_decision(const struct report *r, FILE *f)
 		fprintf(f, "<tr><td class=\"l\"><a href=\"#trace-%zu\">", t);
 		html_esc(f, report_basename(r->traces[t]));
 		fprintf(f, "</a>%s</td><td>%s</td>", report__trace_cut(r, t) ? " (truncated)" : "",
-			fmt_duration(report_trace_wall(r, t), d, sizeof(d)));
+			hdur(report_trace_wall(r, t), d, sizeof(d)));
 		for (size_t m = 0; m < r->nm; m++)
 			decision_cell(r, f, t, m);
 		fputs("</tr>\n", f);
@@ -178,9 +193,9 @@ static void heat_all_cell(const struct report *r, FILE *f, size_t p, size_t m)
 	double share = wall ? (double)add / (double)wall : NAN;
 
 	fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"adds %s over %zu of %zu traces: %s of their %s "
-		"wall time\">%s</td>", html_heat(share), (unsigned long long)add, fmt_duration(add, a, sizeof(a)), k, r->nt,
-		report_fmt_value(CK_SHARE, share, s, sizeof(s)), fmt_duration(wall, w, sizeof(w)),
-		report_fmt_value(share >= 2.0 ? CK_RATIO : CK_SHARE, share, v, sizeof(v)));
+		"wall time\">%s</td>", html_heat(share), (unsigned long long)add, hdur(add, a, sizeof(a)), k, r->nt,
+		hval(CK_SHARE, share, s, sizeof(s)), hdur(wall, w, sizeof(w)),
+		hval(share >= 2.0 ? CK_RATIO : CK_SHARE, share, v, sizeof(v)));
 }
 
 /* One trace's cell: what policy p adds on profile m. */
@@ -197,15 +212,15 @@ static void heat_cell(const struct report *r, FILE *f, size_t t, size_t p, size_
 		fputs("<td class=\"hn\" title=\"the baseline: never discards\">0</td>", f);
 	} else if (report_cell_ok(c) && report_is_fstrim(c)) {
 		fprintf(f, "<td class=\"hn\" title=\"periodic fstrim: %s in TRIM once per interval\">periodic</td>",
-			fmt_duration(c->discard_ns, d, sizeof(d)));
+			hdur(c->discard_ns, d, sizeof(d)));
 	} else if (report_untold(c)) {
 		fprintf(f, "<td class=\"hn\" title=\"the trace cannot tell whether the workload waits; %s in TRIM\">"
-			"? %s in TRIM</td>", fmt_duration(c->discard_ns, d, sizeof(d)), d);
+			"? %s in TRIM</td>", hdur(c->discard_ns, d, sizeof(d)), d);
 	} else if (report_weighed(c)) {
 		fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"%s of the wall time\">%s</td>",
 			html_heat(c->share), (unsigned long long)c->added_ns,
-			report_fmt_value(CK_SHARE, c->share, s, sizeof(s)),
-			c->added_ns ? fmt_duration(c->added_ns, d, sizeof(d)) : "0");
+			hval(CK_SHARE, c->share, s, sizeof(s)),
+			c->added_ns ? hdur(c->added_ns, d, sizeof(d)) : "0");
 	} else {
 		fputs("<td class=\"hn\">-</td>", f);
 	}

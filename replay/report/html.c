@@ -44,6 +44,11 @@ void html_esc(FILE *f, const char *s)
 	svg_escape(f, s);
 }
 
+const char *html_escs(const char *s, char *buf, size_t len)
+{
+	return svg_escs(s, buf, len);
+}
+
 void html_esc_code(FILE *f, const char *s)
 {
 	bool in = false;

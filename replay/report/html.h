@@ -17,6 +17,8 @@ void html_begin(FILE *f, const char *title);
 int html_end(FILE *f);
 /* XML-escaped text. */
 void html_esc(FILE *f, const char *s);
+/* XML-escaped into buf: a figure printed with others in one fprintf (a figure may read "<0.001%"). */
+const char *html_escs(const char *s, char *buf, size_t len);
 /* Escaped text whose `backquoted` names become <code>. */
 void html_esc_code(FILE *f, const char *s);
 /* "h0".."h4": the heat class of added time that is `share` of the wall time (NAN: "hn", unknown). */

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,8 +42,13 @@ static void cost_cell(const struct rec_result *res, FILE *f)
 	const struct rec_obj *o = &res->obj[res->pick];
 	char a[32], b[32], c[64];
 
-	fprintf(f, "<td class=\"l\">adds %s; %s in TRIM; reclaim %s</td>", rec_ns(o->added_ns, a, sizeof(a)),
-		rec_ns(o->trim_ns, b, sizeof(b)), rec_obj_reclaim(o, c, sizeof(c)));
+	fputs("<td class=\"l\">adds ", f);
+	html_esc(f, rec_ns(o->added_ns, a, sizeof(a)));
+	fputs("; ", f);
+	html_esc(f, rec_ns(o->trim_ns, b, sizeof(b)));
+	fputs(" in TRIM; reclaim ", f);
+	html_esc(f, rec_obj_reclaim(o, c, sizeof(c)));
+	fputs("</td>", f);
 }
 
 static void rec_row(const struct rec_run *rr, FILE *f, size_t i)
@@ -83,7 +89,7 @@ static void rec_row(const struct rec_run *rr, FILE *f, size_t i)
 
 static void front_table(const struct rec_result *res, FILE *f, size_t i)
 {
-	char a[32], b[32], c[64];
+	char a[32], b[32], c[64], w[32], rd[32], x[32];
 
 	fprintf(f, "<section id=\"front-%zu\">\n<h3>", i);
 	html_esc(f, report_basename(res->trace));
@@ -93,7 +99,7 @@ static void front_table(const struct rec_result *res, FILE *f, size_t i)
 		res->n, res->ran, res->rounds);
 	if (res->obj) {
 		fputs("<table class=\"front\">\n<thead><tr><th class=\"l\">setting</th><th>added</th><th>in TRIM</th>"
-		      "<th>reclaim</th><th>p99 write</th><th>WA</th></tr></thead>\n<tbody>\n", f);
+		      "<th>reclaim</th><th>p99 write</th><th>p99 read</th><th>WA</th></tr></thead>\n<tbody>\n", f);
 		for (size_t k = 0; k < res->n; k++) {
 			const struct rec_obj *o = &res->obj[k];
 
@@ -101,15 +107,18 @@ static void front_table(const struct rec_result *res, FILE *f, size_t i)
 				continue;
 			fprintf(f, "<tr%s><td class=\"l\"><code>", k == res->pick ? " class=\"pick\"" : "");
 			html_esc(f, rec_result_spec(res, k));
-			fprintf(f, "</code>%s</td><td>%s</td><td>%s</td><td>", k == res->pick ? " (recommended)" : "",
-				rec_ns(o->added_ns, a, sizeof(a)), rec_ns(o->trim_ns, b, sizeof(b)));
-			html_esc(f, rec_obj_reclaim(o, c, sizeof(c)));
-			fprintf(f, "</td><td>%.2fx</td><td>", o->wp99);
-			if (o->wa > 0)
-				fprintf(f, "%.2f", o->wa);
-			else
-				fputs("-", f);
-			fputs("</td></tr>\n", f);
+			const char *v[] = { rec_ns(o->added_ns, a, sizeof(a)), rec_ns(o->trim_ns, b, sizeof(b)),
+					    rec_obj_reclaim(o, c, sizeof(c)), fig_format(FIG_RATIO, o->wp99, w, sizeof(w)),
+					    fig_format(FIG_RATIO, o->rp99, rd, sizeof(rd)),
+					    fig_format(FIG_RATIO, o->wa > 0 ? o->wa : NAN, x, sizeof(x)) };
+
+			fprintf(f, "</code>%s</td>", k == res->pick ? " (recommended)" : "");
+			for (size_t n = 0; n < sizeof(v) / sizeof(v[0]); n++) {
+				fputs("<td>", f);
+				html_esc(f, v[n]);
+				fputs("</td>", f);
+			}
+			fputs("</tr>\n", f);
 		}
 		fputs("</tbody>\n</table>\n", f);
 	}

@@ -29,6 +29,24 @@ void svg_escape(FILE *f, const char *s)
 	}
 }
 
+const char *svg_escs(const char *s, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	for (; *s && at + 1 < len; s++) {
+		const char *e = *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '"' ? "&quot;" : NULL;
+		size_t n = e ? strlen(e) : 1;
+
+		if (at + n >= len)
+			break;
+		memcpy(buf + at, e ? e : s, n);
+		at += n;
+	}
+	if (len)
+		buf[at] = 0;
+	return buf;
+}
+
 static double tx(const struct svg_chart *c, double x)
 {
 	double a = c->logx ? log10(c->x0) : c->x0, b = c->logx ? log10(c->x1) : c->x1;
@@ -74,9 +92,10 @@ static double nice_step(double span, bool bytes)
 
 static void tick(struct svg_chart *c, bool xaxis, double v)
 {
-	char buf[32];
+	char raw[32], buf[64];
 
-	label(buf, sizeof(buf), xaxis ? c->xfmt : c->yfmt, v);
+	label(raw, sizeof(raw), xaxis ? c->xfmt : c->yfmt, v);
+	svg_escs(raw, buf, sizeof(buf));
 	if (xaxis)
 		fprintf(c->f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
 			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",

@@ -48,6 +48,8 @@ void svg__points(struct svg_chart *c, const double *x, const double *y, size_t n
 void svg__end(struct svg_chart *c);
 /* XML-escape s to f. */
 void svg_escape(FILE *f, const char *s);
+/* The same into buf (cut to fit len): for a figure printed with others (a figure may read "<0.001%"). */
+const char *svg_escs(const char *s, char *buf, size_t len);
 const char *svg_color(size_t i);
 
 #endif
