@@ -2,8 +2,7 @@
 /*
  * One importer over arbitrary bytes, as `trimsim import --from NAME FILE` runs it:
  * default options, one input file, every record the sink spooled read back.
- * Each fuzz_import_NAME.c defines FUZZ_IMPORTER and includes this file; one that
- * reaches its parser another way defines FUZZ_IMPORT_RUN(im, opts, files, sink, err, errlen).
+ * Each fuzz_import_NAME.c defines FUZZ_IMPORTER and includes this file.
  */
 #ifndef TRIMSIM_FUZZ_IMPORT_H
 #define TRIMSIM_FUZZ_IMPORT_H
@@ -16,10 +15,6 @@
 #include "tests/fuzz/fuzz_util.h"
 
 extern const struct importer_ops FUZZ_IMPORTER;
-
-#ifndef FUZZ_IMPORT_RUN
-#define FUZZ_IMPORT_RUN(im, opts, files, sink, err, errlen) (im)->run(opts, files, 1, sink, err, errlen)
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -36,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!sink)
 		goto out;
 	files[0] = path;
-	if (!FUZZ_IMPORT_RUN(im, opts, files, sink, err, sizeof(err))) {
+	if (!im->run(opts, files, 1, sink, err, sizeof(err))) {
 		size_t n;
 		uint64_t first = 0;
 		ssize_t got;
