@@ -259,8 +259,9 @@ Test(impexp_cli, tracecmd_huge_allocation_is_an_error)
 
 /*
  * The small real trace.dat seeds of fuzz_import_tracecmd (tests/fuzz/mkseed_tracecmd.sh)
- * import, and the inputs on which libtracecmd or libtraceevent fault (found by the
- * harness's trace.dat-aware mutator) end with one line and leave nothing. Run with the
+ * import, and the inputs on which libtracecmd or libtraceevent fault, or which made the
+ * importer read a field past its record (SIGSEGV; found by the harness's trace.dat-aware
+ * mutator), end with one line and leave nothing. Run with the
  * sanitized binary: the v6 seed failed on libtracecmd's leaked clock name, and the
  * reads past a string's block ended the probe's child with AddressSanitizer's exit code,
  * which tc_probe() took for success before the parent then read past the block itself.
@@ -268,7 +269,7 @@ Test(impexp_cli, tracecmd_huge_allocation_is_an_error)
 struct tcfile {
 	char path[96];		/* under tests/fuzz/ */
 	uint64_t issues;	/* ISSUE records when it imports */
-	char msg[48];		/* in the one-line error when it does not */
+	char msg[96];		/* in the one-line error when it does not */
 };
 
 /* The sanitized build refuses at the probe, a plain build when libtracecmd's own open fails. */
@@ -285,6 +286,8 @@ ParameterizedTestParameters(impexp_cli, tracecmd_small_files)
 		{ .path = "regress/fuzz_import_tracecmd/libtracecmd-close-null-read.dat", .msg = "malformed trace.dat" },
 		{ .path = "regress/fuzz_import_tracecmd/libtracecmd-open-segv.dat", .msg = "malformed trace.dat" },
 		{ .path = "regress/fuzz_import_tracecmd/libtraceevent-kbuffer-past-page.dat", .msg = "malformed trace.dat" },
+		{ .path = "regress/fuzz_import_tracecmd/field-offset-past-record.dat",
+		  .msg = "record 1 (block:block_rq_issue): field 'sector' lies past the record's 68 bytes" },
 		{ .path = "regress/fuzz_import_tracecmd/v6-format-read-fails-leak.dat", .msg = "not a readable trace-cmd trace.dat file" },
 	};
 

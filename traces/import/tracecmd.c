@@ -118,22 +118,50 @@ struct tc_state {
 	uint64_t skipped;
 };
 
-/* A numeric field by name; -ENOENT if the event lacks it. */
+/*
+ * True if field f lies inside the record. Offsets and sizes come from the file's format
+ * text, and libtraceevent reads rec->data + offset unchecked (tep_read_number_field()):
+ * an offset past the record made `trimsim import` read far outside the buffer page and
+ * die with SIGSEGV (found by tests/fuzz/fuzz_import_tracecmd; input in
+ * tests/fuzz/regress/fuzz_import_tracecmd/field-offset-past-record.dat).
+ */
+static bool field_in(const struct tep_format_field *f, const struct tep_record *rec)
+{
+	return f->offset >= 0 && f->size >= 0 && rec->size >= 0 && f->offset <= rec->size &&
+	       f->size <= rec->size - f->offset;
+}
+
+/* A numeric field by name; -ENOENT if the event lacks it, -ERANGE if it lies past the record. */
 static int fnum(struct tep_event *e, struct tep_record *rec, const char *name, uint64_t *v)
 {
 	struct tep_format_field *f = tep_find_field(e, name);
 	unsigned long long x;
 
-	if (!f || tep_read_number_field(f, rec->data, &x))
+	if (!f)
+		return -ENOENT;
+	if (!field_in(f, rec))
+		return -ERANGE;
+	if (tep_read_number_field(f, rec->data, &x))
 		return -ENOENT;
 	*v = x;
 	return 0;
 }
 
+static int past_record(struct tc_state *s, struct tep_event *e, struct tep_record *rec, const char *name,
+		       char *err, size_t errlen)
+{
+	return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 " (%s:%s): field '%s' lies past the record's "
+		       "%d bytes", s->path, s->nrec, e->system, e->name, name, rec->size);
+}
+
 static int need(struct tc_state *s, struct tep_event *e, struct tep_record *rec, const char *name,
 		uint64_t *v, char *err, size_t errlen)
 {
-	if (fnum(e, rec, name, v))
+	int ret = fnum(e, rec, name, v);
+
+	if (ret == -ERANGE)
+		return past_record(s, e, rec, name, err, errlen);
+	if (ret)
 		return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 " (%s:%s): no field '%s'",
 			       s->path, s->nrec, e->system, e->name, name);
 	return 0;
@@ -179,6 +207,8 @@ static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e
 	if (!rf)
 		return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 " (%s): no field 'rwbs'",
 			       s->path, s->nrec, e->name);
+	if (!field_in(rf, rec))
+		return past_record(s, e, rec, "rwbs", err, errlen);
 	if ((ret = need(s, e, rec, "dev", &dev, err, errlen)) || (ret = need(s, e, rec, "sector", &sector, err, errlen)) ||
 	    (ret = need(s, e, rec, "nr_sector", &nr, err, errlen)))
 		return ret;
