@@ -35,6 +35,7 @@ $(BUILD)/fuzz/libtrimsim.a: $(FUZZ_LIB_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h tests/fuzz/fuzz_mutate.h tests/fuzz/fuzz_mutate_import.h \
+		 tests/fuzz/fuzz_mutate_tracecmd.h \
 		 $(BUILD)/fuzz/libtrimsim.a
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(BASE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) $(PKG_LIBS)

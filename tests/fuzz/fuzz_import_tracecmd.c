@@ -1,11 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer: the trace-cmd importer (fuzz_import.h). The library's leak
- * suppressions for libtraceevent/libtracecmd live beside the importer
- * (traces/import/tracecmd.c, __lsan_default_suppressions).
+ * libFuzzer: the trace-cmd importer (fuzz_import.h), with trace.dat-aware
+ * mutation (fuzz_mutate_tracecmd.h). The library's leak suppressions for
+ * libtraceevent/libtracecmd live beside the importer (traces/import/tracecmd.c,
+ * __lsan_default_suppressions).
+ *
+ * The import is the whole path `trimsim import` runs, the forked probe
+ * included (tc_probe() in traces/import/tracecmd.c): without it, faults inside
+ * libtracecmd and libtraceevent on malformed files (a NULL read in
+ * tracecmd_close(), strdup() and strcmp() past unterminated strings, kbuffer
+ * reading past a page) stopped the fuzzer ten times in three minutes, and
+ * those are the faults the probe turns into a one-line error. The probe costs
+ * a second parse of each input and a fork.
  */
+#include <pthread.h>
+#include <sanitizer/common_interface_defs.h>
+
 #define FUZZ_IMPORTER importer_tracecmd
 #include "tests/fuzz/fuzz_import.h"
+#include "tests/fuzz/fuzz_mutate_tracecmd.h"
 
 /*
  * libtracecmd mallocs sizes read from the file and checks for NULL: glibc
@@ -14,9 +27,44 @@
  * default; here it answers as glibc does, so the harness tests what runs in
  * production (libFuzzer's -malloc_limit_mb still reports a large allocation
  * that succeeds). Input: tests/traces/test_impexp_cli.c builds it from the seed.
+ * libtracecmd also mallocs sizes from the file before it compares them with
+ * the file's length; AddressSanitizer writes the shadow of a large block (an
+ * eighth of its size) at malloc and again at free, which took 97% of the CPU
+ * in a profile of a campaign (a 320 MB format buffer per input). Above 64 MiB
+ * (more than any section of a 128 KiB input holds) malloc fails here, as it
+ * does past the memory a machine has, and libtracecmd returns its error.
+ * A small quarantine: with the default 256 MiB every input's allocations (the
+ * event formats libtraceevent parses) landed on fresh pages, and page faults
+ * were half of the CPU time in this VM.
  */
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
-	return "allocator_may_return_null=1";
+	return "allocator_may_return_null=1:quarantine_size_mb=16:max_allocation_size_mb=64";
+}
+
+/*
+ * In the probe's child a sanitizer report (libtracecmd reading past a block)
+ * must end the child alone: libFuzzer's death callback would write a crash
+ * file for the parent's input and print its statistics. Without it the child
+ * exits with AddressSanitizer's code, and tc_probe() refuses the file.
+ */
+static void fuzz_tracecmd_child(void)
+{
+	__sanitizer_set_death_callback(NULL);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	return pthread_atfork(NULL, NULL, fuzz_tracecmd_child);
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
+{
+	if (fm_raw())
+		return LLVMFuzzerMutate(data, size, max_size);
+	return fm_tracecmd_mutate(data, size, max_size, seed);
 }

@@ -256,3 +256,61 @@ Test(impexp_cli, tracecmd_huge_allocation_is_an_error)
 	cr_expect_eq(nfiles(), 1, "huge.dat only");
 	free(err);
 }
+
+/*
+ * The small real trace.dat seeds of fuzz_import_tracecmd (tests/fuzz/mkseed_tracecmd.sh)
+ * import, and the inputs on which libtracecmd or libtraceevent fault, or which made the
+ * importer read a field past its record (SIGSEGV; found by the harness's trace.dat-aware
+ * mutator), end with one line and leave nothing. Run with the
+ * sanitized binary: the v6 seed failed on libtracecmd's leaked clock name, and the
+ * reads past a string's block ended the probe's child with AddressSanitizer's exit code,
+ * which tc_probe() took for success before the parent then read past the block itself.
+ */
+struct tcfile {
+	char path[96];		/* under tests/fuzz/ */
+	uint64_t issues;	/* ISSUE records when it imports */
+	char msg[96];		/* in the one-line error when it does not */
+};
+
+/* The sanitized build refuses at the probe, a plain build when libtracecmd's own open fails. */
+#define TC_OVERREAD "trace.dat"
+
+ParameterizedTestParameters(impexp_cli, tracecmd_small_files)
+{
+	static struct tcfile t[] = {
+		{ .path = "seeds/fuzz_import_tracecmd/block-v6.dat", .issues = 110 },
+		{ .path = "seeds/fuzz_import_tracecmd/block-v7.dat", .issues = 110 },
+		{ .path = "seeds/fuzz_import_tracecmd/block-v7-zstd.dat", .issues = 110 },
+		{ .path = "regress/fuzz_import_tracecmd/libtracecmd-strdup-past-string.dat", .msg = TC_OVERREAD },
+		{ .path = "regress/fuzz_import_tracecmd/libtraceevent-printk-strcmp-past-string.dat", .msg = TC_OVERREAD },
+		{ .path = "regress/fuzz_import_tracecmd/libtracecmd-close-null-read.dat", .msg = "malformed trace.dat" },
+		{ .path = "regress/fuzz_import_tracecmd/libtracecmd-open-segv.dat", .msg = "malformed trace.dat" },
+		{ .path = "regress/fuzz_import_tracecmd/libtraceevent-kbuffer-past-page.dat", .msg = "malformed trace.dat" },
+		{ .path = "regress/fuzz_import_tracecmd/field-offset-past-record.dat",
+		  .msg = "record 1 (block:block_rq_issue): field 'sector' lies past the record's 68 bytes" },
+		{ .path = "regress/fuzz_import_tracecmd/v6-format-read-fails-leak.dat", .msg = "not a readable trace-cmd trace.dat file" },
+	};
+
+	return cr_make_param_array(struct tcfile, t, sizeof(t) / sizeof(t[0]));
+}
+
+ParameterizedTest(struct tcfile *p, impexp_cli, tracecmd_small_files)
+{
+	char *err = NULL;
+	int st = run(NULL, &err, "import --from trace-cmd '%s/tests/fuzz/%s' -o out.tsim", th_src(), p->path);
+
+	if (!p->msg[0]) {
+		json_t *j;
+
+		cr_assert_eq(st, 0, "%s: exit %d: %s", p->path, st, err);
+		j = info("out.tsim");
+		cr_expect_eq(kind_records(j, "ISSUE"), p->issues, "%s", p->path);
+		json_decref(j);
+	} else {
+		cr_assert_eq(st, 1, "%s: exit %d: %s", p->path, st, err);
+		cr_expect_eq(th_lines(err), 1, "one line: %s", err);
+		cr_expect(strstr(err, p->msg), "%s", err);
+		cr_expect_eq(nfiles(), 0, "nothing left");
+	}
+	free(err);
+}
