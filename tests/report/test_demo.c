@@ -25,7 +25,9 @@ Test(demo, prints_table_and_verdict_writes_reports, .timeout = 300)
 	char cmd[3000], path[700], *out = NULL, *err = NULL;
 	const char *bin = getenv("TRIMSIM_PLAIN");
 
-	snprintf(cmd, sizeof(cmd), "TRIMSIM='%s' DEMO_PROFILES=sata-sf2281,nvme DEMO_JOBS=2 %s/replay/report/demo.sh %s/out",
+	snprintf(cmd, sizeof(cmd), "TRIMSIM='%s' DEMO_PROFILES=sata-sf2281,nvme DEMO_JOBS=2 "
+		 "DEMO_RECOMMEND='xfs-discard-rmtree.tsim ext4-discard-rmtree.tsim btrfs-discard-rmtree.tsim' "
+		 "%s/replay/report/demo.sh %s/out",
 		 bin && *bin ? bin : th_trimsim(), th_src(), th_dir());
 	int st = th_run(cmd, &out, &err);
 
