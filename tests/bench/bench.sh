@@ -12,6 +12,7 @@
 #   BENCH_COMPARE_TIMEOUT  seconds the compare run may take (default 120)
 #   BENCH_SECTIONS which sections to run (default "1 2 3 4 5 6")
 #   BENCH_SWEEP_PROFILES  recommend's profiles in section 6 (default: make demo's five)
+#   BENCH_SCATTER  scattered discards in section 3's second fio input (default 1000000)
 #   BENCH_DIR      where inputs go (default a fresh mktemp -d under /tmp, removed at the end)
 # Root-only sections print "skipped: <reason>". BENCHMARKS.md records a run.
 set -u
@@ -219,39 +220,77 @@ fi
 
 # ---- 3. against a peer: fio's null engine replaying the same trace as a blktrace file ----
 # Both sides replay the same I/Os: the trace's device commands (its ISSUE records) are what the blktrace
-# export holds and what fio submits (its total_ios); trimsim as-recorded issues the same commands, reading
+# file holds and what fio submits (its total_ios); trimsim as-recorded issues the same commands, reading
 # the other records (FREE, INTENT, BIO, DONE, META) on the way. Rates are I/Os per second; the ratio is
-# the inverse ratio of the times to replay the whole trace, by wall and by cpu time.
+# the inverse ratio of the times to replay the whole trace, by wall and by cpu time. Two inputs: the
+# gen_trace mix exported to blktrace, and SCATTER (1M) discards at random 4 KiB-aligned offsets of a 1 TiB
+# device written as blktrace and imported (issue 21: "a trace of 1M scattered discards imported from blktrace").
+
+# vs_fio NAME TRACE BLKTRACE: fio on BLKTRACE against trimsim on TRACE; prints the ratio, adds a target line.
+vs_fio() {
+	local name=$1 trace=$2 bt=$3 ios fio_ok fio_wall fio_cpu fio_ios fio_eps= ts_eps= ts_cpu r rc
+	local goal=">= 10x fio null-engine replay (wall, $name)"
+
+	"$T" info "$trace" >"$W/info.$name" 2>&1
+	ios=$(awk '$1 == "ISSUE" { print $2; exit }' "$W/info.$name")
+	echo "  $name: $(fio --version) on $(mib $(($(stat -c %s "$bt") / 1024))) MiB of blktrace, $ios device commands"
+	runs "fio-$name" "$REPS" fio --name=replay --ioengine=null --read_iolog="$bt" --replay_no_stall=1 \
+		--replay_redirect="$W/fio-target" --output-format=json --output="$W/fio.$name.json"
+	fio_ok=$?
+	fio_wall=${WALL:-0} fio_cpu=${CPU:-0}
+	fio_ios=$(grep -E '"total_ios"' "$W/fio.$name.json" 2>/dev/null | sed 's/[^0-9]//g' | awk '{s += $1} END {print s + 0}')
+	[ -n "$ios" ] || { echo "  trimsim info found no ISSUE count; counting fio's total_ios"; ios=$fio_ios; }
+	[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$fio_ios" I/Os && fio_eps=$EPS
+	runs "ts-$name" "$REPS" "$T" replay "$trace" -p as-recorded -M nvme --timing asap -q -o "$W/asap.$name.json" &&
+		report "trimsim as-recorded --timing asap" "$ios" I/Os && ts_eps=$EPS ts_cpu=$CPU
+	[ "$fio_ios" = "$ios" ] || echo "  note: fio counted $fio_ios I/Os, the trace holds $ios device commands"
+	if [ -n "$fio_eps" ] && [ -n "$ts_eps" ]; then
+		r=$(calc "$fio_wall / $WALL") rc=$(calc "$fio_cpu / $ts_cpu")
+		printf '  ratio trimsim/fio, same trace, same I/Os: %.2fx by wall time, %.2fx by cpu time\n' "$r" "$rc"
+		target "$goal" "$(printf '%.2fx (cpu %.2fx)' "$r" "$rc")" "$(verdict "$r" ">=" 10)"
+	else
+		target "$goal" "failed" "-"
+	fi
+}
+
+# gen_scatter FILE N: a JSON Lines trace of N discards (ISSUE, then DONE 1 us later, one every 2 us) at
+# random 4 KiB-aligned offsets of a 1 TiB device, 4-64 KiB each (awk's srand(1): the same every run).
+gen_scatter() {
+	awk -v n="$2" 'BEGIN {
+		printf "{\"trimsim\":1,\"header\":{\"cmdline\":[\"tests/bench/bench.sh\"],\"devices\":[{\"dev\":\"8:0\",\"discard_granularity\":4096,\"discard_max_bytes\":2147483648,\"fs\":\"\",\"fs_block_size\":4096,\"logical_block_size\":512,\"max_discard_segments\":1,\"name\":\"sda\",\"physical_block_size\":4096,\"rotational\":false,\"size\":1099511627776,\"xfs_agblocks\":0}],\"format\":\"trimsim\",\"host\":\"bench\",\"kernel\":\"synthetic\",\"recorder\":\"bench.sh (synthetic)\",\"start_ns\":1000000000,\"start_wall\":\"2026-01-01T00:00:00.000000000Z\",\"version\":1}}\n"
+		srand(1)
+		t = 1000000000
+		for (i = 0; i < n; i++) {
+			off = int(rand() * 268435456) * 4096
+			len = 4096 * (1 + int(rand() * 16))
+			printf "{\"t\":%.0f,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"8:0\",\"off\":%.0f,\"len\":%d,\"ino\":0,\"lat\":0,\"flags\":\"\"}\n", t, off, len
+			printf "{\"t\":%.0f,\"kind\":\"DONE\",\"op\":\"discard\",\"dev\":\"8:0\",\"off\":%.0f,\"len\":%d,\"ino\":0,\"lat\":1000,\"flags\":\"\"}\n", t + 1000, off, len
+			t += 2000
+		}
+		printf "{\"footer\":{\"records\":%d,\"lost\":0,\"end_ns\":%.0f}}\n", 2 * n, t
+	}' >"$1"
+}
+
 if want 3; then
+	SCATTER=${BENCH_SCATTER:-1000000}
 	echo
-	echo "== 3. against fio: the same $NS-record trace, fio --ioengine=null --replay_no_stall=1 on its blktrace export"
+	echo "== 3. against fio: fio --ioengine=null --replay_no_stall=1 on a blktrace file, trimsim on the same I/Os"
 	if ! command -v fio >/dev/null; then
 		echo "  skipped: fio is not installed (.ci/deps bench installs it)"
 		target ">= 10x fio null-engine replay (wall)" "skipped" "-"
 	else
-		"$T" export --to blktrace "$small" -o "$W/small.blktrace" || { echo "bench: export failed" >&2; exit 1; }
 		truncate -s 256G "$W/fio-target"
-		"$T" info "$small" >"$W/info.small" 2>&1
-		ios=$(awk '$1 == "ISSUE" { print $2; exit }' "$W/info.small")
-		echo "  $(fio --version) on $(mib $(($(stat -c %s "$W/small.blktrace") / 1024))) MiB of blktrace"
-		echo "  unit: I/Os, the trace's $ios device commands (ISSUE records) = the I/Os of the export = fio's total_ios"
-		runs fio "$REPS" fio --name=replay --ioengine=null --read_iolog="$W/small.blktrace" --replay_no_stall=1 \
-			--replay_redirect="$W/fio-target" --output-format=json --output="$W/fio.json"
-		fio_ok=$?
-		fio_wall=${WALL:-0} fio_cpu=${CPU:-0}
-		fio_ios=$(grep -E '"total_ios"' "$W/fio.json" 2>/dev/null | sed 's/[^0-9]//g' | awk '{s += $1} END {print s + 0}')
-		[ -n "$ios" ] || { echo "  trimsim info found no ISSUE count; counting fio's total_ios"; ios=$fio_ios; }
-		[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$fio_ios" I/Os && fio_eps=$EPS
-		runs tsasap "$REPS" "$T" replay "$small" -p as-recorded -M nvme --timing asap -q -o "$W/asap.json" &&
-			report "trimsim as-recorded --timing asap" "$ios" I/Os && ts_eps=$EPS ts_cpu=$CPU
-		[ "$fio_ios" = "$ios" ] || echo "  note: fio counted $fio_ios I/Os, the trace holds $ios device commands"
-		if [ -n "${fio_eps:-}" ] && [ -n "${ts_eps:-}" ]; then
-			r=$(calc "$fio_wall / $WALL") rc=$(calc "$fio_cpu / $ts_cpu")
-			printf '  ratio trimsim/fio, same trace, same I/Os: %.2fx by wall time, %.2fx by cpu time\n' "$r" "$rc"
-			target ">= 10x fio null-engine replay (wall)" "$(printf '%.2fx (cpu %.2fx)' "$r" "$rc")" "$(verdict "$r" ">=" 10)"
-		else
-			target ">= 10x fio null-engine replay (wall)" "failed" "-"
-		fi
+		echo "  unit: I/Os, the trace's device commands (ISSUE records) = the I/Os of the blktrace file = fio's total_ios"
+		"$T" export --to blktrace "$small" -o "$W/small.blktrace" || { echo "bench: export failed" >&2; exit 1; }
+		echo "  the $NS-record gen_trace mix, exported to blktrace:"
+		vs_fio mix "$small" "$W/small.blktrace"
+		gen_scatter "$W/scatter.jsonl" "$SCATTER" && "$T" convert "$W/scatter.jsonl" "$W/scatter.tsim" &&
+			"$T" export --to blktrace "$W/scatter.tsim" -o "$W/scatter.blktrace" &&
+			"$T" import --from blktrace "$W/scatter.blktrace" --device-size 1T -o "$W/scatter-imported.tsim" \
+				>"$W/import.scatter" 2>&1 || { cat "$W/import.scatter" >&2; echo "bench: the scattered-discard trace failed" >&2; exit 1; }
+		rm -f "$W/scatter.jsonl"
+		echo "  $SCATTER scattered discards (4-64 KiB, random offsets on 1 TiB), blktrace imported by trimsim:"
+		vs_fio scatter "$W/scatter-imported.tsim" "$W/scatter.blktrace"
 	fi
 	section_done "3. fio"
 fi
