@@ -121,6 +121,11 @@ static void front_table(const struct rec_result *res, FILE *f, size_t i)
 			fputs("</tr>\n", f);
 		}
 		fputs("</tbody>\n</table>\n", f);
+		if (rec_reclaim_note(res)) {
+			fputs("<p>", f);
+			html_esc(f, rec_reclaim_note(res));
+			fputs("</p>\n", f);
+		}
 	}
 	size_t nv;
 	const char *const *v = res->r ? report__verdicts(res->r, &nv) : NULL;

@@ -74,6 +74,7 @@ void rec_result_judgement(const struct rec_result *res, char *buf, size_t len);
 void rec_result_versus(const struct rec_result *res, char *buf, size_t len);
 struct json_t *rec_result_settings(const struct rec_result *res);
 char *rec_obj_reclaim(const struct rec_obj *o, char *buf, size_t len);
+const char *rec_reclaim_note(const struct rec_result *res);
 char *rec_ns(double ns, char *buf, size_t len);
 
 #endif

@@ -209,7 +209,7 @@ static char *reclaim_str(const struct rec_obj *o, char *buf, size_t len)
 	if (isinf(o->reclaim))
 		snprintf(buf, len, "never trimmed");
 	else if (!o->reclaim_known)
-		snprintf(buf, len, "unknown (no frees in the trace)");
+		snprintf(buf, len, "unknown");	/* the trace has no frees: rec_out's footnote and reason say so */
 	else
 		snprintf(buf, len, "%s-s", fmt_bytes(o->reclaim < 1.8e19 ? (uint64_t)o->reclaim : UINT64_MAX, b,
 						      sizeof(b)));
@@ -291,6 +291,17 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 				 spec(res, res->next), dur(n->trim_ns, b, sizeof(b)));
 		return;
 	case RW_NOT:
+		if (!p->reclaim_known && !isinf(p->reclaim)) {
+			/* reclaim decides nothing (rec_pick.c): TRIM time did, and the sentence says so */
+			at = (size_t)snprintf(buf, len, "discard does not matter for this workload on this device; "
+					      "the trace has no frees, so how soon a setting tells the device about "
+					      "freed space cannot be measured; `%s` spends the least device time in "
+					      "TRIM: %s", spec(res, res->pick), dur(p->trim_ns, a, sizeof(a)));
+			if (n)
+				snprintf(buf + at, at < len ? len - at : 0, "; next best `%s`: %s in TRIM",
+					 spec(res, res->next), dur(n->trim_ns, e, sizeof(e)));
+			return;
+		}
 		at = (size_t)snprintf(buf, len, "discard does not matter for this workload on this device; `%s` "
 				      "tells the device soonest about freed space (reclaim %s) for %s in TRIM",
 				      spec(res, res->pick), reclaim_str(p, c, sizeof(c)), dur(p->trim_ns, a, sizeof(a)));
@@ -440,8 +451,19 @@ int rec_run__write_json(const struct rec_run *rr, FILE *f)
 	return e;
 }
 
+/* The line under a front table whose reclaim column says "unknown"; NULL if none does. */
+const char *rec_reclaim_note(const struct rec_result *res)
+{
+	for (size_t i = 0; i < res->n && res->obj; i++)
+		if (res->front[i] && !res->obj[i].reclaim_known && !isinf(res->obj[i].reclaim))
+			return "reclaim unknown: the trace has no FREE or INTENT records, so the delay between a free "
+			       "and its discard cannot be measured";
+	return NULL;
+}
+
 static void front_table(const struct rec_result *res, FILE *f)
 {
+	const char *note = rec_reclaim_note(res);
 	int w = 7;
 	char a[32], b[32], c[32], d[64], e[32], g[32];
 
@@ -461,6 +483,8 @@ static void front_table(const struct rec_result *res, FILE *f)
 			fig_format(FIG_RATIO, o->wp99, e, sizeof(e)), fig_format(FIG_RATIO, o->rp99, g, sizeof(g)), a,
 			i == res->pick ? "  <- recommended" : "");
 	}
+	if (note)
+		fprintf(f, "    %s\n", note);
 }
 
 int rec_run__write_text(const struct rec_run *rr, FILE *f)

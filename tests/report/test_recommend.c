@@ -227,6 +227,54 @@ Test(recommend, read_p99_inflation)
 }
 
 /*
+ * A trace with device commands only (no FREE or INTENT: btrfs, an import from blktrace) cannot
+ * show how soon a setting tells the device about freed space. Where discard does not matter the
+ * pick then rests on TRIM time, and the reason says so instead of calling it the soonest; the
+ * front table's reclaim column holds "unknown" in its width and one line under the table says why.
+ */
+Test(recommend, no_frees_reclaim_unknown)
+{
+	char path[512], cmd[1024], *out = NULL, *line, *head;
+	ptrdiff_t col;
+	unsigned rows = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/nofree.jsonl", th_dir());
+	cr_assert_not_null(f = fopen(path, "w"));
+	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","
+		"\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"btrfs\",\"fs_block_size\":4096}]}}\n");
+	for (unsigned k = 0; k < 20; k++) {
+		unsigned long long t = 1000000ull + k * 1000000000ull;
+		static const char rec[] = "{\"t\":%llu,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"7:0\",\"off\":%llu,"
+					  "\"len\":%llu,\"ino\":0,\"lat\":%llu,\"flags\":\"\"}\n";
+
+		fprintf(f, rec, t, "ISSUE", "discard", (unsigned long long)k << 22, 1ull << 22, 0ull);
+		fprintf(f, rec, t + 500000, "DONE", "discard", (unsigned long long)k << 22, 1ull << 22, 500000ull);
+	}
+	fprintf(f, "{\"footer\":{\"records\":40,\"lost\":0,\"end_ns\":20001000000}}\n");
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend nofree.jsonl -M nvme -j 2", th_dir(), th_trimsim());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0, "%s", cmd);
+	cr_expect(strstr(out, "does not matter"), "%s", out);
+	cr_expect(strstr(out, "the trace has no frees, so how soon a setting tells the device about freed space "
+			      "cannot be measured"), "%s", out);
+	cr_expect_null(strstr(out, "soonest"), "%s", out);
+	cr_expect(strstr(out, "\n    reclaim unknown: the trace has no FREE or INTENT records"), "%s", out);
+	/* every row of the front table ends its reclaim column where the header does */
+	cr_assert_not_null(head = strstr(out, "    setting "), "%s", out);
+	col = strstr(head, "reclaim  wp99x") + strlen("reclaim") - head;
+	for (line = strchr(head, '\n') + 1; !strncmp(line, "    ", 4) && strchr(line, '\n'); line = strchr(line, '\n') + 1) {
+		const char *u = strstr(line, " unknown ");
+
+		if (u && u < strchr(line, '\n'))
+			cr_expect_eq(u + strlen(" unknown") - line, col, "%.*s", (int)(strchr(line, '\n') - line), line);
+		rows += u && u < strchr(line, '\n');
+	}
+	cr_expect_gt(rows, 0, "%s", out);
+	free(out);
+}
+
+/*
  * The corpus's modern XFS rm -rf (xfs-discard-rmtree: 8,462 frees of 206 MiB, which Linux 6.18
  * batches per checkpoint into 25 discard commands, ~8 MiB each): the figures decide, not a rule
  * about XFS.
