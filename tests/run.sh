@@ -4,6 +4,8 @@
 # followed by "; failed suites: A B" when any suite failed. A suite fails when
 # a test fails, when it exits non-zero or is killed (a crash, LeakSanitizer's
 # exit at the end of a test process), when Criterion prints no synthesis, or
+# when it holds no test at all, run or skipped (a source file emptied by a merge
+# ran as 0 of 0),
 # when its output holds a sanitizer report (AddressSanitizer, LeakSanitizer,
 # UndefinedBehaviorSanitizer "runtime error") or "crashed during its setup or
 # teardown", even if Criterion counted every test as passed. A suite that
@@ -27,6 +29,8 @@ for t in "$@"; do
 	why=
 	if [ -z "$tested" ]; then
 		why="no Criterion synthesis"; pass=0 fail=0
+	elif [ "$tested" -eq 0 ] && [ "$skip" -eq 0 ]; then
+		why="no test in the suite"
 	elif [ "$fail" -ne 0 ]; then
 		why="$fail failing"
 	fi

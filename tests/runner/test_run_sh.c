@@ -3,7 +3,8 @@
  * tests/run.sh itself: a suite that leaks, trips UBSan or exits non-zero fails
  * the run and is named in the closing line, even when Criterion counted every
  * test as passed (issue 14: a leak in tests/models/test_profiles.c failed
- * `make test` without a failed test or a name). The suites are
+ * `make test` without a failed test or a name), and a suite with no test at
+ * all fails too (a merge emptied tests/traces/test_badinput.c). The suites are
  * tests/runner/suite_*.c (runner.mk builds them for this test only).
  */
 #include <criterion/criterion.h>
@@ -36,6 +37,11 @@ ParameterizedTestParameters(run_sh, closing_line)
 		{ .suites = "suite_exit", .rc = 1,
 		  .closing = "tests: 1 passed, 1 failed, 0 skipped; failed suites: %s/suite_exit",
 		  .output = "suite_exit: FAILED (exit 3)" },
+		{ .suites = "suite_empty suite_clean", .rc = 1,
+		  .closing = "tests: 1 passed, 1 failed, 0 skipped; failed suites: %s/suite_empty",
+		  .output = "suite_empty: FAILED (no test in the suite)" },
+		{ .suites = "suite_skip suite_clean", .rc = 0, .closing = "tests: 1 passed, 0 failed, 1 skipped",
+		  .output = "[SKIP] runner_skip::skips: not here: the reason" },
 		{ .suites = "suite_leak suite_clean suite_exit", .rc = 1,
 		  .closing = "tests: 3 passed, 2 failed, 0 skipped; failed suites: %1$s/suite_leak %1$s/suite_exit",
 		  .output = "suite_leak: FAILED (exit 1" },
