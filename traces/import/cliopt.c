@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/util.h"
@@ -99,6 +100,39 @@ int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **ou
 	int r = cliopt__common(argc, argv, opt, i, out, err, errlen);
 
 	return r ? r : cliopt__take(t, obj, argc, argv, i, err, errlen);
+}
+
+int cliopt__args(const struct cliopt_cmd *c, const char *name, const struct opt_spec *t, size_t size,
+		 int argc, char **argv, void *ctx, struct cliopt_args *a, char *err, size_t errlen)
+{
+	bool operands = false;
+	char what[128];
+	int r;
+
+	if (!(a->opts = calloc(1, size ? size : 1)))
+		return ts_errf(err, errlen, 1, "%s", strerror(errno));
+	if (opts__defaults(t, a->opts, err, errlen))
+		return 1;
+	for (int i = 1; i < argc;) {
+		if ((r = cliopt__step(argc, argv, c->opt, &i, &a->out, t, a->opts, err, errlen)) < 0)
+			return cli_usage_error(c->cmd, "%s", err);
+		if (r)
+			continue;
+		if (!strcmp(argv[i], c->flag)) {
+			a->flag = true;
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			snprintf(what, sizeof(what), "%s %s", c->opt, name);
+			return cli_unknown_option_for(c->cmd, argv[i], what, c->usage);
+		} else if ((r = c->operand(ctx, argv[i++]))) {
+			return r;
+		} else {
+			operands = true;
+		}
+	}
+	if (!operands || !a->out)
+		return cli_usage_error(c->cmd, "%s", !operands ? c->none : "-o OUT is required");
+	return 0;
 }
 
 int cliopt__check_plugin(const char *kind, size_t i, const char *name, bool complete, const char *need,

@@ -39,6 +39,30 @@ int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **
  */
 int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **out,
 		 const struct opt_spec *t, void *obj, char *err, size_t errlen);
+/* A plug-in command (import, export): what its argument loop (cliopt__args) needs to know. */
+struct cliopt_cmd {
+	const char *cmd;	/* "export" */
+	const char *opt;	/* the option that names the plug-in: "--to" */
+	const char *flag;	/* the command's one flag: "--salvage" */
+	const char *none;	/* the usage error when no operand is given: "no TRACE given" */
+	void (*usage)(FILE *);
+	/* takes one operand (a TRACE, a FILE): 0, or the status of the usage error it printed */
+	int (*operand)(void *ctx, const char *arg);
+};
+/* What the arguments gave. */
+struct cliopt_args {
+	void *opts;		/* the plug-in's options: its defaults, then argv's (free() it, also on error) */
+	const char *out;	/* -o OUT */
+	bool flag;		/* c->flag was given */
+};
+/*
+ * The arguments of plug-in command c once cliopt__kind chose plug-in `name` with option table t
+ * for a struct of size bytes: OPT KIND, -o OUT, the plug-in's options, c->flag and the operands
+ * (c->operand(ctx, arg) each). Requires an operand and -o. 0; 2 after printing the usage error
+ * (an unknown option is "unknown option '--x' for OPT NAME"); 1 with err set if t's defaults fail.
+ */
+int cliopt__args(const struct cliopt_cmd *c, const char *name, const struct opt_spec *t, size_t size,
+		 int argc, char **argv, void *ctx, struct cliopt_args *a, char *err, size_t errlen);
 /*
  * A plug-in registry's start-up check of its i-th entry of kind ("exporter"): complete says its
  * name, help and required hooks are set ("KIND I: NEED are required" if not), and its option
