@@ -9,13 +9,6 @@
 #include "traces/opts.h"
 
 /*
- * argv[*i] is "--key=value" or "--key" followed by its value. If key names an
- * option of t, sets it, advances *i past what it used and returns 1; returns 0
- * if argv[*i] is not one of t's options, -EINVAL with err set on a bad value.
- */
-int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
-		 char *err, size_t errlen);
-/*
  * Plug-in registries (importers, exporters) give the name of their i-th plug-in, NULL past
  * the end. cliopt__plugin: the index of the one called name, -1 if none.
  */
@@ -26,19 +19,6 @@ long cliopt__plugin(cliopt_name_fn name_at, const char *name);
  * or -EINVAL with "OPT: unknown kind 'x' (a, b)" / "OPT KIND is required (a, b)" in err.
  */
 long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at, char *err, size_t errlen);
-/*
- * argv[*i] is one of the arguments every plug-in command takes: OPT KIND / OPT=KIND (skipped:
- * cliopt__kind read it) or -o/--output FILE (*out set). 1 and *i advanced past it; 0 if it is
- * neither; -EINVAL with err if -o has no FILE.
- */
-int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen);
-/*
- * One step of a plug-in command's argument loop: argv[*i] is OPT KIND, -o FILE (cliopt__common)
- * or one of the plug-in's options (cliopt__take, t into obj). 1 and *i advanced if it was; 0 if it
- * is the command's own (its flags, operands, an unknown option); -EINVAL with err on a bad value.
- */
-int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **out,
-		 const struct opt_spec *t, void *obj, char *err, size_t errlen);
 /* A plug-in command (import, export): what its argument loop (cliopt__args) needs to know. */
 struct cliopt_cmd {
 	const char *cmd;	/* "export" */
