@@ -154,50 +154,65 @@ static bool ext4_dup(struct recorder *r, const struct ts_record *rec, bool is_tr
 	return false;
 }
 
+/* Each event source's record kind and filesystem flags; recorder__event() adds where and how much. */
+static const struct {
+	uint8_t kind;
+	uint16_t flags;
+} src_rec[TR_SRC_MAX + 1] = {
+	[TR_EXT4_FREE] = { TS_FREE, TS_FS_EXT4 },
+	[TR_EXT4_ALLOC] = { TS_ALLOC, TS_FS_EXT4 },
+	[TR_EXT4_DISCARD] = { TS_INTENT, TS_FS_EXT4 },
+	[TR_EXT4_TRIM] = { TS_INTENT, TS_FS_EXT4 },
+	/*
+	 * ext4_mb_release_inode_pa() / ext4_mb_release_group_pa() give the blocks back with
+	 * mb_free_blocks() and never discard them: a FREE (free-space balance), marked.
+	 */
+	[TR_EXT4_PA_FREE] = { TS_FREE, TS_FS_EXT4 | TS_F_PREALLOC },
+	[TR_XFS_FREE] = { TS_FREE, TS_FS_XFS },
+	[TR_XFS_ALLOC] = { TS_ALLOC, TS_FS_XFS },
+	[TR_XFS_DISCARD] = { TS_INTENT, TS_FS_XFS },
+	[TR_BIO] = { TS_BIO, 0 },
+	[TR_RQ_ISSUE] = { TS_ISSUE, 0 },
+	[TR_RQ_DONE] = { TS_DONE, 0 },
+	[TR_JBD2_COMMIT] = { TS_META, TS_FS_EXT4 },
+	[TR_XFS_LOG_DONE] = { TS_META, TS_FS_XFS },
+};
+
 int recorder__event(struct recorder *r, const struct tr_event *e)
 {
 	const struct rec_dev *d = find_dev(r, e->dev);
 	struct ts_record rec = { .time_ns = e->time_ns, .dev = e->dev, .ino = e->ino };
 	uint64_t bs, c;
 
-	if (!d) {
+	if (!d || e->src > TR_SRC_MAX || !src_rec[e->src].kind) {
 		r->dropped++;
 		return 0;
 	}
+	rec.kind = src_rec[e->src].kind;
+	rec.flags = src_rec[e->src].flags;
 	bs = d->d.fs_block_size;
 	c = bs << d->ext4_cluster_bits;
 	switch (e->src) {
 	case TR_EXT4_FREE:
 	case TR_EXT4_DISCARD:
-		rec.kind = e->src == TR_EXT4_FREE ? TS_FREE : TS_INTENT;
 		rec.offset = e->a * bs;
 		rec.length = e->b * bs;
-		rec.flags = TS_FS_EXT4;
 		break;
 	case TR_EXT4_ALLOC:
 	case TR_EXT4_PA_FREE:
 	case TR_EXT4_TRIM:
-		rec.kind = e->src == TR_EXT4_ALLOC ? TS_ALLOC : e->src == TR_EXT4_TRIM ? TS_INTENT : TS_FREE;
 		rec.offset = ext4_group_bytes(d, e->agno, e->a);
 		rec.length = e->b * c;
-		/*
-		 * ext4_mb_release_inode_pa() / ext4_mb_release_group_pa() give the blocks back with
-		 * mb_free_blocks() and never discard them: a FREE (free-space balance), marked.
-		 */
-		rec.flags = TS_FS_EXT4 | (e->src == TR_EXT4_PA_FREE ? TS_F_PREALLOC : 0);
 		break;
 	case TR_XFS_FREE:
 	case TR_XFS_ALLOC:
 	case TR_XFS_DISCARD:
-		rec.kind = e->src == TR_XFS_FREE ? TS_FREE : e->src == TR_XFS_ALLOC ? TS_ALLOC : TS_INTENT;
 		rec.offset = xfs_bytes(d, e->agno, e->a);
 		rec.length = e->b * bs;
-		rec.flags = TS_FS_XFS;
 		break;
 	case TR_BIO:
 	case TR_RQ_ISSUE:
 	case TR_RQ_DONE:
-		rec.kind = e->src == TR_BIO ? TS_BIO : e->src == TR_RQ_ISSUE ? TS_ISSUE : TS_DONE;
 		rec.op = e->opfl & TR_OP_MASK;
 		rec.offset = e->a * 512;	/* already on the whole disk */
 		rec.length = e->b;
@@ -206,13 +221,8 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		return put_event(r, &rec);
 	case TR_JBD2_COMMIT:
 	case TR_XFS_LOG_DONE:
-		rec.kind = TS_META;
 		rec.op = TS_META_COMMIT;
-		rec.flags = e->src == TR_JBD2_COMMIT ? TS_FS_EXT4 : TS_FS_XFS;
 		return put_event(r, &rec);
-	default:
-		r->dropped++;
-		return 0;
 	}
 	rec.offset += d->d.partition_start;
 	if (rec.kind == TS_INTENT && (e->opfl & TR_FL_FITRIM))

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,24 +24,6 @@ struct output {
 	bool own_fd;		/* false for an inherited descriptor ("-", /dev/fd/N) */
 	int werr;		/* errno of the first failed write through f */
 };
-
-static int ofail(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static int ofail(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!err || !errlen)
-		return code;
-	n = snprintf(err, errlen, "%s: ", path);
-	if (n >= 0 && (size_t)n < errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
 
 /* "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: N; any other path: -1. */
 static int named_fd(const char *path)
@@ -73,9 +54,9 @@ static int open_named(struct output *o, int fd, char *err, size_t errlen)
 	int fl = fcntl(fd, F_GETFL);
 
 	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
-		return ofail(err, errlen, -EBADF, o->path, "descriptor %d is not open for writing", fd);
+		return ts_path_errf(err, errlen, -EBADF, o->path, "descriptor %d is not open for writing", fd);
 	if (fd == STDOUT_FILENO && fflush(stdout))	/* what was printed before comes first */
-		return ofail(err, errlen, -errno, o->path, "%s", strerror(errno));
+		return ts_path_errf(err, errlen, -errno, o->path, "%s", strerror(errno));
 	o->fd = fd;
 	return 0;
 }
@@ -88,24 +69,24 @@ static int open_tmp(struct output *o, const char *target, const struct stat *old
 	char *tmp;
 
 	if (!*base)
-		return ofail(err, errlen, -EISDIR, o->path, "%s", strerror(EISDIR));
+		return ts_path_errf(err, errlen, -EISDIR, o->path, "%s", strerror(EISDIR));
 	if (!(o->target = strdup(target)))
-		return ofail(err, errlen, -ENOMEM, o->path, "out of memory");
+		return ts_path_errf(err, errlen, -ENOMEM, o->path, "out of memory");
 	/* NAME_MAX: keep ".NAME.XXXXXX" a legal file name whatever NAME's length */
 	if (asprintf(&tmp, "%.*s.%.200s.XXXXXX", dirlen, target, base) < 0)
-		return ofail(err, errlen, -ENOMEM, o->path, "out of memory");
+		return ts_path_errf(err, errlen, -ENOMEM, o->path, "out of memory");
 	o->fd = mkostemp(tmp, O_CLOEXEC);
 	if (o->fd < 0) {
 		e = errno;
 		free(tmp);
-		return ofail(err, errlen, -e, o->path, "cannot create a file in %.*s: %s", dirlen ? dirlen : 1,
+		return ts_path_errf(err, errlen, -e, o->path, "cannot create a file in %.*s: %s", dirlen ? dirlen : 1,
 			     dirlen ? target : ".", strerror(e));
 	}
 	o->tmp = tmp;	/* from here on, output__abort() unlinks it */
 	o->own_fd = true;
 	/* mkostemp() made it 0600: a new file gets the umask's mode, a replaced one keeps its own */
 	if (fchmod(o->fd, old ? old->st_mode & 0777 : ts_create_mode(0666)))
-		return ofail(err, errlen, -errno, o->path, "chmod %s: %s", o->tmp, strerror(errno));
+		return ts_path_errf(err, errlen, -errno, o->path, "chmod %s: %s", o->tmp, strerror(errno));
 	return 0;
 }
 
@@ -119,12 +100,12 @@ static int open_stream(struct output *o, const char *target, const struct stat *
 	else
 		o->fd = open(target, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	if (o->fd < 0)
-		return ofail(err, errlen, -errno, o->path, "%s", strerror(errno));
+		return ts_path_errf(err, errlen, -errno, o->path, "%s", strerror(errno));
 	o->own_fd = true;
 	if (old && (fstat(o->fd, &now) || now.st_dev != old->st_dev || now.st_ino != old->st_ino))
-		return ofail(err, errlen, -EAGAIN, o->path, "replaced while being opened; not written");
+		return ts_path_errf(err, errlen, -EAGAIN, o->path, "replaced while being opened; not written");
 	if (old && ftruncate(o->fd, 0))
-		return ofail(err, errlen, -errno, o->path, "truncate: %s", strerror(errno));
+		return ts_path_errf(err, errlen, -errno, o->path, "truncate: %s", strerror(errno));
 	return 0;
 }
 
@@ -135,10 +116,10 @@ static int open_direct(struct output *o, const char *target, char *err, size_t e
 
 	o->fd = open(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 	if (o->fd < 0)
-		return ofail(err, errlen, -errno, o->path, "%s", strerror(errno));
+		return ts_path_errf(err, errlen, -errno, o->path, "%s", strerror(errno));
 	o->own_fd = true;
 	if (fstat(o->fd, &now) || S_ISREG(now.st_mode) || S_ISDIR(now.st_mode) || S_ISBLK(now.st_mode))
-		return ofail(err, errlen, -EAGAIN, o->path, "replaced while being opened; not written");
+		return ts_path_errf(err, errlen, -EAGAIN, o->path, "replaced while being opened; not written");
 	return 0;
 }
 
@@ -147,9 +128,9 @@ static int open_target(struct output *o, const char *target, const struct stat *
 		       char *err, size_t errlen)
 {
 	if (old && S_ISDIR(old->st_mode))
-		return ofail(err, errlen, -EISDIR, o->path, "%s", strerror(EISDIR));
+		return ts_path_errf(err, errlen, -EISDIR, o->path, "%s", strerror(EISDIR));
 	if (old && S_ISBLK(old->st_mode))
-		return ofail(err, errlen, -EINVAL, o->path, "is a block device; outputs go to files, pipes or "
+		return ts_path_errf(err, errlen, -EINVAL, o->path, "is a block device; outputs go to files, pipes or "
 			     "character devices, never over a device");
 	if (old && !S_ISREG(old->st_mode))
 		return open_direct(o, target, err, errlen);
@@ -165,7 +146,7 @@ static int open_path(struct output *o, enum output_mode mode, char *err, size_t 
 
 	if (lstat(o->path, &st)) {
 		if (errno != ENOENT)
-			return ofail(err, errlen, -errno, o->path, "%s", strerror(errno));
+			return ts_path_errf(err, errlen, -errno, o->path, "%s", strerror(errno));
 		return open_target(o, o->path, NULL, mode, err, errlen);
 	}
 	if (!S_ISLNK(st.st_mode))
@@ -173,11 +154,11 @@ static int open_path(struct output *o, enum output_mode mode, char *err, size_t 
 	/* A symlink is the user's way of naming its target: write that, keep the link. */
 	real = realpath(o->path, NULL);
 	if (!real && errno == ENOENT)
-		return ofail(err, errlen, -ENOENT, o->path, "dangling symbolic link; not writing through it");
+		return ts_path_errf(err, errlen, -ENOENT, o->path, "dangling symbolic link; not writing through it");
 	if (!real)
-		return ofail(err, errlen, -errno, o->path, "%s", strerror(errno));
+		return ts_path_errf(err, errlen, -errno, o->path, "%s", strerror(errno));
 	if (stat(real, &st))
-		ret = ofail(err, errlen, -errno, o->path, "%s: %s", real, strerror(errno));
+		ret = ts_path_errf(err, errlen, -errno, o->path, "%s: %s", real, strerror(errno));
 	else
 		ret = open_target(o, real, &st, mode, err, errlen);
 	free(real);
@@ -191,7 +172,7 @@ struct output *output__open(const char *path, enum output_mode mode, char *err, 
 
 	if (!o || !(o->path = strdup(path))) {
 		free(o);
-		ofail(err, errlen, 0, path, "out of memory");
+		ts_path_errf(err, errlen, 0, path, "out of memory");
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -265,25 +246,25 @@ int output__commit(struct output *o, char *err, size_t errlen)
 
 	if (o->f) {
 		if (fflush(o->f) || ferror(o->f) || o->werr)
-			ret = o->werr == EINTR && trimsim_stop ? ofail(err, errlen, -EINTR, o->path, "interrupted")
-				: ofail(err, errlen, -(o->werr ? o->werr : EIO), o->path, "write: %s",
+			ret = o->werr == EINTR && trimsim_stop ? ts_path_errf(err, errlen, -EINTR, o->path, "interrupted")
+				: ts_path_errf(err, errlen, -(o->werr ? o->werr : EIO), o->path, "write: %s",
 					strerror(o->werr ? o->werr : EIO));
 		fclose(o->f);	/* the stream's only resource is its buffer: the descriptor is ours */
 		o->f = NULL;
 	}
 	if (!ret && o->tmp && fsync(o->fd))
-		ret = ofail(err, errlen, -errno, o->path, "fsync: %s", strerror(errno));
+		ret = ts_path_errf(err, errlen, -errno, o->path, "fsync: %s", strerror(errno));
 	if (o->own_fd) {
 		if (close(o->fd) && !ret)
-			ret = ofail(err, errlen, -errno, o->path, "close: %s", strerror(errno));
+			ret = ts_path_errf(err, errlen, -errno, o->path, "close: %s", strerror(errno));
 		o->own_fd = false;
 		o->fd = -1;
 	}
 	if (!ret && o->tmp && trimsim_stop)	/* an interrupted command leaves nothing behind */
-		ret = ofail(err, errlen, -EINTR, o->path, "interrupted");
+		ret = ts_path_errf(err, errlen, -EINTR, o->path, "interrupted");
 	if (!ret && o->tmp) {
 		if (rename(o->tmp, o->target))
-			ret = ofail(err, errlen, -errno, o->path, "rename from %s: %s", o->tmp, strerror(errno));
+			ret = ts_path_errf(err, errlen, -errno, o->path, "rename from %s: %s", o->tmp, strerror(errno));
 		else {
 			free(o->tmp);
 			o->tmp = NULL;

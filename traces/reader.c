@@ -61,18 +61,8 @@ static uint32_t get32(const unsigned char *p, bool be)
 	return be != TS_HOST_BIG_ENDIAN ? __builtin_bswap32(v) : v;
 }
 
-static int fail(struct trace_reader *r, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(struct trace_reader *r, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(r->err, sizeof(r->err), "%s: ", r->path);
-
-	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return code;
-}
+/* "PATH: ..." into r->err; returns code. */
+#define fail(r, code, ...) ts_path_errf((r)->err, sizeof((r)->err), code, (r)->path, __VA_ARGS__)
 
 /*
  * Reads up to len bytes, looping over short reads; returns bytes read or -errno

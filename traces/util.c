@@ -25,6 +25,22 @@ int ts_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 	return code;
 }
 
+int ts_path_errf(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return code;
+	n = snprintf(err, errlen, "%s: ", path);
+	if (n >= 0 && (size_t)n < errlen) {	/* a path longer than err: the message is cut there */
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
 char *ts_dev_str(uint32_t dev, char *buf, size_t len)
 {
 	snprintf(buf, len, "%u:%u", TS_DEV_MAJOR(dev), TS_DEV_MINOR(dev));

@@ -19,6 +19,9 @@ extern volatile sig_atomic_t trimsim_stop;
 /* snprintf into err (nothing when err is NULL or errlen 0); returns code: `return ts_errf(err, len, -EINVAL, ...)`. */
 int ts_errf(char *err, size_t errlen, int code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* The same with "PATH: " first (the reader's, writer's and output's "file: what went wrong"). */
+int ts_path_errf(char *err, size_t errlen, int code, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* "7:0" */
 char *ts_dev_str(uint32_t dev, char *buf, size_t len);
 /* "7:0" -> kernel dev_t (major << 20 | minor); decimal digits only; 0 or -EINVAL. */

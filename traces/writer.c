@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,18 +40,8 @@ struct trace_writer {
 	char err[512];
 };
 
-static int wfail(struct trace_writer *w, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int wfail(struct trace_writer *w, int code, const char *fmt, ...)
-{
-	va_list ap;
-	int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
-
-	va_start(ap, fmt);
-	vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-	return code;
-}
+/* "PATH: ..." into w->err; returns code. */
+#define wfail(w, code, ...) ts_path_errf((w)->err, sizeof((w)->err), code, (w)->path, __VA_ARGS__)
 
 static int write_all(struct trace_writer *w, const void *buf, size_t len)
 {

@@ -64,6 +64,27 @@ finish() { # file
 	rm -f "$1.body" "$1.end"
 }
 
+# awk functions of both generators: rec() writes one record behind its time (finish sorts by it);
+# cmd_start() and cmd_stop() write the traced command's start and stop with the free-space snapshot
+# (n free extents of len bytes, stride apart from base) before the start and after the stop, as the
+# recorder does; cmd_stop() leaves the end time on stderr for finish.
+gen_awk='
+	function rec(t, kind, op, off, len, ino, lat, flags) {
+		printf "%.0f\t{\"t\":%.0f,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"%s\",\"off\":%.0f,\"len\":%.0f,\"ino\":%.0f,\"lat\":%.0f,\"flags\":\"%s\"}\n", t, t, kind, op, dev, off, len, ino, lat, flags
+	}
+	function snapshot(t, n, base, stride, len, flags,    k) {
+		for (k = 0; k < n; k++) rec(t, "META", "freespace", base + k * stride, len, 0, 0, flags)
+	}
+	function cmd_start(t, pid, n, base, stride, len) {
+		snapshot(t, n, base, stride, len, "")
+		rec(t, "META", "cmd-start", 0, 0, pid, 0, "")
+	}
+	function cmd_stop(t, pid, n, base, stride, len) {
+		rec(t, "META", "cmd-stop", 0, 0, pid, 0, "")
+		snapshot(t, n, base, stride, len, "snap-end")
+		printf "%.0f\n", t > "/dev/stderr"
+	}'
+
 gen_rm_xfs() {
 	f=$1
 	header sda 8:0 128035676160 xfs 512 2147450880 1 4096 7814144 >"$f"
@@ -71,9 +92,7 @@ gen_rm_xfs() {
 		OFS = "\t"; dev = "8:0"; t0 = 1000000000; x = 42
 		n = 39395			# seed 001: calls to blkdev_issue_discard() for XFS
 		step = 76000			# 3 s of rm -rf
-		# start free-space snapshot: four large free extents
-		for (k = 0; k < 4; k++) rec(t0, "META", "freespace", 64 * 2^30 + k * 12 * 2^30, 10 * 2^30, 0, 0, "")
-		rec(t0, "META", "cmd-start", 0, 0, 4242, 0, "")
+		cmd_start(t0, 4242, 4, 64 * 2^30, 12 * 2^30, 10 * 2^30)	# four large free extents
 		commit = 0; pend = 0; busy = t0; nxt = 2^30
 		for (i = 0; i < n; i++) {
 			t = t0 + 1000 + i * step
@@ -102,14 +121,8 @@ gen_rm_xfs() {
 				pend = 0
 			}
 		}
-		end = (busy > t + 1000000 ? busy : t + 1000000)
-		rec(end, "META", "cmd-stop", 0, 0, 4242, 0, "")
-		for (k = 0; k < 4; k++) rec(end, "META", "freespace", 64 * 2^30 + k * 12 * 2^30, 10 * 2^30, 0, 0, "snap-end")
-		printf "%.0f\n", end > "/dev/stderr"
-	}
-	function rec(t, kind, op, off, len, ino, lat, flags) {
-		printf "%.0f\t{\"t\":%.0f,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"%s\",\"off\":%.0f,\"len\":%.0f,\"ino\":%.0f,\"lat\":%.0f,\"flags\":\"%s\"}\n", t, t, kind, op, dev, off, len, ino, lat, flags
-	}' 2>"$f.end" | finish "$f"
+		cmd_stop(busy > t + 1000000 ? busy : t + 1000000, 4242, 4, 64 * 2^30, 12 * 2^30, 10 * 2^30)
+	}'"$gen_awk" 2>"$f.end" | finish "$f"
 }
 
 gen_build_ext4() {
@@ -117,8 +130,7 @@ gen_build_ext4() {
 	header nvme0n1p2 259:2 512110190592 ext4 512 2199023255040 256 4096 0 >"$f"
 	awk 'BEGIN {
 		OFS = "\t"; dev = "259:2"; t0 = 1000000000; x = 7
-		for (k = 0; k < 2; k++) rec(t0, "META", "freespace", 100 * 2^30 + k * 50 * 2^30, 40 * 2^30, 0, 0, "")
-		rec(t0, "META", "cmd-start", 0, 0, 777, 0, "")
+		cmd_start(t0, 777, 2, 100 * 2^30, 50 * 2^30, 40 * 2^30)
 		span = 1200 * 1000000000	# seed 002: a 20-minute build, CPU-bound
 		for (t = t0 + 50000000; t < t0 + span; t += 100000000) {
 			x = (x * 16807) % 2147483647
@@ -130,14 +142,8 @@ gen_build_ext4() {
 			}
 			if ((t - t0) % 5000000000 < 100000000) rec(t + 200, "META", "commit", 0, 0, int((t - t0) / 5e9), 0, "")
 		}
-		end = t0 + span
-		rec(end, "META", "cmd-stop", 0, 0, 777, 0, "")
-		for (k = 0; k < 2; k++) rec(end, "META", "freespace", 100 * 2^30 + k * 50 * 2^30, 40 * 2^30, 0, 0, "snap-end")
-		printf "%.0f\n", end > "/dev/stderr"
-	}
-	function rec(t, kind, op, off, len, ino, lat, flags) {
-		printf "%.0f\t{\"t\":%.0f,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"%s\",\"off\":%.0f,\"len\":%.0f,\"ino\":%.0f,\"lat\":%.0f,\"flags\":\"%s\"}\n", t, t, kind, op, dev, off, len, ino, lat, flags
-	}' 2>"$f.end" | finish "$f"
+		cmd_stop(t0 + span, 777, 2, 100 * 2^30, 50 * 2^30, 40 * 2^30)
+	}'"$gen_awk" 2>"$f.end" | finish "$f"
 }
 
 recommend=${DEMO_RECOMMEND:-all}

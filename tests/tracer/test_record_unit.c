@@ -105,6 +105,8 @@ static struct xlate_case xlate_cases[] = {
 	  .op = TS_OP_DISCARD, .offset = 4096, .length = 4096 },
 	{ .ev = { .src = TR_JBD2_COMMIT, .dev = EXT4_DEV, .ino = 42 }, .kind = TS_META,
 	  .op = TS_META_COMMIT, .flags = TS_FS_EXT4 },
+	{ .ev = { .src = TR_XFS_LOG_DONE, .dev = XFS_DEV, .ino = 77 }, .kind = TS_META, .op = TS_META_COMMIT,
+	  .flags = TS_FS_XFS },
 };
 
 TestSuite(xlate, .init = th_dir_init, .fini = th_dir_fini);
@@ -162,7 +164,7 @@ ParameterizedTest(struct xlate_case *c, xlate, one_event)
 	cr_expect_eq(rec.time_ns, 1000);
 }
 
-/* ext4_trim_extent then ext4_discard_blocks of the same range: one INTENT. Unknown devices: none. */
+/* ext4_trim_extent then ext4_discard_blocks of the same range: one INTENT. Unknown devices and sources: none. */
 Test(xlate, ext4_trim_discard_once_and_foreign_dropped)
 {
 	struct tr_event evs[] = {
@@ -170,10 +172,12 @@ Test(xlate, ext4_trim_discard_once_and_foreign_dropped)
 		{ .src = TR_EXT4_DISCARD, .dev = EXT4_DEV, .a = 16, .b = 4 },
 		{ .src = TR_EXT4_DISCARD, .dev = EXT4_DEV, .a = 16, .b = 4 },	/* a second, real one */
 		{ .src = TR_XFS_FREE, .dev = TS_DEV_MK(8, 1), .a = 1, .b = 1 },
+		{ .src = 0, .dev = EXT4_DEV, .a = 1, .b = 1 },
+		{ .src = TR_SRC_MAX + 1, .dev = EXT4_DEV, .a = 1, .b = 1 },
 	};
 	struct ts_record out[8];
 
-	cr_assert_eq(run_recorder(evs, 4, out, 8), 2);
+	cr_assert_eq(run_recorder(evs, 6, out, 8), 2);
 	cr_expect(out[0].kind == TS_INTENT && out[1].kind == TS_INTENT);
 	cr_expect_eq(out[0].offset, 16 * 4096);
 	cr_expect_eq(out[1].offset, 16 * 4096);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tests/common/helpers.h"
 #include "traces/trace.h"
@@ -396,5 +397,33 @@ Test(format, writer_rejects_bad_header)
 	snprintf(path, sizeof(path), "%s/h.tsim", th_dir());
 	cr_assert_null(trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err)));
 	cr_assert(strstr(err, "h.tsim: header devices[0]: device entry lacks \"dev\""), "%s", err);
+	json_decref(h);
+}
+
+/* A path longer than the reader's and writer's 512-byte message: the message is cut at the end, not written past it. */
+Test(format, long_path_message_is_cut)
+{
+	char path[1024], err[512] = "";
+	json_t *h = test_header();
+	struct trace_writer *w;
+	struct ts_record r = { .kind = 9 };
+	int n = snprintf(path, sizeof(path), "%s", th_dir());
+
+	for (int d = 0; d < 3; d++) {	/* three directories of 200 bytes each */
+		n += snprintf(path + n, sizeof(path) - (size_t)n, "/%0200d", d);
+		cr_assert_eq(mkdir(path, 0700), 0, "%s", strerror(errno));
+	}
+	snprintf(path + n, sizeof(path) - (size_t)n, "/t.tsim");
+	cr_assert_null(trace_reader__open(path, err, sizeof(err)));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_eq(strlen(err), sizeof(err) - 1);
+	cr_assert_eq(strncmp(err, path, sizeof(err) - 1), 0, "%s", err);
+
+	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
+	cr_assert_not_null(w, "%s", err);
+	cr_assert_eq(trace_writer__write(w, &r), -EINVAL);
+	cr_assert_eq(strlen(trace_writer__error(w)), sizeof(err) - 1);
+	cr_assert_eq(strncmp(trace_writer__error(w), path, sizeof(err) - 1), 0);
+	trace_writer__abort(w);
 	json_decref(h);
 }

@@ -117,14 +117,29 @@ out:
 	return ret;
 }
 
+/* The one TRACE operand. */
+static int take_trace(void *ctx, const char *arg)
+{
+	const char **in = ctx;
+
+	if (*in)
+		return cli_usage_error("export", "one TRACE only ('%s' and '%s')", *in, arg);
+	*in = arg;
+	return 0;
+}
+
+static const struct cliopt_cmd export_cmd = {
+	.cmd = "export", .opt = "--to", .flag = "--salvage", .none = "no TRACE given",
+	.usage = export_usage, .operand = take_trace,
+};
+
 int cmd_export(int argc, char **argv)
 {
-	const struct exporter_ops *ex = NULL;
-	const char *in = NULL, *out = NULL;
-	void *opts = NULL;
+	const struct exporter_ops *ex;
+	struct cliopt_args a = { 0 };
+	const char *in = NULL;
 	char err[512] = "";
-	bool salvage = false;
-	int ret = 2, r;
+	int ret = 1;
 	size_t n;
 	long k;
 
@@ -133,46 +148,16 @@ int cmd_export(int argc, char **argv)
 		return 0;
 	}
 	if (exporters__validate(err, sizeof(err)))
-		goto fail;
+		goto out;
 	if ((k = cliopt__kind(argc, argv, "--to", exporter__name_at, err, sizeof(err))) < 0)
-		goto usage;
+		return cli_usage_error("export", "%s", err);
 	ex = exporters(&n)[k];
-	opts = calloc(1, ex->opts_size);
-	if (!opts || opts__defaults(ex->opts, opts, err, sizeof(err)))
-		goto fail;
-	for (int i = 1; i < argc;) {
-		if ((r = cliopt__step(argc, argv, "--to", &i, &out, ex->opts, opts, err, sizeof(err))) != 0) {
-			if (r < 0)
-				goto usage;
-		} else if (!strcmp(argv[i], "--salvage")) {
-			salvage = true;
-			i++;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			snprintf(err, sizeof(err), "--to %s", ex->name);
-			ret = cli_unknown_option_for("export", argv[i], err, export_usage);
-			goto out;
-		} else if (in) {
-			snprintf(err, sizeof(err), "one TRACE only ('%s' and '%s')", in, argv[i]);
-			goto usage;
-		} else {
-			in = argv[i++];
-		}
-	}
-	if (!in || !out) {
-		snprintf(err, sizeof(err), "%s", !in ? "no TRACE given" : "-o OUT is required");
-		goto usage;
-	}
-	if (run_export(ex, opts, in, out, salvage, err, sizeof(err)))
-		goto fail;
-	ret = 0;
-	goto out;
-usage:
-	ret = cli_usage_error("export", "%s", err);
-	goto out;
-fail:
-	fprintf(stderr, "trimsim export: %s\n", err[0] ? err : strerror(errno));
-	ret = 1;
+	ret = cliopt__args(&export_cmd, ex->name, ex->opts, ex->opts_size, argc, argv, &in, &a, err, sizeof(err));
+	if (!ret && run_export(ex, a.opts, in, a.out, a.flag, err, sizeof(err)))
+		ret = 1;
 out:
-	free(opts);
+	if (ret == 1)
+		fprintf(stderr, "trimsim export: %s\n", err[0] ? err : strerror(errno));
+	free(a.opts);
 	return ret;
 }

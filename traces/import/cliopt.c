@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/util.h"
 #include "traces/import/cliopt.h"
 
-int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
-		 char *err, size_t errlen)
+/*
+ * argv[*i] is "--key=value" or "--key" followed by its value. If key names an
+ * option of t, sets it, advances *i past what it used and returns 1; returns 0
+ * if argv[*i] is not one of t's options, -EINVAL with err set on a bad value.
+ */
+static int take_option(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
+		       char *err, size_t errlen)
 {
 	const char *arg = argv[*i], *val, *eq;
 	char key[64];
@@ -78,7 +84,12 @@ long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at
 	return k;
 }
 
-int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen)
+/*
+ * argv[*i] is one of the arguments every plug-in command takes: OPT KIND / OPT=KIND (skipped:
+ * cliopt__kind read it) or -o/--output FILE (*out set). 1 and *i advanced past it; 0 if it is
+ * neither; -EINVAL with err if -o has no FILE.
+ */
+static int common_arg(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen)
 {
 	if (kind_arg(argc, argv, *i, opt)) {
 		*i += strcmp(argv[*i], opt) ? 1 : 2;
@@ -93,12 +104,50 @@ int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **
 	return 1;
 }
 
-int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **out,
-		 const struct opt_spec *t, void *obj, char *err, size_t errlen)
+/*
+ * One step of a plug-in command's argument loop: argv[*i] is OPT KIND, -o FILE (common_arg)
+ * or one of the plug-in's options (take_option, t into obj). 1 and *i advanced if it was; 0 if it
+ * is the command's own (its flags, operands, an unknown option); -EINVAL with err on a bad value.
+ */
+static int step(int argc, char **argv, const char *opt, int *i, const char **out,
+		const struct opt_spec *t, void *obj, char *err, size_t errlen)
 {
-	int r = cliopt__common(argc, argv, opt, i, out, err, errlen);
+	int r = common_arg(argc, argv, opt, i, out, err, errlen);
 
-	return r ? r : cliopt__take(t, obj, argc, argv, i, err, errlen);
+	return r ? r : take_option(t, obj, argc, argv, i, err, errlen);
+}
+
+int cliopt__args(const struct cliopt_cmd *c, const char *name, const struct opt_spec *t, size_t size,
+		 int argc, char **argv, void *ctx, struct cliopt_args *a, char *err, size_t errlen)
+{
+	bool operands = false;
+	char what[128];
+	int r;
+
+	if (!(a->opts = calloc(1, size ? size : 1)))
+		return ts_errf(err, errlen, 1, "%s", strerror(errno));
+	if (opts__defaults(t, a->opts, err, errlen))
+		return 1;
+	for (int i = 1; i < argc;) {
+		if ((r = step(argc, argv, c->opt, &i, &a->out, t, a->opts, err, errlen)) < 0)
+			return cli_usage_error(c->cmd, "%s", err);
+		if (r)
+			continue;
+		if (!strcmp(argv[i], c->flag)) {
+			a->flag = true;
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			snprintf(what, sizeof(what), "%s %s", c->opt, name);
+			return cli_unknown_option_for(c->cmd, argv[i], what, c->usage);
+		} else if ((r = c->operand(ctx, argv[i++]))) {
+			return r;
+		} else {
+			operands = true;
+		}
+	}
+	if (!operands || !a->out)
+		return cli_usage_error(c->cmd, "%s", !operands ? c->none : "-o OUT is required");
+	return 0;
 }
 
 int cliopt__check_plugin(const char *kind, size_t i, const char *name, bool complete, const char *need,

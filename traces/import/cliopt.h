@@ -9,13 +9,6 @@
 #include "traces/opts.h"
 
 /*
- * argv[*i] is "--key=value" or "--key" followed by its value. If key names an
- * option of t, sets it, advances *i past what it used and returns 1; returns 0
- * if argv[*i] is not one of t's options, -EINVAL with err set on a bad value.
- */
-int cliopt__take(const struct opt_spec *t, void *obj, int argc, char **argv, int *i,
-		 char *err, size_t errlen);
-/*
  * Plug-in registries (importers, exporters) give the name of their i-th plug-in, NULL past
  * the end. cliopt__plugin: the index of the one called name, -1 if none.
  */
@@ -26,19 +19,30 @@ long cliopt__plugin(cliopt_name_fn name_at, const char *name);
  * or -EINVAL with "OPT: unknown kind 'x' (a, b)" / "OPT KIND is required (a, b)" in err.
  */
 long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at, char *err, size_t errlen);
+/* A plug-in command (import, export): what its argument loop (cliopt__args) needs to know. */
+struct cliopt_cmd {
+	const char *cmd;	/* "export" */
+	const char *opt;	/* the option that names the plug-in: "--to" */
+	const char *flag;	/* the command's one flag: "--salvage" */
+	const char *none;	/* the usage error when no operand is given: "no TRACE given" */
+	void (*usage)(FILE *);
+	/* takes one operand (a TRACE, a FILE): 0, or the status of the usage error it printed */
+	int (*operand)(void *ctx, const char *arg);
+};
+/* What the arguments gave. */
+struct cliopt_args {
+	void *opts;		/* the plug-in's options: its defaults, then argv's (free() it, also on error) */
+	const char *out;	/* -o OUT */
+	bool flag;		/* c->flag was given */
+};
 /*
- * argv[*i] is one of the arguments every plug-in command takes: OPT KIND / OPT=KIND (skipped:
- * cliopt__kind read it) or -o/--output FILE (*out set). 1 and *i advanced past it; 0 if it is
- * neither; -EINVAL with err if -o has no FILE.
+ * The arguments of plug-in command c once cliopt__kind chose plug-in `name` with option table t
+ * for a struct of size bytes: OPT KIND, -o OUT, the plug-in's options, c->flag and the operands
+ * (c->operand(ctx, arg) each). Requires an operand and -o. 0; 2 after printing the usage error
+ * (an unknown option is "unknown option '--x' for OPT NAME"); 1 with err set if t's defaults fail.
  */
-int cliopt__common(int argc, char **argv, const char *opt, int *i, const char **out, char *err, size_t errlen);
-/*
- * One step of a plug-in command's argument loop: argv[*i] is OPT KIND, -o FILE (cliopt__common)
- * or one of the plug-in's options (cliopt__take, t into obj). 1 and *i advanced if it was; 0 if it
- * is the command's own (its flags, operands, an unknown option); -EINVAL with err on a bad value.
- */
-int cliopt__step(int argc, char **argv, const char *opt, int *i, const char **out,
-		 const struct opt_spec *t, void *obj, char *err, size_t errlen);
+int cliopt__args(const struct cliopt_cmd *c, const char *name, const struct opt_spec *t, size_t size,
+		 int argc, char **argv, void *ctx, struct cliopt_args *a, char *err, size_t errlen);
 /*
  * A plug-in registry's start-up check of its i-th entry of kind ("exporter"): complete says its
  * name, help and required hooks are set ("KIND I: NEED are required" if not), and its option

@@ -132,79 +132,80 @@ static json_t *import_header(int argc, char **argv, const struct importer_ops *i
 	return h;
 }
 
+/* The FILE operands; an importer that rereads its input takes no pipe. */
+struct inputs {
+	char **files;
+	size_t n;
+	const char *rereads;
+};
+
+static int take_file(void *ctx, const char *arg)
+{
+	struct inputs *in = ctx;
+	int ret = in->rereads ? cli_input_twice("import", arg, in->rereads) : 0;
+
+	if (!ret)
+		in->files[in->n++] = (char *)cli_input(arg);
+	return ret;
+}
+
+static const struct cliopt_cmd import_cmd = {
+	.cmd = "import", .opt = "--from", .flag = "--jsonl", .none = "no input FILE given",
+	.usage = import_usage, .operand = take_file,
+};
+
 int cmd_import(int argc, char **argv)
 {
 	const struct importer_ops *im = NULL;
-	const char *out = NULL;
-	char **files = calloc((size_t)argc + 1, sizeof(*files));
+	struct inputs in = { .files = calloc((size_t)argc + 1, sizeof(char *)) };
+	struct cliopt_args a = { 0 };
 	struct import_sink *sink = NULL;
 	json_t *header = NULL;
-	void *opts = NULL;
-	size_t nfiles = 0, n;
+	size_t n;
 	long k;
-	bool jsonl = false;
 	char err[512] = "";
-	int ret = 1, r;
+	int ret = 1;
 
 	if (cli_wants_help(argc, argv)) {
 		import_usage(stdout);
-		free(files);
+		free(in.files);
 		return 0;
 	}
-	if (!files || importers__validate(err, sizeof(err)))
+	if (!in.files || importers__validate(err, sizeof(err)))
 		goto fail;
 	/* --from first: the importer's options depend on it. */
-	if ((k = cliopt__kind(argc, argv, "--from", importer__name_at, err, sizeof(err))) < 0)
-		goto usage;
+	if ((k = cliopt__kind(argc, argv, "--from", importer__name_at, err, sizeof(err))) < 0) {
+		ret = cli_usage_error("import", "%s", err);
+		goto out;
+	}
 	im = importers(&n)[k];
-	opts = calloc(1, im->opts_size ? im->opts_size : 1);
-	if (!opts || opts__defaults(im->opts, opts, err, sizeof(err)))
+	in.rereads = im->rereads;
+	ret = cliopt__args(&import_cmd, im->name, im->opts, im->opts_size, argc, argv, &in, &a, err, sizeof(err));
+	if (ret == 1)
 		goto fail;
-	for (int i = 1; i < argc;) {
-		if ((r = cliopt__step(argc, argv, "--from", &i, &out, im->opts, opts, err, sizeof(err))) != 0) {
-			if (r < 0)
-				goto usage;
-		} else if (!strcmp(argv[i], "--jsonl")) {
-			jsonl = true;
-			i++;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			snprintf(err, sizeof(err), "--from %s", im->name);
-			ret = cli_unknown_option_for("import", argv[i], err, import_usage);
-			goto out;
-		} else if (im->rereads && (ret = cli_input_twice("import", argv[i], im->rereads))) {
-			goto out;
-		} else {
-			files[nfiles++] = (char *)cli_input(argv[i++]);
-		}
-	}
-	if (!nfiles || !out) {
-		snprintf(err, sizeof(err), "%s", !nfiles ? "no input FILE given" : "-o OUT is required");
-		goto usage;
-	}
+	if (ret)
+		goto out;
 	sink = import_sink__new();
 	if (!sink) {
 		snprintf(err, sizeof(err), "temporary spool: %s", strerror(errno));
 		goto fail;
 	}
-	if (im->run(opts, files, nfiles, sink, err, sizeof(err)) || check_devices(sink, err, sizeof(err)))
+	if (im->run(a.opts, in.files, in.n, sink, err, sizeof(err)) || check_devices(sink, err, sizeof(err)))
 		goto fail;
-	header = import_header(argc, argv, im, opts, files, nfiles, sink);
+	header = import_header(argc, argv, im, a.opts, in.files, in.n, sink);
 	if (!header) {
 		snprintf(err, sizeof(err), "header: out of memory");
 		goto fail;
 	}
-	if (write_trace(sink, out, header, jsonl, err, sizeof(err)))
+	if (write_trace(sink, a.out, header, a.flag, err, sizeof(err)))
 		goto fail;
 	fprintf(stderr, "trimsim import: %" PRIu64 " records (%" PRIu64 " BIO, %" PRIu64 " ISSUE, %" PRIu64
 		" DONE, %" PRIu64 " FREE, %" PRIu64 " INTENT, %" PRIu64 " ALLOC) -> %s\n",
 		import_sink__count(sink), import_sink__kind_count(sink, TS_BIO),
 		import_sink__kind_count(sink, TS_ISSUE), import_sink__kind_count(sink, TS_DONE),
 		import_sink__kind_count(sink, TS_FREE), import_sink__kind_count(sink, TS_INTENT),
-		import_sink__kind_count(sink, TS_ALLOC), out);
+		import_sink__kind_count(sink, TS_ALLOC), a.out);
 	ret = 0;
-	goto out;
-usage:
-	ret = cli_usage_error("import", "%s", err);
 	goto out;
 fail:
 	fprintf(stderr, "trimsim import: %s\n", err[0] ? err : strerror(errno));
@@ -212,7 +213,7 @@ fail:
 out:
 	json_decref(header);
 	import_sink__free(sink);
-	free(opts);
-	free(files);
+	free(a.opts);
+	free(in.files);
 	return ret;
 }
