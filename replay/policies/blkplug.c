@@ -64,23 +64,17 @@ static void plug_destroy(void *priv)
 {
 	struct plug_state *s = priv;
 
-	if (!s)
-		return;
 	for (uint32_t i = 0; s->rq && i < s->cfg.max_rq; i++)
 		free(s->rq[i].segs);
 	free(s->rq);
-	free(s);
 }
 
 static int plug_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		     void **priv, char *err, size_t errlen)
 {
-	struct plug_state *s = calloc(1, sizeof(*s));
+	struct plug_state *s = *priv;
 
-	(void)props, (void)err, (void)errlen;
-	if (!s)
-		return -ENOMEM;
-	s->cfg = *(const struct plug_cfg *)cfg;
+	(void)cfg, (void)props, (void)err, (void)errlen;
 	if (!s->cfg.segments)
 		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
 	if (!s->cfg.max)
@@ -91,12 +85,7 @@ static int plug_init(const void *cfg, const struct policy_env *env, struct polic
 	 * be plugged, but only as many ranges as bios were pushed are ever held.
 	 */
 	s->rq = calloc(s->cfg.max_rq, sizeof(*s->rq));
-	if (!s->rq) {
-		plug_destroy(s);
-		return -ENOMEM;
-	}
-	*priv = s;
-	return 0;
+	return s->rq ? 0 : -ENOMEM;
 }
 
 static int plug_flush_all(struct plug_state *s, uint64_t now, struct policy_out *out)
@@ -250,6 +239,7 @@ const struct policy_stage_ops stage_blk_plug = {
 		   "block/blk-mq.c: blk_add_rq_to_plug() (Linux 6.12)",
 	.opts = plug_opts,
 	.cfg_size = sizeof(struct plug_cfg),
+	.state_size = POLICY_STATE_SIZE(struct plug_state, cfg),
 	.positional = "segments",
 	.init = plug_init,
 	.push = plug_push,

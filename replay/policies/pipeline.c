@@ -448,8 +448,9 @@ void policy__destroy(struct policy *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->st[i].ops->destroy)
+		if (p->st[i].priv && p->st[i].ops->destroy)
 			p->st[i].ops->destroy(p->st[i].priv);
+		free(p->st[i].priv);
 		free(p->st[i].cfg);
 	}
 	free(p->st);

@@ -135,6 +135,12 @@ struct policy_stat { const char *key; size_t off; };
 #define POLICY_STAT(type, field, key) \
 	{ (key), offsetof(type, field) + 0 * sizeof(_Generic(((type *)0)->field, uint64_t: 1)) }
 
+/*
+ * state_size of a state struct that begins with its config member cfg (the pipeline
+ * copies the config there); fails to compile if cfg is not first.
+ */
+#define POLICY_STATE_SIZE(type, cfg) (sizeof(type) + 0 * sizeof(char[offsetof(type, cfg) == 0 ? 1 : -1]))
+
 /* A completed discard command, for stages that pace on completions. */
 struct policy_done {
 	uint64_t submit_ns;
@@ -154,8 +160,8 @@ struct policy_stage_ops {
 	const char *positional;		/* key a bare first argument sets: min(64K) == min(len=64K); NULL: none */
 	/*
 	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
-	 * props: set source/qd here if the stage decides them. *priv: per-instance state (already
-	 * made if state_size is set; init is then optional).
+	 * props: set source/qd here if the stage decides them. *priv: the per-instance state the
+	 * pipeline made (state_size; init is then optional), else NULL.
 	 * Refuse a bad option (-EINVAL, message in err) from cfg alone: `trimsim replay` checks a
 	 * spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
 	 */
@@ -175,7 +181,8 @@ struct policy_stage_ops {
 	int (*complete)(void *priv, const struct policy_done *d, struct policy_out *out);
 	/* Optional: stage figures stats cannot give (computed, boolean) into obj, after the counters. */
 	int (*report)(void *priv, json_t *obj);
-	void (*destroy)(void *priv);	/* accepts NULL */
+	/* Optional: release what the state holds (priv is never NULL); the pipeline frees the state itself. */
+	void (*destroy)(void *priv);
 	/*
 	 * Optional: the record kinds observe() acts on, as bits (1u << TS_x); 0 = every kind.
 	 * observe() is not called for the others, and the engine may skip records no stage wants.
@@ -184,8 +191,9 @@ struct policy_stage_ops {
 	/* Optional: the stage's counters, reported as they are before report() adds the rest. */
 	const struct policy_stat *stats;
 	/*
-	 * Optional: the pipeline makes the state: state_size zeroed bytes that begin with a copy
-	 * of the config (cfg_size bytes), in *priv before init() runs; init() is then optional.
+	 * A stage with per-instance state sets this: the pipeline makes the state, state_size
+	 * zeroed bytes that begin with a copy of the config (cfg_size bytes), in *priv before
+	 * init() runs, and frees it after destroy(). 0: no state (priv NULL).
 	 */
 	size_t state_size;
 };

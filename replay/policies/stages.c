@@ -79,9 +79,8 @@ static const struct opt_spec source_opts[] = {
 static int source_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		       void **priv, char *err, size_t errlen)
 {
-	(void)env, (void)err, (void)errlen;
+	(void)env, (void)priv, (void)err, (void)errlen;
 	props->source = (enum policy_source)(((const struct source_cfg *)cfg)->layer + 1);
-	*priv = NULL;
 	return 0;
 }
 
@@ -102,10 +101,9 @@ static const struct opt_spec dispatch_opts[] = {
 static int dispatch_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 			 void **priv, char *err, size_t errlen)
 {
-	(void)env, (void)err, (void)errlen;
+	(void)env, (void)priv, (void)err, (void)errlen;
 	props->qd = ((const struct dispatch_cfg *)cfg)->qd;
 	props->qd_set = true;
-	*priv = NULL;
 	return 0;
 }
 
@@ -173,11 +171,7 @@ static const struct policy_stat min_stats[] = {
 
 static void min_destroy(void *priv)
 {
-	struct min_state *s = priv;
-
-	if (s)
-		free(s->segs);
-	free(s);
+	free(((struct min_state *)priv)->segs);
 }
 
 const struct policy_stage_ops stage_min = {
@@ -254,7 +248,6 @@ const struct policy_stage_ops stage_split = {
 	.name = "split", .help = "cut commands larger than max into pieces (block layer discard_max_bytes)",
 	.opts = split_opts, .cfg_size = sizeof(struct split_state), .positional = "max",
 	.state_size = sizeof(struct split_state), .init = split_init, .push = split_push, .stats = split_stats,
-	.destroy = free,
 };
 
 /* ---- align(granularity): shrink ranges inward to granularity boundaries ---- */
@@ -318,11 +311,7 @@ static int align_push(void *priv, const struct policy_event *ev, struct policy_o
 
 static void align_destroy(void *priv)
 {
-	struct align_state *s = priv;
-
-	if (s)
-		free(s->segs);
-	free(s);
+	free(((struct align_state *)priv)->segs);
 }
 
 static const struct policy_stat align_stats[] = {

@@ -83,27 +83,21 @@ static void xfs_destroy(void *priv)
 {
 	struct xfs_state *s = priv;
 
-	if (!s)
-		return;
 	ivset__destroy(s->busy);
 	ivset__destroy(s->pushing);
 	ivset__destroy(s->allocs);
 	ivset__destroy(s->fresh);
-	free(s);
 }
 
 static int xfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
 		    void **priv, char *err, size_t errlen)
 {
-	struct xfs_state *s = calloc(1, sizeof(*s));
+	struct xfs_state *s = *priv;
 
-	(void)err, (void)errlen;
-	if (!s || !(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false)) ||
-	    !(s->allocs = ivset__new(false)) || !(s->fresh = ivset__new(false))) {
-		xfs_destroy(s);
+	(void)cfg, (void)err, (void)errlen;
+	if (!(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false)) ||
+	    !(s->allocs = ivset__new(false)) || !(s->fresh = ivset__new(false)))
 		return -ENOMEM;
-	}
-	s->cfg = *(const struct xfs_cfg *)cfg;
 	if (s->cfg.push_flush == PF_AUTO)
 		s->cfg.push_flush = env->dev && !strcmp(env->dev->fs, "xfs") ? PF_ON : PF_OFF;
 	s->start_ns = env->start_ns;
@@ -112,7 +106,6 @@ static int xfs_init(const void *cfg, const struct policy_env *env, struct policy
 	props->source = PS_FREE;
 	/* xlog_cil_committed() runs from the log's I/O completion work and does not wait for them */
 	props->waiter = PW_WORKER;
-	*priv = s;
 	return 0;
 }
 
@@ -320,6 +313,7 @@ const struct policy_stage_ops stage_xfs_cil = {
 		   "xfs_bmap_del_extent_real() (SKIP_DISCARD); fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 6.12)",
 	.opts = xfs_opts,
 	.cfg_size = sizeof(struct xfs_cfg),
+	.state_size = POLICY_STATE_SIZE(struct xfs_state, cfg),
 	.positional = "commit",
 	.init = xfs_init,
 	.observe = xfs_observe,
