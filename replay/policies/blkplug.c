@@ -221,16 +221,9 @@ static const struct policy_stat plug_stats[] = {
 	POLICY_STAT(struct plug_state, bios, "bios"),
 	POLICY_STAT(struct plug_state, requests, "requests"),
 	POLICY_STAT(struct plug_state, merged, "merged"),
+	POLICY_STAT(struct plug_state, cfg.segments, "segments"),
 	{ NULL },
 };
-
-static int plug_report(void *priv, json_t *obj)
-{
-	struct plug_state *s = priv;
-
-	json_object_set_new(obj, "segments", json_integer(s->cfg.segments));
-	return 0;
-}
 
 const struct policy_stage_ops stage_blk_plug = {
 	.name = "blk-plug",
@@ -247,6 +240,5 @@ const struct policy_stage_ops stage_blk_plug = {
 	.next_deadline = plug_next_deadline,
 	.flush = plug_flush,
 	.stats = plug_stats,
-	.report = plug_report,
 	.destroy = plug_destroy,
 };

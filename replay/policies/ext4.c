@@ -567,16 +567,9 @@ static const struct policy_stat ext4_stats[] = {
 	POLICY_STAT(struct ext4_state, bytes, "bytes"),
 	POLICY_STAT(struct ext4_state, extended, "bytes_beyond_frees"),
 	POLICY_STAT(struct ext4_state, reused, "freed_bytes_reallocated_before_discard"),
+	POLICY_STAT(struct ext4_state, seen_commit, "commit_records"),
 	{ NULL },
 };
-
-static int ext4_report(void *priv, json_t *obj)
-{
-	struct ext4_state *s = priv;
-
-	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
-	return 0;
-}
 
 const struct policy_stage_ops stage_ext4_mb = {
 	.name = "ext4-mb",
@@ -596,6 +589,5 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.next_deadline = ext4_next_deadline,
 	.flush = ext4_flush,
 	.stats = ext4_stats,
-	.report = ext4_report,
 	.destroy = ext4_destroy,
 };

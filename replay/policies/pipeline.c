@@ -412,6 +412,20 @@ int policy__complete(struct policy *p, const struct policy_done *d)
 	return 0;
 }
 
+static json_t *stat_json(const void *priv, const struct policy_stat *k)
+{
+	const char *f = (const char *)priv + k->off;
+
+	switch (k->type) {
+	case PSTAT_U32:
+		return json_integer(*(const uint32_t *)f);
+	case PSTAT_BOOL:
+		return json_boolean(*(const bool *)f);
+	default:
+		return json_integer((json_int_t)*(const uint64_t *)f);
+	}
+}
+
 json_t *policy__report(const struct policy *p)
 {
 	json_t *o = json_object(), *arr = json_array();
@@ -429,8 +443,7 @@ json_t *policy__report(const struct policy *p)
 		json_object_set_new(st, "name", json_string(s->ops->name));
 		json_object_set_new(st, "options", so ? so : json_object());
 		for (const struct policy_stat *k = s->ops->stats; k && k->key; k++)
-			json_object_set_new(st, k->key, json_integer((json_int_t)*(const uint64_t *)
-								     ((const char *)s->priv + k->off)));
+			json_object_set_new(st, k->key, stat_json(s->priv, k));
 		if (s->ops->report)
 			s->ops->report(s->priv, st);
 		json_array_append_new(arr, st);

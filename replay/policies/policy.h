@@ -127,13 +127,15 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
 
 /*
- * A counter a stage reports under key: a uint64_t of its state (priv) at off.
- * POLICY_STAT() fills one and fails to compile if the field is not a uint64_t.
- * A stage's table ends with { NULL }.
+ * A figure a stage reports under key: a field of its state (priv) at off, a counter
+ * (uint64_t, uint32_t) or a flag (bool, reported as true/false). POLICY_STAT() fills
+ * one and fails to compile for a field of another type. A stage's table ends with { NULL }.
  */
-struct policy_stat { const char *key; size_t off; };
+enum policy_stat_type { PSTAT_U64, PSTAT_U32, PSTAT_BOOL };
+struct policy_stat { const char *key; size_t off; enum policy_stat_type type; };
 #define POLICY_STAT(type, field, key) \
-	{ (key), offsetof(type, field) + 0 * sizeof(_Generic(((type *)0)->field, uint64_t: 1)) }
+	{ (key), offsetof(type, field), \
+	  _Generic(((type *)0)->field, uint64_t: PSTAT_U64, uint32_t: PSTAT_U32, bool: PSTAT_BOOL) }
 
 /*
  * state_size of a state struct that begins with its config member cfg (the pipeline
@@ -179,7 +181,7 @@ struct policy_stage_ops {
 	int (*flush)(void *priv, uint64_t now, struct policy_out *out);
 	/* Optional: a discard command this pipeline sent completed (every stage is told). */
 	int (*complete)(void *priv, const struct policy_done *d, struct policy_out *out);
-	/* Optional: stage figures stats cannot give (computed, boolean) into obj, after the counters. */
+	/* Optional: stage figures stats cannot give (computed from the state) into obj, after them. */
 	int (*report)(void *priv, json_t *obj);
 	/* Optional: release what the state holds (priv is never NULL); the pipeline frees the state itself. */
 	void (*destroy)(void *priv);
@@ -188,7 +190,7 @@ struct policy_stage_ops {
 	 * observe() is not called for the others, and the engine may skip records no stage wants.
 	 */
 	uint32_t observe_kinds;
-	/* Optional: the stage's counters, reported as they are before report() adds the rest. */
+	/* Optional: the stage's counters and flags, reported as they are before report() adds the rest. */
 	const struct policy_stat *stats;
 	/*
 	 * A stage with per-instance state sets this: the pipeline makes the state, state_size
