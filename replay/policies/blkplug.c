@@ -207,12 +207,8 @@ static uint64_t plug_next_deadline(void *priv)
 	return s->n ? s->time : UINT64_MAX;
 }
 
-static int plug_tick(void *priv, uint64_t now, struct policy_out *out)
-{
-	return plug_flush_all(priv, now, out);
-}
-
-static int plug_flush(void *priv, uint64_t now, struct policy_out *out)
+/* Time moved on past the plug's instant (tick), or the trace ended (flush): blk_finish_plug(). */
+static int plug_finish(void *priv, uint64_t now, struct policy_out *out)
 {
 	return plug_flush_all(priv, now, out);
 }
@@ -236,9 +232,9 @@ const struct policy_stage_ops stage_blk_plug = {
 	.positional = "segments",
 	.init = plug_init,
 	.push = plug_push,
-	.tick = plug_tick,
+	.tick = plug_finish,
 	.next_deadline = plug_next_deadline,
-	.flush = plug_flush,
+	.flush = plug_finish,
 	.stats = plug_stats,
 	.destroy = plug_destroy,
 };

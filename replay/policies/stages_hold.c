@@ -142,7 +142,8 @@ static uint64_t group_deadline(void *priv)
 	return evq__len(&g->q) ? g->at : UINT64_MAX;
 }
 
-static int group_tick(void *priv, uint64_t now, struct policy_out *out)
+/* The instant's timer (tick) or the end of the trace (flush): handle the group held. */
+static int group_run(void *priv, uint64_t now, struct policy_out *out)
 {
 	return group_process(priv, now, out);
 }
@@ -280,11 +281,6 @@ static int group_process(struct group *g, uint64_t now, struct policy_out *out)
 	return ret;
 }
 
-static int group_flush(void *priv, uint64_t now, struct policy_out *out)
-{
-	return group_process(priv, now, out);
-}
-
 static const struct policy_stat group_stats[] = {
 	POLICY_STAT(struct group, in, "requests_in"),
 	POLICY_STAT(struct group, out_cmds, "commands_out"),
@@ -294,8 +290,8 @@ static const struct policy_stat group_stats[] = {
 const struct policy_stage_ops stage_sort = {
 	.name = "sort", .help = "order the requests released at one instant (a batch) by offset",
 	.state_size = POLICY_STATE_SIZE(struct group, c),
-	.push = group_push, .tick = group_tick, .next_deadline = group_deadline,
-	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
+	.push = group_push, .tick = group_run, .next_deadline = group_deadline,
+	.flush = group_run, .stats = group_stats, .destroy = group_destroy,
 };
 
 static const struct opt_spec merge_opts[] = {
@@ -333,8 +329,8 @@ const struct policy_stage_ops stage_merge = {
 	.name = "merge", .help = "coalesce contiguous ranges and pack ranges into multi-range commands",
 	.opts = merge_opts, .cfg_size = sizeof(struct merge_cfg), .positional = "max",
 	.state_size = POLICY_STATE_SIZE(struct group, c),
-	.init = merge_init, .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
-	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
+	.init = merge_init, .push = group_push, .tick = group_run, .next_deadline = group_deadline,
+	.flush = group_run, .stats = group_stats, .destroy = group_destroy,
 };
 
 /* ---- delay(t): hold each request for t ---- */
