@@ -69,12 +69,12 @@ static void plug_destroy(void *priv)
 	free(s->rq);
 }
 
-static int plug_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
+static int plug_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		     char *err, size_t errlen)
 {
-	struct plug_state *s = *priv;
+	struct plug_state *s = priv;
 
-	(void)cfg, (void)props, (void)err, (void)errlen;
+	(void)props, (void)err, (void)errlen;
 	if (!s->cfg.segments)
 		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
 	if (!s->cfg.max)

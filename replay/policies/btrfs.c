@@ -117,12 +117,11 @@ static void btrfs_destroy(void *priv)
 	gmap__fini(&s->byno);
 }
 
-static int btrfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
+static int btrfs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		      char *err, size_t errlen)
 {
-	struct btrfs_state *s = *priv;
+	struct btrfs_state *s = priv;
 
-	(void)cfg;
 	/* A discard of less than a sector (btrfs's sectorsize is at least 4 KiB) is none the fs sends. */
 	if (s->cfg.max_discard_size && s->cfg.max_discard_size < 4096)
 		return opts__below(btrfs_opts, "max_discard_size", s->cfg.max_discard_size, 4096,

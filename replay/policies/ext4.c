@@ -137,12 +137,11 @@ static void ext4_destroy(void *priv)
 	free(s->dq);
 }
 
-static int ext4_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
+static int ext4_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		     char *err, size_t errlen)
 {
-	struct ext4_state *s = *priv;
+	struct ext4_state *s = priv;
 
-	(void)cfg;
 	/* mke2fs refuses fewer than 256 blocks per group (of at least 1 KiB): a group of a few bytes is no ext4's. */
 	if (s->cfg.bgsize && s->cfg.bgsize < EXT4_MIN_GROUP)
 		return opts__below(ext4_opts, "bgsize", s->cfg.bgsize, EXT4_MIN_GROUP,

@@ -86,12 +86,12 @@ static void f2fs_destroy(void *priv)
 	plist__destroy(s->pend);
 }
 
-static int f2fs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
+static int f2fs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		     char *err, size_t errlen)
 {
-	struct f2fs_state *s = *priv;
+	struct f2fs_state *s = priv;
 
-	(void)cfg, (void)err, (void)errlen;
+	(void)err, (void)errlen;
 	s->max_cmd = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : UINT64_MAX;
 	if (s->max_cmd < s->cfg.block)
 		s->max_cmd = s->cfg.block;

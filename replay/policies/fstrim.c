@@ -89,13 +89,13 @@ static void fstrim_destroy(void *priv)
 	ivset__destroy(s->pending);
 }
 
-static int fstrim_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		       void **priv, char *err, size_t errlen)
+static int fstrim_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		       char *err, size_t errlen)
 {
-	struct fstrim_state *s = *priv;
+	struct fstrim_state *s = priv;
 	const struct ts_device *d = env->dev;
 
-	(void)cfg, (void)err, (void)errlen;
+	(void)err, (void)errlen;
 	if (!(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true)) ||
 	    !(s->held = ivset__new(true)) || !(s->pending = ivset__new(true)))
 		return -ENOMEM;

@@ -170,7 +170,7 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->state_size ? new_state(s->ops, s->cfg, &s->priv) : 0;
 		if (!ret && s->ops->init)
-			ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
+			ret = s->ops->init(s->priv, &p->env, &p->props, msg, sizeof(msg));
 		if (ret) {
 			snprintf(err, errlen, "policy: stage '%s': %s", s->ops->name,
 				 msg[0] ? msg : strerror(-ret));

@@ -161,14 +161,13 @@ struct policy_stage_ops {
 	size_t cfg_size;		/* bytes of the struct opts point into */
 	const char *positional;		/* key a bare first argument sets: min(64K) == min(len=64K); NULL: none */
 	/*
-	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
-	 * props: set source/qd here if the stage decides them. *priv: the per-instance state the
-	 * pipeline made (state_size; init is then optional), else NULL.
-	 * Refuse a bad option (-EINVAL, message in err) from cfg alone: `trimsim replay` checks a
-	 * spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
+	 * Optional (a stage needs init or state_size). priv: the per-instance state (state_size),
+	 * which begins with the config: defaults applied, then the user's options; NULL for a
+	 * stage without state. props: set source/qd here if the stage decides them.
+	 * Refuse a bad option (-EINVAL, message in err) from the config alone: `trimsim replay` checks
+	 * a spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
 	 */
-	int (*init)(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen);
+	int (*init)(void *priv, const struct policy_env *env, struct policy_props *props, char *err, size_t errlen);
 	/* Optional: every trace record of the device, in time order, before it is pushed. */
 	int (*observe)(void *priv, const struct ts_record *rec, struct policy_out *out);
 	/* A request from upstream (or from the source layer for the first stage). */

@@ -310,12 +310,12 @@ static const struct opt_spec merge_opts[] = {
  * command up to `segments`, as bio_attempt_discard_merge() does for devices
  * with max_discard_segments > 1. Ranges are taken in arrival order: sort first.
  */
-static int merge_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
+static int merge_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		      char *err, size_t errlen)
 {
-	struct group *g = *priv;
+	struct group *g = priv;
 
-	(void)cfg, (void)props, (void)err, (void)errlen;
+	(void)props, (void)err, (void)errlen;
 	g->merge = true;
 	if (!g->c.max && env && env->dev)
 		g->c.max = env->dev->discard_max_bytes;

@@ -56,12 +56,12 @@ struct ufs_state {
 	uint64_t frees, blkfrees, sent, prepends, appends, breaks, prealloc;
 };
 
-static int ufs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen)
+static int ufs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		    char *err, size_t errlen)
 {
-	struct ufs_state *s = *priv;
+	struct ufs_state *s = priv;
 
-	(void)cfg, (void)err, (void)errlen;
+	(void)err, (void)errlen;
 	s->devno = env->devno;
 	props->source = PS_FREE;
 	props->waiter = PW_WORKER;	/* g_io_request() is asynchronous and GEOM queues without limit */

@@ -90,12 +90,12 @@ static void xfs_destroy(void *priv)
 	ivset__destroy(s->fresh);
 }
 
-static int xfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen)
+static int xfs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		    char *err, size_t errlen)
 {
-	struct xfs_state *s = *priv;
+	struct xfs_state *s = priv;
 
-	(void)cfg, (void)err, (void)errlen;
+	(void)err, (void)errlen;
 	if (!(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false)) ||
 	    !(s->allocs = ivset__new(false)) || !(s->fresh = ivset__new(false)))
 		return -ENOMEM;
