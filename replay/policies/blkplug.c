@@ -64,23 +64,17 @@ static void plug_destroy(void *priv)
 {
 	struct plug_state *s = priv;
 
-	if (!s)
-		return;
 	for (uint32_t i = 0; s->rq && i < s->cfg.max_rq; i++)
 		free(s->rq[i].segs);
 	free(s->rq);
-	free(s);
 }
 
-static int plug_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
+static int plug_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		     char *err, size_t errlen)
 {
-	struct plug_state *s = calloc(1, sizeof(*s));
+	struct plug_state *s = priv;
 
 	(void)props, (void)err, (void)errlen;
-	if (!s)
-		return -ENOMEM;
-	s->cfg = *(const struct plug_cfg *)cfg;
 	if (!s->cfg.segments)
 		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
 	if (!s->cfg.max)
@@ -91,12 +85,7 @@ static int plug_init(const void *cfg, const struct policy_env *env, struct polic
 	 * be plugged, but only as many ranges as bios were pushed are ever held.
 	 */
 	s->rq = calloc(s->cfg.max_rq, sizeof(*s->rq));
-	if (!s->rq) {
-		plug_destroy(s);
-		return -ENOMEM;
-	}
-	*priv = s;
-	return 0;
+	return s->rq ? 0 : -ENOMEM;
 }
 
 static int plug_flush_all(struct plug_state *s, uint64_t now, struct policy_out *out)
@@ -218,12 +207,8 @@ static uint64_t plug_next_deadline(void *priv)
 	return s->n ? s->time : UINT64_MAX;
 }
 
-static int plug_tick(void *priv, uint64_t now, struct policy_out *out)
-{
-	return plug_flush_all(priv, now, out);
-}
-
-static int plug_flush(void *priv, uint64_t now, struct policy_out *out)
+/* Time moved on past the plug's instant (tick), or the trace ended (flush): blk_finish_plug(). */
+static int plug_finish(void *priv, uint64_t now, struct policy_out *out)
 {
 	return plug_flush_all(priv, now, out);
 }
@@ -232,16 +217,9 @@ static const struct policy_stat plug_stats[] = {
 	POLICY_STAT(struct plug_state, bios, "bios"),
 	POLICY_STAT(struct plug_state, requests, "requests"),
 	POLICY_STAT(struct plug_state, merged, "merged"),
+	POLICY_STAT(struct plug_state, cfg.segments, "segments"),
 	{ NULL },
 };
-
-static int plug_report(void *priv, json_t *obj)
-{
-	struct plug_state *s = priv;
-
-	json_object_set_new(obj, "segments", json_integer(s->cfg.segments));
-	return 0;
-}
 
 const struct policy_stage_ops stage_blk_plug = {
 	.name = "blk-plug",
@@ -250,13 +228,13 @@ const struct policy_stage_ops stage_blk_plug = {
 		   "block/blk-mq.c: blk_add_rq_to_plug() (Linux 6.12)",
 	.opts = plug_opts,
 	.cfg_size = sizeof(struct plug_cfg),
+	.state_size = POLICY_STATE_SIZE(struct plug_state, cfg),
 	.positional = "segments",
 	.init = plug_init,
 	.push = plug_push,
-	.tick = plug_tick,
+	.tick = plug_finish,
 	.next_deadline = plug_next_deadline,
-	.flush = plug_flush,
+	.flush = plug_finish,
 	.stats = plug_stats,
-	.report = plug_report,
 	.destroy = plug_destroy,
 };

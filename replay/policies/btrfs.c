@@ -111,33 +111,25 @@ static void btrfs_destroy(void *priv)
 {
 	struct btrfs_state *s = priv;
 
-	if (!s)
-		return;
 	ivset__destroy(s->untrimmed);
 	ivset__destroy(s->trimmed);
 	free(s->bg);
 	gmap__fini(&s->byno);
-	free(s);
 }
 
-static int btrfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
+static int btrfs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		      char *err, size_t errlen)
 {
-	const struct btrfs_cfg *c = cfg;
-	struct btrfs_state *s;
+	struct btrfs_state *s = priv;
 
 	/* A discard of less than a sector (btrfs's sectorsize is at least 4 KiB) is none the fs sends. */
-	if (c->max_discard_size && c->max_discard_size < 4096)
-		return opts__below(btrfs_opts, "max_discard_size", c->max_discard_size, 4096, "btrfs's least sectorsize",
-				   err, errlen);
-	s = calloc(1, sizeof(*s));
-	if (!s || !(s->untrimmed = ivset__new(true)) || !(s->trimmed = ivset__new(true))) {
-		btrfs_destroy(s);
+	if (s->cfg.max_discard_size && s->cfg.max_discard_size < 4096)
+		return opts__below(btrfs_opts, "max_discard_size", s->cfg.max_discard_size, 4096,
+				   "btrfs's least sectorsize", err, errlen);
+	if (!(s->untrimmed = ivset__new(true)) || !(s->trimmed = ivset__new(true)))
 		return -ENOMEM;
-	}
 	s->set[SET_UNTRIMMED] = s->untrimmed;
 	s->set[SET_TRIMMED] = s->trimmed;
-	s->cfg = *(const struct btrfs_cfg *)cfg;
 	s->devsize = env->dev ? env->dev->size : 0;
 	s->dev = env->devno;
 	s->work_at = UINT64_MAX;
@@ -149,7 +141,6 @@ static int btrfs_init(const void *cfg, const struct policy_env *env, struct poli
 	}
 	props->source = PS_FREE;
 	props->waiter = PW_WORKER;	/* btrfs_discard_workfn(), a delayed work item */
-	*priv = s;
 	return 0;
 }
 
@@ -622,6 +613,7 @@ const struct policy_stage_ops stage_btrfs_async = {
 		   "fs/btrfs/free-space-cache.c: trim_no_bitmap() (Linux 6.12)",
 	.opts = btrfs_opts,
 	.cfg_size = sizeof(struct btrfs_cfg),
+	.state_size = POLICY_STATE_SIZE(struct btrfs_state, cfg),
 	.init = btrfs_init,
 	.observe = btrfs_observe,
 	.push = btrfs_push,

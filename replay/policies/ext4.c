@@ -129,33 +129,25 @@ static void ext4_destroy(void *priv)
 {
 	struct ext4_state *s = priv;
 
-	if (!s)
-		return;
 	rbsim__destroy(s->rb);
 	free(s->roots);
 	gmap__fini(&s->byg);
 	ivset__destroy(s->free);
 	free(s->list);
 	free(s->dq);
-	free(s);
 }
 
-static int ext4_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
+static int ext4_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		     char *err, size_t errlen)
 {
-	struct ext4_state *s = calloc(1, sizeof(*s));
+	struct ext4_state *s = priv;
 
-	if (!s || !(s->rb = rbsim__new()) || !(s->free = ivset__new(true))) {
-		ext4_destroy(s);
-		return -ENOMEM;
-	}
-	s->cfg = *(const struct ext4_cfg *)cfg;
 	/* mke2fs refuses fewer than 256 blocks per group (of at least 1 KiB): a group of a few bytes is no ext4's. */
-	if (s->cfg.bgsize && s->cfg.bgsize < EXT4_MIN_GROUP) {
-		ext4_destroy(s);
-		return opts__below(ext4_opts, "bgsize", ((const struct ext4_cfg *)cfg)->bgsize, EXT4_MIN_GROUP,
+	if (s->cfg.bgsize && s->cfg.bgsize < EXT4_MIN_GROUP)
+		return opts__below(ext4_opts, "bgsize", s->cfg.bgsize, EXT4_MIN_GROUP,
 				   "256 blocks of 1 KiB, mke2fs's least", err, errlen);
-	}
+	if (!(s->rb = rbsim__new()) || !(s->free = ivset__new(true)))
+		return -ENOMEM;
 	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
 		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
 
@@ -170,7 +162,6 @@ static int ext4_init(const void *cfg, const struct policy_env *env, struct polic
 	 * ext4_mb_clear_bb() calls ext4_issue_discard() in the freeing task, which waits for it.
 	 */
 	props->waiter = s->cfg.journal ? PW_WORKER : PW_WORKLOAD;
-	*priv = s;
 	return 0;
 }
 
@@ -575,16 +566,9 @@ static const struct policy_stat ext4_stats[] = {
 	POLICY_STAT(struct ext4_state, bytes, "bytes"),
 	POLICY_STAT(struct ext4_state, extended, "bytes_beyond_frees"),
 	POLICY_STAT(struct ext4_state, reused, "freed_bytes_reallocated_before_discard"),
+	POLICY_STAT(struct ext4_state, seen_commit, "commit_records"),
 	{ NULL },
 };
-
-static int ext4_report(void *priv, json_t *obj)
-{
-	struct ext4_state *s = priv;
-
-	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
-	return 0;
-}
 
 const struct policy_stage_ops stage_ext4_mb = {
 	.name = "ext4-mb",
@@ -594,6 +578,7 @@ const struct policy_stage_ops stage_ext4_mb = {
 		   "merge=parent follows the 6.17+ ext4_mb_free_metadata())",
 	.opts = ext4_opts,
 	.cfg_size = sizeof(struct ext4_cfg),
+	.state_size = POLICY_STATE_SIZE(struct ext4_state, cfg),
 	.positional = "commit",
 	.init = ext4_init,
 	.observe = ext4_observe,
@@ -603,6 +588,5 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.next_deadline = ext4_next_deadline,
 	.flush = ext4_flush,
 	.stats = ext4_stats,
-	.report = ext4_report,
 	.destroy = ext4_destroy,
 };

@@ -82,31 +82,22 @@ static void f2fs_destroy(void *priv)
 {
 	struct f2fs_state *s = priv;
 
-	if (!s)
-		return;
 	ivset__destroy(s->prefree);
 	plist__destroy(s->pend);
-	free(s);
 }
 
-static int f2fs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		     void **priv, char *err, size_t errlen)
+static int f2fs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		     char *err, size_t errlen)
 {
-	struct f2fs_state *s = calloc(1, sizeof(*s));
+	struct f2fs_state *s = priv;
 
 	(void)err, (void)errlen;
-	if (!s || !(s->prefree = ivset__new(true))) {
-		f2fs_destroy(s);
-		return -ENOMEM;
-	}
-	s->cfg = *(const struct f2fs_cfg *)cfg;
 	s->max_cmd = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : UINT64_MAX;
 	if (s->max_cmd < s->cfg.block)
 		s->max_cmd = s->cfg.block;
-	if (!(s->pend = plist__new(s->cfg.block, s->max_cmd, s->cfg.granularity))) {
-		f2fs_destroy(s);
+	if (!(s->prefree = ivset__new(true)) ||
+	    !(s->pend = plist__new(s->cfg.block, s->max_cmd, s->cfg.granularity)))
 		return -ENOMEM;
-	}
 	/*
 	 * The thread's clock starts at time 0 of the trace's clock, not at env->start_ns: the
 	 * thread has been running (idle, last I/O long ago) since boot, so its first round is
@@ -118,7 +109,6 @@ static int f2fs_init(const void *cfg, const struct policy_env *env, struct polic
 	s->dev = env->devno;
 	props->source = PS_FREE;
 	props->waiter = PW_WORKER;	/* issue_discard_thread() */
-	*priv = s;
 	return 0;
 }
 
@@ -348,6 +338,7 @@ const struct policy_stage_ops stage_f2fs = {
 		   "__init_discard_policy(), __update_discard_tree_range() (Linux 6.12)",
 	.opts = f2fs_opts,
 	.cfg_size = sizeof(struct f2fs_cfg),
+	.state_size = POLICY_STATE_SIZE(struct f2fs_state, cfg),
 	.positional = "granularity",
 	.init = f2fs_init,
 	.observe = f2fs_observe,

@@ -83,28 +83,22 @@ static void fstrim_destroy(void *priv)
 {
 	struct fstrim_state *s = priv;
 
-	if (!s)
-		return;
 	ivset__destroy(s->free);
 	ivset__destroy(s->untrimmed);
 	ivset__destroy(s->held);
 	ivset__destroy(s->pending);
-	free(s);
 }
 
-static int fstrim_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		       void **priv, char *err, size_t errlen)
+static int fstrim_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		       char *err, size_t errlen)
 {
-	struct fstrim_state *s = calloc(1, sizeof(*s));
+	struct fstrim_state *s = priv;
 	const struct ts_device *d = env->dev;
 
 	(void)err, (void)errlen;
-	if (!s || !(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true)) ||
-	    !(s->held = ivset__new(true)) || !(s->pending = ivset__new(true))) {
-		fstrim_destroy(s);
+	if (!(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true)) ||
+	    !(s->held = ivset__new(true)) || !(s->pending = ivset__new(true)))
 		return -ENOMEM;
-	}
-	s->cfg = *(const struct fstrim_cfg *)cfg;
 	if (d && d->discard_granularity > s->cfg.minlen)
 		s->cfg.minlen = d->discard_granularity;
 	if (!s->cfg.minlen)
@@ -124,7 +118,6 @@ static int fstrim_init(const void *cfg, const struct policy_env *env, struct pol
 	props->source = PS_FREE;
 	props->snapshot = true;		/* a pass trims the start snapshot's free space too */
 	props->waiter = PW_WORKER;	/* the fstrim process (fstrim.timer), not the workload */
-	*priv = s;
 	return 0;
 }
 
@@ -425,6 +418,7 @@ const struct policy_stage_ops stage_fstrim = {
 		   "fs/xfs/xfs_discard.c: xfs_trim_extents() (Linux 6.12)",
 	.opts = fstrim_opts,
 	.cfg_size = sizeof(struct fstrim_cfg),
+	.state_size = POLICY_STATE_SIZE(struct fstrim_state, cfg),
 	.positional = "interval",
 	.init = fstrim_init,
 	.observe = fstrim_observe,

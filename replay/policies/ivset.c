@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Extent set on a treap (see ivset.h). Nodes live in one pool addressed by
- * 32-bit index (0 = none); freed nodes go on a free list through .left.
+ * 32-bit index (0 = none, npool.h).
  * Priorities come from a xorshift sequence, so the shape, and with it
  * everything, is deterministic.
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "replay/policies/ivset.h"
+#include "replay/policies/npool.h"
 
 struct ivnode {
 	uint64_t start, end, val, aux;
@@ -17,10 +18,7 @@ struct ivnode {
 };
 
 struct ivset {
-	struct ivnode *pool;	/* pool[0] unused */
-	uint32_t cap;
-	uint32_t used;		/* next never-used index */
-	uint32_t freelist;
+	struct npool np;	/* of struct ivnode */
 	uint32_t root;
 	uint32_t rng;
 	size_t count;
@@ -35,7 +33,7 @@ struct ivset *ivset__new(bool coalesce)
 	if (!s)
 		return NULL;
 	s->coalesce = coalesce;
-	s->used = 1;
+	npool__init(&s->np, sizeof(struct ivnode));
 	s->rng = 0x9e3779b9u;
 	return s;
 }
@@ -44,52 +42,34 @@ void ivset__destroy(struct ivset *s)
 {
 	if (!s)
 		return;
-	free(s->pool);
+	npool__fini(&s->np);
 	free(s);
 }
 
 void ivset__clear(struct ivset *s)
 {
 	s->root = 0;
-	s->used = 1;
-	s->freelist = 0;
+	npool__clear(&s->np);
 	s->count = 0;
 	s->bytes = 0;
 }
 
+static struct ivnode *nodes(const struct ivset *s)
+{
+	return s->np.base;
+}
+
 static uint32_t node_alloc(struct ivset *s)
 {
-	uint32_t i;
+	uint32_t i = npool__alloc(&s->np);
 
-	if (s->freelist) {
-		i = s->freelist;
-		s->freelist = s->pool[i].left;
-	} else {
-		if (s->used >= s->cap) {
-			uint32_t ncap = s->cap ? s->cap * 2 : 256;
-			struct ivnode *p;
-
-			if (ncap <= s->cap)
-				return 0;
-			p = realloc(s->pool, (size_t)ncap * sizeof(*p));
-			if (!p)
-				return 0;
-			s->pool = p;
-			s->cap = ncap;
-		}
-		i = s->used++;
-	}
+	if (!i)
+		return 0;
 	s->rng ^= s->rng << 13;
 	s->rng ^= s->rng >> 17;
 	s->rng ^= s->rng << 5;
-	s->pool[i] = (struct ivnode){ .prio = s->rng };
+	nodes(s)[i].prio = s->rng;
 	return i;
-}
-
-static void node_free(struct ivset *s, uint32_t i)
-{
-	s->pool[i].left = s->freelist;
-	s->freelist = i;
 }
 
 /* l: starts < key, r: starts >= key. */
@@ -128,7 +108,7 @@ static uint32_t merge(struct ivnode *p, uint32_t l, uint32_t r)
 static int insert_raw(struct ivset *s, uint64_t start, uint64_t end, uint64_t val, uint64_t aux)
 {
 	uint32_t n = node_alloc(s), *link = &s->root;
-	struct ivnode *p = s->pool;
+	struct ivnode *p = nodes(s);
 
 	if (!n)
 		return -ENOMEM;
@@ -147,17 +127,30 @@ static int insert_raw(struct ivset *s, uint64_t start, uint64_t end, uint64_t va
 
 int ivset__erase(struct ivset *s, uint64_t start)
 {
+	struct ivnode *p = nodes(s);
 	uint32_t l, m, r;
 
-	split(s->pool, s->root, start, &l, &r);
-	split(s->pool, r, start + 1, &m, &r);
+	split(p, s->root, start, &l, &r);
+	split(p, r, start + 1, &m, &r);
 	if (m) {
 		s->count--;
-		s->bytes -= s->pool[m].end - s->pool[m].start;
-		node_free(s, m);
+		s->bytes -= p[m].end - p[m].start;
+		npool__free(&s->np, m);
 	}
-	s->root = merge(s->pool, l, r);
+	s->root = merge(p, l, r);
 	return m ? 1 : 0;
+}
+
+/* Node n as an interval into out: 1, or 0 for none (n == 0). */
+static int get_iv(const struct ivset *s, uint32_t n, struct iv *out)
+{
+	const struct ivnode *v;
+
+	if (!n)
+		return 0;
+	v = &nodes(s)[n];
+	*out = (struct iv){ v->start, v->end, v->val, v->aux };
+	return 1;
 }
 
 /*
@@ -167,19 +160,17 @@ int ivset__erase(struct ivset *s, uint64_t start)
  */
 static int find_near(const struct ivset *s, uint64_t pos, bool ge, struct iv *out)
 {
+	const struct ivnode *p = nodes(s);
 	uint32_t t = s->root, best = 0;
 
 	while (t) {
-		bool side = ge ? s->pool[t].start >= pos : s->pool[t].start <= pos;
+		bool side = ge ? p[t].start >= pos : p[t].start <= pos;
 
 		if (side)
 			best = t;
-		t = side == ge ? s->pool[t].left : s->pool[t].right;
+		t = side == ge ? p[t].left : p[t].right;
 	}
-	if (!best)
-		return 0;
-	*out = (struct iv){ s->pool[best].start, s->pool[best].end, s->pool[best].val, s->pool[best].aux };
-	return 1;
+	return get_iv(s, best, out);
 }
 
 int ivset__find_le(const struct ivset *s, uint64_t pos, struct iv *out)
@@ -200,22 +191,19 @@ int ivset__get(const struct ivset *s, uint64_t start, struct iv *out)
 /* One descent: the extent with the largest start <= pos, and the first starting after pos. */
 int ivset__next(const struct ivset *s, uint64_t pos, struct iv *out)
 {
-	uint32_t t = s->root, le = 0, gt = 0, best;
+	const struct ivnode *p = nodes(s);
+	uint32_t t = s->root, le = 0, gt = 0;
 
 	while (t) {
-		if (s->pool[t].start <= pos) {
+		if (p[t].start <= pos) {
 			le = t;
-			t = s->pool[t].right;
+			t = p[t].right;
 		} else {
 			gt = t;
-			t = s->pool[t].left;
+			t = p[t].left;
 		}
 	}
-	best = le && s->pool[le].end > pos ? le : gt;
-	if (!best)
-		return 0;
-	*out = (struct iv){ s->pool[best].start, s->pool[best].end, s->pool[best].val, s->pool[best].aux };
-	return 1;
+	return get_iv(s, le && p[le].end > pos ? le : gt, out);
 }
 
 static int walk(const struct ivnode *p, uint32_t t, ivset_walk_fn fn, void *arg)
@@ -234,7 +222,7 @@ static int walk(const struct ivnode *p, uint32_t t, ivset_walk_fn fn, void *arg)
 
 int ivset__walk(const struct ivset *s, ivset_walk_fn fn, void *arg)
 {
-	return walk(s->pool, s->root, fn, arg);
+	return walk(nodes(s), s->root, fn, arg);
 }
 
 int ivset__remove(struct ivset *s, uint64_t start, uint64_t len)

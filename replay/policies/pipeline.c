@@ -170,7 +170,7 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->state_size ? new_state(s->ops, s->cfg, &s->priv) : 0;
 		if (!ret && s->ops->init)
-			ret = s->ops->init(s->cfg, &p->env, &p->props, &s->priv, msg, sizeof(msg));
+			ret = s->ops->init(s->priv, &p->env, &p->props, msg, sizeof(msg));
 		if (ret) {
 			snprintf(err, errlen, "policy: stage '%s': %s", s->ops->name,
 				 msg[0] ? msg : strerror(-ret));
@@ -412,6 +412,20 @@ int policy__complete(struct policy *p, const struct policy_done *d)
 	return 0;
 }
 
+static json_t *stat_json(const void *priv, const struct policy_stat *k)
+{
+	const char *f = (const char *)priv + k->off;
+
+	switch (k->type) {
+	case PSTAT_U32:
+		return json_integer(*(const uint32_t *)f);
+	case PSTAT_BOOL:
+		return json_boolean(*(const bool *)f);
+	default:
+		return json_integer((json_int_t)*(const uint64_t *)f);
+	}
+}
+
 json_t *policy__report(const struct policy *p)
 {
 	json_t *o = json_object(), *arr = json_array();
@@ -429,8 +443,7 @@ json_t *policy__report(const struct policy *p)
 		json_object_set_new(st, "name", json_string(s->ops->name));
 		json_object_set_new(st, "options", so ? so : json_object());
 		for (const struct policy_stat *k = s->ops->stats; k && k->key; k++)
-			json_object_set_new(st, k->key, json_integer((json_int_t)*(const uint64_t *)
-								     ((const char *)s->priv + k->off)));
+			json_object_set_new(st, k->key, stat_json(s->priv, k));
 		if (s->ops->report)
 			s->ops->report(s->priv, st);
 		json_array_append_new(arr, st);
@@ -448,8 +461,9 @@ void policy__destroy(struct policy *p)
 	if (!p)
 		return;
 	for (size_t i = 0; i < p->n; i++) {
-		if (p->st[i].ops->destroy)
+		if (p->st[i].priv && p->st[i].ops->destroy)
 			p->st[i].ops->destroy(p->st[i].priv);
+		free(p->st[i].priv);
 		free(p->st[i].cfg);
 	}
 	free(p->st);

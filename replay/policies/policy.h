@@ -127,13 +127,21 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
 
 /*
- * A counter a stage reports under key: a uint64_t of its state (priv) at off.
- * POLICY_STAT() fills one and fails to compile if the field is not a uint64_t.
- * A stage's table ends with { NULL }.
+ * A figure a stage reports under key: a field of its state (priv) at off, a counter
+ * (uint64_t, uint32_t) or a flag (bool, reported as true/false). POLICY_STAT() fills
+ * one and fails to compile for a field of another type. A stage's table ends with { NULL }.
  */
-struct policy_stat { const char *key; size_t off; };
+enum policy_stat_type { PSTAT_U64, PSTAT_U32, PSTAT_BOOL };
+struct policy_stat { const char *key; size_t off; enum policy_stat_type type; };
 #define POLICY_STAT(type, field, key) \
-	{ (key), offsetof(type, field) + 0 * sizeof(_Generic(((type *)0)->field, uint64_t: 1)) }
+	{ (key), offsetof(type, field), \
+	  _Generic(((type *)0)->field, uint64_t: PSTAT_U64, uint32_t: PSTAT_U32, bool: PSTAT_BOOL) }
+
+/*
+ * state_size of a state struct that begins with its config member cfg (the pipeline
+ * copies the config there); fails to compile if cfg is not first.
+ */
+#define POLICY_STATE_SIZE(type, cfg) (sizeof(type) + 0 * sizeof(char[offsetof(type, cfg) == 0 ? 1 : -1]))
 
 /* A completed discard command, for stages that pace on completions. */
 struct policy_done {
@@ -153,14 +161,13 @@ struct policy_stage_ops {
 	size_t cfg_size;		/* bytes of the struct opts point into */
 	const char *positional;		/* key a bare first argument sets: min(64K) == min(len=64K); NULL: none */
 	/*
-	 * cfg: defaults applied, then the user's options; valid only during the call (copy what you need).
-	 * props: set source/qd here if the stage decides them. *priv: per-instance state (already
-	 * made if state_size is set; init is then optional).
-	 * Refuse a bad option (-EINVAL, message in err) from cfg alone: `trimsim replay` checks a
-	 * spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
+	 * Optional (a stage needs init or state_size). priv: the per-instance state (state_size),
+	 * which begins with the config: defaults applied, then the user's options; NULL for a
+	 * stage without state. props: set source/qd here if the stage decides them.
+	 * Refuse a bad option (-EINVAL, message in err) from the config alone: `trimsim replay` checks
+	 * a spec with a zeroed env before it opens the trace (a usage error, exit 2); env only tunes.
 	 */
-	int (*init)(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen);
+	int (*init)(void *priv, const struct policy_env *env, struct policy_props *props, char *err, size_t errlen);
 	/* Optional: every trace record of the device, in time order, before it is pushed. */
 	int (*observe)(void *priv, const struct ts_record *rec, struct policy_out *out);
 	/* A request from upstream (or from the source layer for the first stage). */
@@ -173,19 +180,21 @@ struct policy_stage_ops {
 	int (*flush)(void *priv, uint64_t now, struct policy_out *out);
 	/* Optional: a discard command this pipeline sent completed (every stage is told). */
 	int (*complete)(void *priv, const struct policy_done *d, struct policy_out *out);
-	/* Optional: stage figures stats cannot give (computed, boolean) into obj, after the counters. */
+	/* Optional: stage figures stats cannot give (computed from the state) into obj, after them. */
 	int (*report)(void *priv, json_t *obj);
-	void (*destroy)(void *priv);	/* accepts NULL */
+	/* Optional: release what the state holds (priv is never NULL); the pipeline frees the state itself. */
+	void (*destroy)(void *priv);
 	/*
 	 * Optional: the record kinds observe() acts on, as bits (1u << TS_x); 0 = every kind.
 	 * observe() is not called for the others, and the engine may skip records no stage wants.
 	 */
 	uint32_t observe_kinds;
-	/* Optional: the stage's counters, reported as they are before report() adds the rest. */
+	/* Optional: the stage's counters and flags, reported as they are before report() adds the rest. */
 	const struct policy_stat *stats;
 	/*
-	 * Optional: the pipeline makes the state: state_size zeroed bytes that begin with a copy
-	 * of the config (cfg_size bytes), in *priv before init() runs; init() is then optional.
+	 * A stage with per-instance state sets this: the pipeline makes the state, state_size
+	 * zeroed bytes that begin with a copy of the config (cfg_size bytes), in *priv before
+	 * init() runs, and frees it after destroy(). 0: no state (priv NULL).
 	 */
 	size_t state_size;
 };

@@ -7,21 +7,20 @@
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "replay/policies/npool.h"
 #include "replay/policies/rbsim.h"
 
 struct rbsim {
-	struct rbnode *pool;	/* pool[0] unused: index 0 is "none" */
-	uint32_t cap, used, freelist;
+	struct npool np;	/* of struct rbnode */
 };
 
 struct rbsim *rbsim__new(void)
 {
-	struct rbsim *s = calloc(1, sizeof(*s));
+	struct rbsim *s = malloc(sizeof(*s));
 
 	if (s)
-		s->used = 1;
+		npool__init(&s->np, sizeof(struct rbnode));
 	return s;
 }
 
@@ -29,45 +28,26 @@ void rbsim__destroy(struct rbsim *s)
 {
 	if (!s)
 		return;
-	free(s->pool);
+	npool__fini(&s->np);
 	free(s);
 }
 
 void rbsim__clear(struct rbsim *s)
 {
-	s->used = 1;
-	s->freelist = 0;
+	npool__clear(&s->np);
 }
 
 uint32_t rbsim__alloc(struct rbsim *s)
 {
-	uint32_t i;
-
-	if (s->freelist) {
-		i = s->freelist;
-		s->freelist = s->pool[i].next_free;
-	} else {
-		if (s->used >= s->cap) {
-			uint32_t ncap = s->cap ? s->cap * 2 : 256;
-			struct rbnode *p;
-
-			if (ncap <= s->cap || !(p = realloc(s->pool, (size_t)ncap * sizeof(*p))))
-				return 0;
-			s->pool = p;
-			s->cap = ncap;
-		}
-		i = s->used++;
-	}
-	memset(&s->pool[i], 0, sizeof(s->pool[i]));
-	return i;
+	return npool__alloc(&s->np);
 }
 
 struct rbnode *rbsim__node(struct rbsim *s, uint32_t i)
 {
-	return &s->pool[i];
+	return &((struct rbnode *)s->np.base)[i];
 }
 
-#define N(i) (s->pool[i])
+#define N(i) (*rbsim__node(s, i))
 
 static bool is_red(struct rbsim *s, uint32_t i)
 {
@@ -349,8 +329,7 @@ void rbsim__erase(struct rbsim *s, uint32_t *root, uint32_t node)
 	}
 	if (rebalance)
 		erase_color(s, rebalance, root);
-	N(node).next_free = s->freelist;
-	s->freelist = node;
+	npool__free(&s->np, node);
 }
 
 uint32_t rbsim__first(struct rbsim *s, uint32_t root)

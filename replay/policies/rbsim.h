@@ -6,7 +6,7 @@
  * tree's shape: ext4_mb_free_metadata() since Linux 6.17 merges a freed
  * extent only with the node its descent ends at. The caller descends with
  * rbsim__node()->left/right and links at the leaf it found.
- * Nodes live in one pool addressed by index (0 = none), grown by doubling.
+ * Nodes live in one pool addressed by index (0 = none, npool.h).
  */
 #ifndef TRIMSIM_RBSIM_H
 #define TRIMSIM_RBSIM_H
@@ -18,7 +18,6 @@ struct rbnode {
 	uint64_t start, end;	/* the caller's key and payload */
 	uint64_t val, seq;
 	uint32_t left, right, parent;
-	uint32_t next_free;
 	bool red;
 };
 

@@ -76,19 +76,18 @@ static const struct opt_spec source_opts[] = {
 	{ NULL },
 };
 
-static int source_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		       void **priv, char *err, size_t errlen)
+static int source_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		       char *err, size_t errlen)
 {
 	(void)env, (void)err, (void)errlen;
-	props->source = (enum policy_source)(((const struct source_cfg *)cfg)->layer + 1);
-	*priv = NULL;
+	props->source = (enum policy_source)(((const struct source_cfg *)priv)->layer + 1);
 	return 0;
 }
 
 const struct policy_stage_ops stage_source = {
 	.name = "source", .help = "choose the trace layer that feeds the pipeline",
 	.opts = source_opts, .cfg_size = sizeof(struct source_cfg), .positional = "layer",
-	.init = source_init, .push = pass,
+	.state_size = sizeof(struct source_cfg), .init = source_init, .push = pass,
 };
 
 /* ---- dispatch(qd): queue depth the pipeline's output is sent at ---- */
@@ -99,20 +98,19 @@ static const struct opt_spec dispatch_opts[] = {
 	{ NULL },
 };
 
-static int dispatch_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-			 void **priv, char *err, size_t errlen)
+static int dispatch_init(void *priv, const struct policy_env *env, struct policy_props *props,
+			 char *err, size_t errlen)
 {
 	(void)env, (void)err, (void)errlen;
-	props->qd = ((const struct dispatch_cfg *)cfg)->qd;
+	props->qd = ((const struct dispatch_cfg *)priv)->qd;
 	props->qd_set = true;
-	*priv = NULL;
 	return 0;
 }
 
 const struct policy_stage_ops stage_dispatch = {
 	.name = "dispatch", .help = "set the dispatch queue depth for discard commands",
 	.opts = dispatch_opts, .cfg_size = sizeof(struct dispatch_cfg), .positional = "qd",
-	.init = dispatch_init, .push = pass,
+	.state_size = sizeof(struct dispatch_cfg), .init = dispatch_init, .push = pass,
 };
 
 /* Emits e with the n ranges a filter kept in segs as its ranges (nothing if none is left). */
@@ -173,11 +171,7 @@ static const struct policy_stat min_stats[] = {
 
 static void min_destroy(void *priv)
 {
-	struct min_state *s = priv;
-
-	if (s)
-		free(s->segs);
-	free(s);
+	free(((struct min_state *)priv)->segs);
 }
 
 const struct policy_stage_ops stage_min = {
@@ -195,12 +189,12 @@ static const struct opt_spec split_opts[] = {
 	{ NULL },
 };
 
-static int split_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
+static int split_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		      char *err, size_t errlen)
 {
-	struct split_state *s = *priv;
+	struct split_state *s = priv;
 
-	(void)cfg, (void)props;
+	(void)props;
 	/* A discard is whole sectors (max_discard_sectors): a smaller piece is no command a kernel sends. */
 	if (s->max && s->max < 512)
 		return opts__below(split_opts, "max", s->max, 512, "a sector", err, errlen);
@@ -254,7 +248,6 @@ const struct policy_stage_ops stage_split = {
 	.name = "split", .help = "cut commands larger than max into pieces (block layer discard_max_bytes)",
 	.opts = split_opts, .cfg_size = sizeof(struct split_state), .positional = "max",
 	.state_size = sizeof(struct split_state), .init = split_init, .push = split_push, .stats = split_stats,
-	.destroy = free,
 };
 
 /* ---- align(granularity): shrink ranges inward to granularity boundaries ---- */
@@ -265,12 +258,12 @@ static const struct opt_spec align_opts[] = {
 	{ NULL },
 };
 
-static int align_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
+static int align_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		      char *err, size_t errlen)
 {
-	struct align_state *s = *priv;
+	struct align_state *s = priv;
 
-	(void)cfg, (void)props, (void)err, (void)errlen;
+	(void)props, (void)err, (void)errlen;
 	if (!s->gran && env && env->dev)
 		s->gran = env->dev->discard_granularity;
 	if (!s->gran)
@@ -318,11 +311,7 @@ static int align_push(void *priv, const struct policy_event *ev, struct policy_o
 
 static void align_destroy(void *priv)
 {
-	struct align_state *s = priv;
-
-	if (s)
-		free(s->segs);
-	free(s);
+	free(((struct align_state *)priv)->segs);
 }
 
 static const struct policy_stat align_stats[] = {

@@ -29,7 +29,6 @@ static int emit_all(struct evq *q, uint64_t now, struct policy_out *out)
 /* ---- batch(window, count): hold requests, release them together ---- */
 struct batch_cfg { uint64_t window; uint64_t count; };
 struct batch { struct batch_cfg c; struct evq q; uint64_t opened; uint64_t batches; };
-_Static_assert(offsetof(struct batch, c) == 0, "the pipeline copies the config to the start of the state");
 
 static const struct opt_spec batch_opts[] = {
 	{ "window", OPT_DURATION, offsetof(struct batch_cfg, window), 0, 0, "1s",
@@ -93,17 +92,14 @@ static const struct policy_stat batch_stats[] = {
 
 static void batch_destroy(void *priv)
 {
-	struct batch *b = priv;
-
-	if (b)
-		evq_free(&b->q);
-	free(b);
+	evq_free(&((struct batch *)priv)->q);
 }
 
 const struct policy_stage_ops stage_batch = {
 	.name = "batch", .help = "hold requests for a window, then release them together (one instant)",
 	.opts = batch_opts, .cfg_size = sizeof(struct batch_cfg), .positional = "window",
-	.state_size = sizeof(struct batch), .push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
+	.state_size = POLICY_STATE_SIZE(struct batch, c),
+	.push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
 	.flush = batch_flush, .stats = batch_stats, .destroy = batch_destroy,
 };
 
@@ -112,16 +108,14 @@ const struct policy_stage_ops stage_batch = {
  * Requests with the same time (a released batch) are held and handled
  * together at a timer for that same instant, before the clock moves on.
  */
+struct merge_cfg { uint64_t max; uint32_t segments; uint64_t gap; };
 struct group {
+	struct merge_cfg c;	/* merge; sort has none */
 	struct evq q;
 	uint64_t at;
 	struct sort_key { uint64_t off; size_t idx; } *keys;
 	size_t keys_cap;
-	struct target_seg *segs;	/* merge: the command being built */
-	size_t segs_cap;
-	uint64_t cfg_max;
-	uint32_t cfg_segments;
-	uint64_t cfg_gap;
+	struct target_seg *segs;	/* merge: the command being built, c.segments ranges */
 	uint64_t in, out_cmds;
 	bool merge;
 };
@@ -148,7 +142,8 @@ static uint64_t group_deadline(void *priv)
 	return evq__len(&g->q) ? g->at : UINT64_MAX;
 }
 
-static int group_tick(void *priv, uint64_t now, struct policy_out *out)
+/* The instant's timer (tick) or the end of the trace (flush): handle the group held. */
+static int group_run(void *priv, uint64_t now, struct policy_out *out)
 {
 	return group_process(priv, now, out);
 }
@@ -157,12 +152,9 @@ static void group_destroy(void *priv)
 {
 	struct group *g = priv;
 
-	if (!g)
-		return;
 	evq_free(&g->q);
 	free(g->keys);
 	free(g->segs);
-	free(g);
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -233,16 +225,16 @@ static bool mcmd_add(struct group *g, struct mcmd *c, const struct policy_event 
 	if (r.offset >= last->offset && r.offset <= end) {	/* contiguous or overlapping: extend */
 		uint64_t grow = rend > end ? rend - end : 0;
 
-		if (g->cfg_max && c->ev.bytes + grow > g->cfg_max)
+		if (g->c.max && c->ev.bytes + grow > g->c.max)
 			return false;
 		last->length += grow;
 		c->ev.bytes += grow;
 	} else {						/* another range of a multi-range command */
 		uint64_t hole = r.offset > end ? r.offset - end : UINT64_MAX;
 
-		if (c->n >= g->cfg_segments || (g->cfg_gap && hole > g->cfg_gap))
+		if (c->n >= g->c.segments || (g->c.gap && hole > g->c.gap))
 			return false;
-		if (g->cfg_max && c->ev.bytes + r.length > g->cfg_max)
+		if (g->c.max && c->ev.bytes + r.length > g->c.max)
 			return false;
 		if (c->ev.bytes + r.length > TS_MAX_BYTES)	/* overlapping ranges (no sort before): keep bytes in range */
 			return false;
@@ -289,11 +281,6 @@ static int group_process(struct group *g, uint64_t now, struct policy_out *out)
 	return ret;
 }
 
-static int group_flush(void *priv, uint64_t now, struct policy_out *out)
-{
-	return group_process(priv, now, out);
-}
-
 static const struct policy_stat group_stats[] = {
 	POLICY_STAT(struct group, in, "requests_in"),
 	POLICY_STAT(struct group, out_cmds, "commands_out"),
@@ -302,11 +289,11 @@ static const struct policy_stat group_stats[] = {
 
 const struct policy_stage_ops stage_sort = {
 	.name = "sort", .help = "order the requests released at one instant (a batch) by offset",
-	.state_size = sizeof(struct group), .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
-	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
+	.state_size = POLICY_STATE_SIZE(struct group, c),
+	.push = group_push, .tick = group_run, .next_deadline = group_deadline,
+	.flush = group_run, .stats = group_stats, .destroy = group_destroy,
 };
 
-struct merge_cfg { uint64_t max; uint32_t segments; uint64_t gap; };
 static const struct opt_spec merge_opts[] = {
 	{ "max", OPT_BYTES, offsetof(struct merge_cfg, max), 0, 0, "0",
 	  "largest merged command in bytes; 0 = the device's discard_max_bytes (no limit if unknown)" },
@@ -323,41 +310,32 @@ static const struct opt_spec merge_opts[] = {
  * command up to `segments`, as bio_attempt_discard_merge() does for devices
  * with max_discard_segments > 1. Ranges are taken in arrival order: sort first.
  */
-static int merge_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		      void **priv, char *err, size_t errlen)
+static int merge_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		      char *err, size_t errlen)
 {
-	const struct merge_cfg *c = cfg;
-	struct group *g = calloc(1, sizeof(*g));
+	struct group *g = priv;
 
 	(void)props, (void)err, (void)errlen;
-	if (!g)
-		return -ENOMEM;
 	g->merge = true;
-	g->cfg_max = c->max ? c->max : (env && env->dev ? env->dev->discard_max_bytes : 0);
-	g->cfg_segments = c->segments ? c->segments :
-			  (env && env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1);
-	g->cfg_gap = c->gap;
-	g->segs = calloc(g->cfg_segments, sizeof(*g->segs));
-	if (!g->segs) {
-		free(g);
-		return -ENOMEM;
-	}
-	g->segs_cap = g->cfg_segments;
-	*priv = g;
-	return 0;
+	if (!g->c.max && env && env->dev)
+		g->c.max = env->dev->discard_max_bytes;
+	if (!g->c.segments)
+		g->c.segments = env && env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
+	g->segs = calloc(g->c.segments, sizeof(*g->segs));
+	return g->segs ? 0 : -ENOMEM;
 }
 
 const struct policy_stage_ops stage_merge = {
 	.name = "merge", .help = "coalesce contiguous ranges and pack ranges into multi-range commands",
 	.opts = merge_opts, .cfg_size = sizeof(struct merge_cfg), .positional = "max",
-	.init = merge_init, .push = group_push, .tick = group_tick, .next_deadline = group_deadline,
-	.flush = group_flush, .stats = group_stats, .destroy = group_destroy,
+	.state_size = POLICY_STATE_SIZE(struct group, c),
+	.init = merge_init, .push = group_push, .tick = group_run, .next_deadline = group_deadline,
+	.flush = group_run, .stats = group_stats, .destroy = group_destroy,
 };
 
 /* ---- delay(t): hold each request for t ---- */
 struct delay_cfg { uint64_t t; };
 struct delay { struct delay_cfg c; struct evq q; };
-_Static_assert(offsetof(struct delay, c) == 0, "the pipeline copies the config to the start of the state");
 static const struct opt_spec delay_opts[] = {
 	{ "t", OPT_DURATION, offsetof(struct delay_cfg, t), 0, 0, "1s", "how long each request waits" },
 	{ NULL },
@@ -407,24 +385,20 @@ static int delay_flush(void *priv, uint64_t now, struct policy_out *out)
 
 static void delay_destroy(void *priv)
 {
-	struct delay *d = priv;
-
-	if (d)
-		evq_free(&d->q);
-	free(d);
+	evq_free(&((struct delay *)priv)->q);
 }
 
 const struct policy_stage_ops stage_delay = {
 	.name = "delay", .help = "hold every request for a fixed time",
 	.opts = delay_opts, .cfg_size = sizeof(struct delay_cfg), .positional = "t",
-	.state_size = sizeof(struct delay), .push = delay_push, .tick = delay_tick, .next_deadline = delay_deadline,
+	.state_size = POLICY_STATE_SIZE(struct delay, c),
+	.push = delay_push, .tick = delay_tick, .next_deadline = delay_deadline,
 	.flush = delay_flush, .destroy = delay_destroy,
 };
 
 /* ---- rate(iops, bps): pace commands ---- */
 struct rate_cfg { double iops; uint64_t bps; };
 struct rate { struct rate_cfg c; struct evq q; uint64_t next_ok; uint64_t paced; };
-_Static_assert(offsetof(struct rate, c) == 0, "the pipeline copies the config to the start of the state");
 static const struct opt_spec rate_opts[] = {
 	{ "iops", OPT_DOUBLE, offsetof(struct rate_cfg, iops), 0, 1e9, "0",
 	  "commands per second at most; 0 = no limit" },
@@ -509,16 +483,13 @@ static const struct policy_stat rate_stats[] = {
 
 static void rate_destroy(void *priv)
 {
-	struct rate *r = priv;
-
-	if (r)
-		evq_free(&r->q);
-	free(r);
+	evq_free(&((struct rate *)priv)->q);
 }
 
 const struct policy_stage_ops stage_rate = {
 	.name = "rate", .help = "pace commands to at most iops per second and bps bytes per second",
 	.opts = rate_opts, .cfg_size = sizeof(struct rate_cfg), .positional = "iops",
-	.state_size = sizeof(struct rate), .push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
+	.state_size = POLICY_STATE_SIZE(struct rate, c),
+	.push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
 	.flush = rate_flush, .stats = rate_stats, .destroy = rate_destroy,
 };

@@ -56,19 +56,15 @@ struct ufs_state {
 	uint64_t frees, blkfrees, sent, prepends, appends, breaks, prealloc;
 };
 
-static int ufs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen)
+static int ufs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		    char *err, size_t errlen)
 {
-	struct ufs_state *s = calloc(1, sizeof(*s));
+	struct ufs_state *s = priv;
 
 	(void)err, (void)errlen;
-	if (!s)
-		return -ENOMEM;
-	s->cfg = *(const struct ufs_cfg *)cfg;
 	s->devno = env->devno;
 	props->source = PS_FREE;
 	props->waiter = PW_WORKER;	/* g_io_request() is asynchronous and GEOM queues without limit */
-	*priv = s;
 	return 0;
 }
 
@@ -252,11 +248,6 @@ static int ufs_report(void *priv, json_t *obj)
 	return 0;
 }
 
-static void ufs_destroy(void *priv)
-{
-	free(priv);
-}
-
 const struct policy_stage_ops stage_ufs = {
 	.name = "ffs-blkfree",
 	.help = "FreeBSD FFS: one BIO_DELETE per freed block, or (trimcons=1) runs grown by adjacent blocks",
@@ -264,6 +255,7 @@ const struct policy_stage_ops stage_ufs = {
 		   "ffs_blkrelease_start()/ffs_blkrelease_finish() (FreeBSD 12, r338517)",
 	.opts = ufs_opts,
 	.cfg_size = sizeof(struct ufs_cfg),
+	.state_size = POLICY_STATE_SIZE(struct ufs_state, cfg),
 	.positional = "trimcons",
 	.init = ufs_init,
 	.push = ufs_push,
@@ -272,5 +264,4 @@ const struct policy_stage_ops stage_ufs = {
 	.flush = ufs_flush,
 	.stats = ufs_stats,
 	.report = ufs_report,
-	.destroy = ufs_destroy,
 };

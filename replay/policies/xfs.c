@@ -50,7 +50,7 @@ static const char *const xfs_push_flush[] = { "0", "1", "auto", NULL };
 
 struct xfs_cfg {
 	uint64_t commit;
-	unsigned push_flush;	/* PF_*: after init, PF_ON or PF_OFF */
+	unsigned push_flush;	/* PF_* */
 	bool unwritten;
 };
 
@@ -74,6 +74,7 @@ struct xfs_state {
 	uint64_t start_ns, deadline;
 	uint32_t dev;
 	uint16_t flags;
+	bool push_cuts;		/* push_flush, auto resolved */
 	bool seen_commit, cut;
 	uint64_t frees, commits, extents, reused_bytes, pushes;
 	uint64_t alloc_seq, skipped, skipped_bytes, prealloc;
@@ -83,36 +84,31 @@ static void xfs_destroy(void *priv)
 {
 	struct xfs_state *s = priv;
 
-	if (!s)
-		return;
 	ivset__destroy(s->busy);
 	ivset__destroy(s->pushing);
 	ivset__destroy(s->allocs);
 	ivset__destroy(s->fresh);
-	free(s);
 }
 
-static int xfs_init(const void *cfg, const struct policy_env *env, struct policy_props *props,
-		    void **priv, char *err, size_t errlen)
+static int xfs_init(void *priv, const struct policy_env *env, struct policy_props *props,
+		    char *err, size_t errlen)
 {
-	struct xfs_state *s = calloc(1, sizeof(*s));
+	struct xfs_state *s = priv;
 
 	(void)err, (void)errlen;
-	if (!s || !(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false)) ||
-	    !(s->allocs = ivset__new(false)) || !(s->fresh = ivset__new(false))) {
-		xfs_destroy(s);
+	if (!(s->busy = ivset__new(false)) || !(s->pushing = ivset__new(false)) ||
+	    !(s->allocs = ivset__new(false)) || !(s->fresh = ivset__new(false)))
 		return -ENOMEM;
-	}
-	s->cfg = *(const struct xfs_cfg *)cfg;
 	if (s->cfg.push_flush == PF_AUTO)
-		s->cfg.push_flush = env->dev && !strcmp(env->dev->fs, "xfs") ? PF_ON : PF_OFF;
+		s->push_cuts = env->dev && !strcmp(env->dev->fs, "xfs");
+	else
+		s->push_cuts = s->cfg.push_flush == PF_ON;
 	s->start_ns = env->start_ns;
 	s->dev = env->devno;
 	s->deadline = UINT64_MAX;
 	props->source = PS_FREE;
 	/* xlog_cil_committed() runs from the log's I/O completion work and does not wait for them */
 	props->waiter = PW_WORKER;
-	*priv = s;
 	return 0;
 }
 
@@ -256,7 +252,7 @@ static int xfs_observe(void *priv, const struct ts_record *r, struct policy_out 
 	}
 	if (s->cfg.unwritten && (r->kind == TS_ISSUE || r->kind == TS_BIO) && r->op == TS_OP_WRITE && r->length)
 		return note_write(s, r->offset, r->length);
-	if (s->cfg.push_flush == PF_ON && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
+	if (s->push_cuts && !s->cut && r->kind == TS_ISSUE && ivset__count(s->busy) &&
 	    (r->op == TS_OP_FLUSH || (r->op == TS_OP_WRITE && (r->flags & TS_F_PREFLUSH)))) {
 		struct ivset *t = s->pushing;	/* xlog_cil_push_work(): a new context */
 
@@ -300,17 +296,10 @@ static const struct policy_stat xfs_stats[] = {
 	POLICY_STAT(struct xfs_state, reused_bytes, "busy_bytes_reused"),
 	POLICY_STAT(struct xfs_state, skipped, "skip_discard_frees"),
 	POLICY_STAT(struct xfs_state, skipped_bytes, "skip_discard_bytes"),
+	POLICY_STAT(struct xfs_state, push_cuts, "push_flush_cuts"),
+	POLICY_STAT(struct xfs_state, seen_commit, "commit_records"),
 	{ NULL },
 };
-
-static int xfs_report(void *priv, json_t *obj)
-{
-	struct xfs_state *s = priv;
-
-	json_object_set_new(obj, "push_flush_cuts", json_boolean(s->cfg.push_flush == PF_ON));
-	json_object_set_new(obj, "commit_records", json_boolean(s->seen_commit));
-	return 0;
-}
 
 const struct policy_stage_ops stage_xfs_cil = {
 	.name = "xfs-cil",
@@ -320,6 +309,7 @@ const struct policy_stage_ops stage_xfs_cil = {
 		   "xfs_bmap_del_extent_real() (SKIP_DISCARD); fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 6.12)",
 	.opts = xfs_opts,
 	.cfg_size = sizeof(struct xfs_cfg),
+	.state_size = POLICY_STATE_SIZE(struct xfs_state, cfg),
 	.positional = "commit",
 	.init = xfs_init,
 	.observe = xfs_observe,
@@ -329,6 +319,5 @@ const struct policy_stage_ops stage_xfs_cil = {
 	.next_deadline = xfs_next_deadline,
 	.flush = xfs_flush,
 	.stats = xfs_stats,
-	.report = xfs_report,
 	.destroy = xfs_destroy,
 };
