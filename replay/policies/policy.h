@@ -8,7 +8,8 @@
  * One small, read-only ops table per stage kind (fio style), options in an
  * opt_spec table beside the stage, per-instance state behind a void *.
  * replay/engine/ENGINE.md explains how the engine drives them; this header is the
- * contract. It only grows: new fields go at the end, new hooks are optional.
+ * contract; every stage is in this tree, and a change to it changes them all in the
+ * same commit (new hooks are optional, so a stage sets only what it uses).
  *
  * How a pipeline runs (all calls in trace time order, single-threaded):
  *  1. Timers: before a record at time t, every stage whose next_deadline()
