@@ -19,6 +19,18 @@
  * written since the block was filled; O(blocks) per victim).
  * A TRIM invalidates the whole pages it covers, so GC need not copy them.
  * The GC time of a command is added to its service time (a GC stall).
+ *
+ * An FTL that rejects discards (the baseline twin of every replay, see
+ * replay/engine/engine_setup.c) defers its tables: until GC could run, a
+ * command's time depends only on how many pages were written (which blocks
+ * open, how many stay free), never on which, so its host writes are kept as
+ * a list of (first page, pages) and the counters of free blocks and pages
+ * move by arithmetic. The tables are built from that list, exactly as the
+ * writes would have built them, when free blocks would fall below gc_high
+ * (GC in an idle gap or in a write is then possible), when the list reaches
+ * the size of the L2P directory, or for the report; from then on the FTL
+ * runs as above. Results are the same either way (tests/models/test_ftl.c,
+ * deferred_equals_eager).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,6 +48,7 @@ enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
 
 struct ts_point {
 	uint64_t t_ns, valid, free, host, gc;
+	uint64_t pend;			/* deferred: valid is the count after this many - 1 listed writes; 0 = known */
 };
 
 struct ftl {
@@ -68,6 +81,10 @@ struct ftl {
 	struct ts_point ts[TS_POINTS];
 	uint32_t nts;
 	uint64_t ts_every, ncmds;
+	bool defer;			/* tables not built yet: host writes listed in hist */
+	uint32_t *hist;			/* deferred host writes: first page, pages */
+	uint64_t nhist, hist_cap;	/* pairs listed; room (the directory's size in bytes / 8) */
+	uint32_t d_free, d_room;	/* deferred: free blocks; pages left in the open host block */
 };
 
 static void *zalloc(struct ftl *f, size_t n, size_t sz)
@@ -351,6 +368,11 @@ static void ts_sample(struct ftl *f, uint64_t t_ns)
 	pt->valid = f->valid_total;
 	pt->free = (uint64_t)f->nfree * f->ppb + (f->host_blk == NIL ? 0 : f->ppb - f->host_wp) +
 		   (f->gc_blk == NIL ? 0 : f->ppb - f->gc_wp);
+	pt->pend = 0;
+	if (f->defer) {
+		pt->free = (uint64_t)f->d_free * f->ppb + f->d_room;
+		pt->pend = f->nhist + 1;
+	}
 	pt->host = f->host_pages;
 	pt->gc = f->gc_pages;
 }
@@ -400,9 +422,9 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	return freed << f->ps_shift;
 }
 
-static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages)
+/* Maps logical pages [first, last) to newly programmed pages, in order. */
+static int write_pages(struct ftl *f, uint64_t first, uint64_t last)
 {
-	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
 	uint32_t id = 0, *c = NULL;
 
 	for (uint64_t lpn = first; lpn < last; lpn++) {
@@ -430,8 +452,65 @@ static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages
 			f->l2p_live[id - 1]++;
 		f->clock++;
 	}
-	*pages = last - first;
 	return 0;
+}
+
+/*
+ * Builds the tables of a deferred FTL: replays the listed writes (no GC can
+ * run in them: they kept gc_high blocks free) and fills in the valid page
+ * counts of the time series points taken meanwhile.
+ */
+static int build_tables(struct ftl *f)
+{
+	uint32_t k = 0;
+	int ret = 0;
+
+	if (!f->defer)
+		return 0;
+	f->defer = false;
+	for (uint64_t i = 0; !ret; i++) {
+		for (; k < f->nts && f->ts[k].pend == i + 1; k++) {
+			f->ts[k].valid = f->valid_total;
+			f->ts[k].pend = 0;
+		}
+		if (i == f->nhist)
+			break;
+		ret = write_pages(f, f->hist[2 * i], (uint64_t)f->hist[2 * i] + f->hist[2 * i + 1]);
+	}
+	model_big_free(f->hist, f->hist_cap * 2 * sizeof(uint32_t));
+	f->hist = NULL;
+	return ret;
+}
+
+/*
+ * Lists a write of n pages at lpn on a deferred FTL: true when it left at
+ * least gc_high blocks free (so no GC could have run in it or can run before
+ * the next write), false (nothing listed) when the tables must be built first.
+ */
+static bool defer_write(struct ftl *f, uint64_t lpn, uint64_t n)
+{
+	uint64_t opens = n > f->d_room ? (n - f->d_room + f->ppb - 1) / f->ppb : 0;
+
+	if (f->nhist == f->hist_cap || f->d_free < opens + f->high)
+		return false;
+	f->hist[2 * f->nhist] = (uint32_t)lpn;
+	f->hist[2 * f->nhist + 1] = (uint32_t)n;
+	f->nhist++;
+	f->d_free -= (uint32_t)opens;
+	f->d_room = (uint32_t)(opens * f->ppb + f->d_room - n);
+	return true;
+}
+
+static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages)
+{
+	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
+	int ret;
+
+	*pages = last - first;
+	if (first == last || (f->defer && defer_write(f, first, last - first)))
+		return 0;
+	ret = build_tables(f);
+	return ret ? ret : write_pages(f, first, last);
 }
 
 static void ftl_close(void *e)
@@ -453,6 +532,7 @@ static void ftl_close(void *e)
 	model_big_free(f->cb_weight, f->ppb * sizeof(double));
 	model_big_free(f->stamp, f->nblocks * sizeof(uint64_t));
 	model_big_free(f->state, f->nblocks * sizeof(uint8_t));
+	model_big_free(f->hist, f->hist_cap * 2 * sizeof(uint32_t));
 	free(f);
 }
 
@@ -526,6 +606,14 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	f->nfree = f->nfresh = f->nblocks;	/* pop order: block 0 first */
 	f->host_blk = f->gc_blk = NIL;
 	f->ts_every = 64;
+	if (!f->p.discard_supported) {
+		f->hist_cap = ndir(f) / 2;
+		f->hist = model_big_alloc(f->hist_cap * 2 * sizeof(uint32_t));	/* gone before any report */
+		if (!f->hist)
+			goto nomem;
+		f->defer = true;
+		f->d_free = f->nblocks;
+	}
 	pages = (uint64_t)(f->p.prefill * (double)f->lpages);
 	if (pages && host_write(f, 0, pages << f->ps_shift, &pages))
 		goto nomem;
@@ -609,6 +697,10 @@ static int ftl_report(void *e, json_t *o)
 {
 	struct ftl *f = e;
 	double wa = f->host_pages ? (double)(f->host_pages + f->gc_pages) / (double)f->host_pages : 1.0;
+	int ret = build_tables(f);
+
+	if (ret)
+		return ret;
 
 	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->ops[TS_OP_READ].cmds,
 						    "write", (json_int_t)(f->ops[TS_OP_WRITE].cmds +
