@@ -4,7 +4,8 @@
  *
  * L2P and P2L hold u32 index+1 (0 = unmapped/invalid). The P2L is one
  * array, touched in flash order as pages are programmed. The L2P is sparse:
- * a directory of u32 chunk numbers, one per 16 logical pages, and chunks of
+ * a directory from chunk number (16 logical pages) to chunk id, a small hash
+ * table until the mapping is dense (models/ftl_dir.h), and chunks of
  * 16 entries (one cache line) handed out from one lazily touched region, so
  * the memory in use is dense however scattered the writes. A chunk whose
  * pages are all trimmed goes back to a free list (linked through its first
@@ -37,6 +38,7 @@
 #include <string.h>
 
 #include "traces/trace.h"
+#include "models/ftl_dir.h"
 #include "models/model_int.h"
 
 #define NIL UINT32_MAX
@@ -58,7 +60,8 @@ struct ftl {
 	uint32_t ps_shift, ppb, nblocks;
 	uint32_t ppb_shift;		/* log2(ppb) when ppb is a power of two, else 0 */
 	uint64_t lpages, ppages;
-	uint32_t *l2p_dir;		/* per L2P_CHUNK logical pages: chunk id (1-based), 0 = none mapped */
+	uint32_t *l2p_dir;		/* the directory's region, one u32 per L2P_CHUNK logical pages */
+	struct ftl_dir dir;		/* chunk number -> chunk id (1-based), 0 = none mapped (models/ftl_dir.h) */
 	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each; chunk id c at (c - 1) * L2P_CHUNK */
 	uint8_t *l2p_live;		/* per chunk id - 1: its entries that are mapped */
 	uint32_t *p2l;
@@ -105,40 +108,43 @@ static uint32_t *chunk_at(const struct ftl *f, uint32_t id)
 
 /*
  * The chunk id for lpn, taken from the free list or the region on first use
- * (the region has room for every chunk, so this cannot fail). A free chunk
- * is all zero but for its link in entry 0.
+ * (the region has room for every chunk); 0 when the directory could not grow.
+ * A free chunk is all zero but for its link in entry 0.
  */
 static uint32_t chunk_get(struct ftl *f, uint64_t lpn)
 {
-	uint32_t *d = &f->l2p_dir[lpn >> L2P_SHIFT];
+	uint32_t id = ftl_dir__find(&f->dir, lpn >> L2P_SHIFT);
 
-	if (!*d) {
-		if (f->chunk_free) {
-			*d = f->chunk_free;
-			f->chunk_free = chunk_at(f, *d)[0];
-			chunk_at(f, *d)[0] = 0;
-		} else {
-			*d = (uint32_t)++f->nchunks;
-		}
+	if (id)
+		return id;
+	id = f->chunk_free ? f->chunk_free : (uint32_t)(f->nchunks + 1);
+	if (ftl_dir__add(&f->dir, lpn >> L2P_SHIFT, id))
+		return 0;
+	if (f->chunk_free) {
+		f->chunk_free = chunk_at(f, id)[0];
+		chunk_at(f, id)[0] = 0;
+	} else {
+		f->nchunks++;
 	}
-	return *d;
+	return id;
 }
 
-/* Chunk id (lpn's) goes back to the free list if none of its entries is mapped. */
-static void chunk_release(struct ftl *f, uint64_t lpn, uint32_t id)
+/* Chunk id (lpn's) goes back to the free list if none of its entries is mapped; true if it did. */
+static bool chunk_release(struct ftl *f, uint64_t lpn, uint32_t id)
 {
 	if (f->l2p_live[id - 1])
-		return;
-	f->l2p_dir[lpn >> L2P_SHIFT] = 0;
+		return false;
+	ftl_dir__del(&f->dir, lpn >> L2P_SHIFT);
 	chunk_at(f, id)[0] = f->chunk_free;
 	f->chunk_free = id;
+	return true;
 }
 
-/* One entry of chunk id (lpn's) went from mapped to unmapped. */
-static void chunk_put(struct ftl *f, uint64_t lpn, uint32_t id)
+/* One entry of chunk id (lpn's) went from mapped to unmapped; true if the chunk went back. */
+static bool chunk_put(struct ftl *f, uint64_t lpn, uint32_t id)
 {
 	f->l2p_live[id - 1]--;
-	chunk_release(f, lpn, id);
+	return chunk_release(f, lpn, id);
 }
 
 static void bucket_insert(struct ftl *f, uint32_t b)
@@ -299,7 +305,7 @@ static uint64_t gc_one(struct ftl *f, uint32_t v)
 		if (next_free_check(f))
 			break;
 		invalidate(f, ppn);	/* the lpn stays mapped: its chunk exists */
-		program(f, &chunk_at(f, f->l2p_dir[(lpn1 - 1) >> L2P_SHIFT])[(lpn1 - 1) & (L2P_CHUNK - 1)],
+		program(f, &chunk_at(f, ftl_dir__find(&f->dir, (lpn1 - 1) >> L2P_SHIFT))[(lpn1 - 1) & (L2P_CHUNK - 1)],
 			lpn1 - 1, true);
 		copies++;
 	}
@@ -377,44 +383,72 @@ static void ts_sample(struct ftl *f, uint64_t t_ns)
 	pt->gc = f->gc_pages;
 }
 
+/*
+ * Unmaps logical pages [lpn, stop) of one chunk; returns the pages it freed.
+ * Their blocks are counted in runs: *run pages of *run_blk not yet moved to
+ * their bucket (the pages a discard frees mostly sit together in one block).
+ */
+static inline uint64_t unmap_chunk(struct ftl *f, uint64_t lpn, uint64_t stop, uint32_t *run_blk, uint32_t *run)
+{
+	uint32_t id = ftl_dir__find(&f->dir, lpn >> L2P_SHIFT), *c;
+	uint64_t first = lpn, freed = 0;
+
+	if (!id)
+		return 0;	/* no chunk: nothing mapped there */
+	c = chunk_at(f, id);
+	for (; lpn < stop; lpn++) {
+		uint32_t *e = &c[lpn & (L2P_CHUNK - 1)], ppn, blk;
+
+		if (!*e)
+			continue;
+		ppn = *e - 1;
+		blk = block_of(f, ppn);
+		f->p2l[ppn] = 0;
+		if (blk != *run_blk) {
+			if (*run)
+				invalidate_n(f, *run_blk, *run);
+			*run_blk = blk;
+			*run = 0;
+		}
+		(*run)++;
+		*e = 0;
+		freed++;
+		if (chunk_put(f, first, id))
+			break;	/* the chunk emptied and went to the free list */
+	}
+	return freed;
+}
+
+/*
+ * Chunk by chunk in logical order; a range with more chunk numbers than the
+ * directory has slots visits the chunks the directory lists in that range
+ * instead (the same ones, in the same order), so trimming a whole sparse
+ * device does not look up every 64 KiB of it.
+ */
 static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 {
 	struct ftl *f = ctx;
 	uint64_t g = f->p.discard_granularity > (1ull << f->ps_shift) ? f->p.discard_granularity
 								      : 1ull << f->ps_shift;
 	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
-	uint32_t run_blk = NIL, run = 0;	/* pages of run_blk invalidated, not yet counted in its bucket */
+	uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift, *keys = NULL;
+	uint32_t run_blk = NIL, run = 0;
+	size_t n;
 
 	*aligned = b > a;
-	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
-		uint64_t stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT, first = lpn;
-		uint32_t id = f->l2p_dir[lpn >> L2P_SHIFT];
-		uint32_t *c = id ? chunk_at(f, id) : NULL;
+	if (lpn < end && (keys = ftl_dir__range(&f->dir, lpn >> L2P_SHIFT, ((end - 1) >> L2P_SHIFT) + 1, &n))) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t lo = keys[i] << L2P_SHIFT, hi = lo + L2P_CHUNK;
 
+			freed += unmap_chunk(f, lo > lpn ? lo : lpn, hi < end ? hi : end, &run_blk, &run);
+		}
+		free(keys);
+	}
+	for (uint64_t stop; !keys && lpn < end; lpn = stop) {
+		stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT;
 		if (stop > end)
 			stop = end;
-		for (; c && lpn < stop; lpn++) {	/* no chunk: nothing mapped there */
-			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)], ppn, blk;
-
-			if (!*e)
-				continue;
-			ppn = *e - 1;
-			blk = block_of(f, ppn);
-			f->p2l[ppn] = 0;
-			if (blk != run_blk) {	/* the pages a discard frees mostly sit together in one block */
-				if (run)
-					invalidate_n(f, run_blk, run);
-				run_blk = blk;
-				run = 0;
-			}
-			run++;
-			*e = 0;
-			freed++;
-			chunk_put(f, first, id);
-			if (!f->l2p_dir[first >> L2P_SHIFT])
-				break;	/* the chunk emptied and went to the free list */
-		}
-		lpn = stop;
+		freed += unmap_chunk(f, lpn, stop, &run_blk, &run);
 	}
 	if (run)
 		invalidate_n(f, run_blk, run);
@@ -433,6 +467,8 @@ static int write_pages(struct ftl *f, uint64_t first, uint64_t last)
 
 		if (!c || !(lpn & (L2P_CHUNK - 1))) {	/* one directory lookup per chunk */
 			id = chunk_get(f, lpn);
+			if (!id)
+				return -ENOMEM;
 			c = chunk_at(f, id);
 		}
 		e = &c[lpn & (L2P_CHUNK - 1)];
@@ -591,6 +627,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	if (!f->l2p_dir || !f->l2p || !f->l2p_live || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
 	    !f->stamp || !f->state || msched__init(&f->s, f->p.channels, f->p.qd))
 		goto nomem;
+	ftl_dir__init(&f->dir, f->l2p_dir, ndir(f));
 	for (uint32_t v = 0; v <= f->ppb; v++)
 		f->bucket[v] = NIL;
 	if (f->p.gc_policy == GC_COST_BENEFIT) {
