@@ -264,7 +264,7 @@ static bool open_block(struct ftl *f, uint32_t *blk, uint32_t *wp, bool for_gc)
  * Maps lpn (whose L2P entry is *l2p) to the next page of the host or GC
  * open block; returns -ENOSPC when no block is free (cannot happen with
  * op > 0). Chunks never move, so *l2p stays valid across the GC that
- * open_block() may run. Inline: a host write calls it for every page.
+ * open_block() may run. Inline: GC calls it for every page it copies.
  */
 static inline int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
 {
@@ -390,18 +390,20 @@ static void ts_sample(struct ftl *f, uint64_t t_ns)
  */
 static inline uint64_t unmap_chunk(struct ftl *f, uint64_t lpn, uint64_t stop, uint32_t *run_blk, uint32_t *run)
 {
-	uint32_t id = ftl_dir__find(&f->dir, lpn >> L2P_SHIFT), *c;
-	uint64_t first = lpn, freed = 0;
+	uint32_t id = ftl_dir__find(&f->dir, lpn >> L2P_SHIFT), *c, live, k = 0;
+	uint64_t first = lpn;
 
 	if (!id)
 		return 0;	/* no chunk: nothing mapped there */
 	c = chunk_at(f, id);
-	for (; lpn < stop; lpn++) {
+	live = f->l2p_live[id - 1];
+	for (; lpn < stop && k < live; lpn++) {	/* past its last mapped entry, nothing left to find */
 		uint32_t *e = &c[lpn & (L2P_CHUNK - 1)], ppn, blk;
 
 		if (!*e)
 			continue;
 		ppn = *e - 1;
+		*e = 0;
 		blk = block_of(f, ppn);
 		f->p2l[ppn] = 0;
 		if (blk != *run_blk) {
@@ -411,12 +413,12 @@ static inline uint64_t unmap_chunk(struct ftl *f, uint64_t lpn, uint64_t stop, u
 			*run = 0;
 		}
 		(*run)++;
-		*e = 0;
-		freed++;
-		if (chunk_put(f, first, id))
-			break;	/* the chunk emptied and went to the free list */
+		k++;
 	}
-	return freed;
+	f->l2p_live[id - 1] = live - k;
+	if (k)
+		chunk_release(f, first, id);	/* to the free list if it emptied */
+	return k;
 }
 
 /*
@@ -456,37 +458,60 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	return freed << f->ps_shift;
 }
 
-/* Maps logical pages [first, last) to newly programmed pages, in order. */
+/*
+ * Maps logical pages [first, last) to newly programmed pages, in order, a run
+ * at a time: the pages of one L2P chunk that go to one open block. As page by
+ * page, a page's old copy is invalidated before its new one is programmed;
+ * the first page of a run does that before the block is opened, so the GC
+ * that opening may run does not copy it, and no GC runs within a run.
+ */
 static int write_pages(struct ftl *f, uint64_t first, uint64_t last)
 {
-	uint32_t id = 0, *c = NULL;
+	for (uint64_t lpn = first; lpn < last;) {
+		uint32_t id = chunk_get(f, lpn), *c, *p2l = f->p2l;
+		uint64_t n = L2P_CHUNK - (lpn & (L2P_CHUNK - 1));
 
-	for (uint64_t lpn = first; lpn < last; lpn++) {
-		uint32_t *e, old;
-		int ret;
+		if (!id)
+			return -ENOMEM;
+		c = chunk_at(f, id) + (lpn & (L2P_CHUNK - 1));
+		n = n < last - lpn ? n : last - lpn;
+		while (n) {
+			uint32_t old = c[0], fresh = !old, k, ppn, blk;
 
-		if (!c || !(lpn & (L2P_CHUNK - 1))) {	/* one directory lookup per chunk */
-			id = chunk_get(f, lpn);
-			if (!id)
-				return -ENOMEM;
-			c = chunk_at(f, id);
-		}
-		e = &c[lpn & (L2P_CHUNK - 1)];
-		old = *e;
-		if (old)
-			invalidate(f, old - 1);
-		*e = 0;
-		ret = program(f, e, (uint32_t)lpn, false);
-		if (ret) {
 			if (old)
-				chunk_put(f, lpn, id);
-			else
-				chunk_release(f, lpn, id);
-			return ret;
+				invalidate(f, old - 1);
+			c[0] = 0;
+			if ((f->host_blk == NIL || f->host_wp == f->ppb) &&
+			    !open_block(f, &f->host_blk, &f->host_wp, false)) {
+				if (old)
+					chunk_put(f, lpn, id);
+				else
+					chunk_release(f, lpn, id);
+				return -ENOSPC;
+			}
+			blk = f->host_blk;
+			k = f->ppb - f->host_wp < n ? f->ppb - f->host_wp : (uint32_t)n;
+			ppn = blk * f->ppb + f->host_wp;
+			c[0] = ppn + 1;
+			p2l[ppn] = (uint32_t)lpn + 1;
+			for (uint32_t i = 1; i < k; i++) {
+				old = c[i];
+				if (old)
+					invalidate(f, old - 1);
+				else
+					fresh++;
+				c[i] = ppn + i + 1;
+				p2l[ppn + i] = (uint32_t)lpn + i + 1;
+			}
+			f->host_wp += k;
+			f->valid[blk] += k;
+			f->valid_total += k;
+			f->clock += k;
+			f->l2p_live[id - 1] += fresh;
+			c += k;
+			lpn += k;
+			n -= k;
 		}
-		if (!old)
-			f->l2p_live[id - 1]++;
-		f->clock++;
 	}
 	return 0;
 }

@@ -106,12 +106,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-uint64_t *ftl_dir__range(const struct ftl_dir *d, uint64_t c0, uint64_t c1, size_t *n)
+uint64_t *ftl_dir__list(const struct ftl_dir *d, uint64_t c0, uint64_t c1, size_t *n)
 {
 	size_t slots, k = 0;
 	uint64_t *keys;
 
-	if (!d->hash || c1 - c0 <= 1ull << d->bits || !(keys = malloc((d->count + 1) * sizeof(*keys))))
+	if (!d->hash || !(keys = malloc((d->count + 1) * sizeof(*keys))))
 		return NULL;
 	slots = (size_t)1 << d->bits;
 	for (size_t i = 0; i < slots; i++) {

@@ -10,7 +10,7 @@
  * (chunk number, id) pairs in its first bytes (linear probing, Fibonacci
  * hashing, deletion by backward shift, no tombstones), doubled in place when
  * half full; when it would outgrow half the region it becomes the dense
- * array (a device mapped over a quarter of its chunks). The region is the
+ * array (more than an eighth to a quarter of the chunks mapped). The region is the
  * same size either way: the memory the FTL reports does not depend on the
  * mode.
  */
@@ -34,13 +34,8 @@ void ftl_dir__init(struct ftl_dir *d, uint32_t *region, uint64_t n);
 int ftl_dir__add(struct ftl_dir *d, uint64_t c, uint32_t id);
 /* Removes chunk c (present). */
 void ftl_dir__del(struct ftl_dir *d, uint64_t c);
-/*
- * The chunk numbers in [c0, c1) that have a chunk, ascending, in a malloc'd
- * array (*n of them), when looking each up would cost more than a pass over
- * the table; NULL when the caller should look up each (dense, a short range,
- * or no memory).
- */
-uint64_t *ftl_dir__range(const struct ftl_dir *d, uint64_t c0, uint64_t c1, size_t *n);
+/* ftl_dir__range() for a range longer than the table (NULL when dense or out of memory). */
+uint64_t *ftl_dir__list(const struct ftl_dir *d, uint64_t c0, uint64_t c1, size_t *n);
 
 static inline uint64_t ftl_dir__home(uint64_t c, uint32_t bits)
 {
@@ -61,6 +56,17 @@ static inline uint32_t ftl_dir__find(const struct ftl_dir *d, uint64_t c)
 		if (!e || e >> 32 == c)
 			return (uint32_t)e;
 	}
+}
+
+/*
+ * The chunk numbers in [c0, c1) that have a chunk, ascending, in a malloc'd
+ * array (*n of them), when looking each up would cost more than a pass over
+ * the table; NULL when the caller should look up each (dense, a short range,
+ * or no memory).
+ */
+static inline uint64_t *ftl_dir__range(const struct ftl_dir *d, uint64_t c0, uint64_t c1, size_t *n)
+{
+	return d->hash && c1 - c0 > 1ull << d->bits ? ftl_dir__list(d, c0, c1, n) : NULL;
 }
 
 #endif
