@@ -4,7 +4,8 @@
  *
  * L2P and P2L hold u32 index+1 (0 = unmapped/invalid). The P2L is one
  * array, touched in flash order as pages are programmed. The L2P is sparse:
- * a directory of u32 chunk numbers, one per 16 logical pages, and chunks of
+ * a directory from chunk number (16 logical pages) to chunk id, a small hash
+ * table until the mapping is dense (models/ftl_dir.h), and chunks of
  * 16 entries (one cache line) handed out from one lazily touched region, so
  * the memory in use is dense however scattered the writes. A chunk whose
  * pages are all trimmed goes back to a free list (linked through its first
@@ -19,303 +20,32 @@
  * written since the block was filled; O(blocks) per victim).
  * A TRIM invalidates the whole pages it covers, so GC need not copy them.
  * The GC time of a command is added to its service time (a GC stall).
+ *
+ * An FTL that rejects discards (the baseline twin of every replay, see
+ * replay/engine/engine_setup.c) defers its tables: until GC could run, a
+ * command's time depends only on how many pages were written (which blocks
+ * open, how many stay free), never on which, so its host writes are kept as
+ * a list of (first page, pages) and the counters of free blocks and pages
+ * move by arithmetic. The tables are built from that list, exactly as the
+ * writes would have built them, when free blocks would fall below gc_high
+ * (GC in an idle gap or in a write is then possible), when the list reaches
+ * the size of the L2P directory, or for the report; from then on the FTL
+ * runs as above. Results are the same either way (tests/models/test_ftl.c,
+ * deferred_equals_eager).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "traces/trace.h"
-#include "models/model_int.h"
+#include "models/ftl_int.h"
 
-#define NIL UINT32_MAX
-#define TS_POINTS 256
 #define MAX_MEM (4ull << 30)	/* mapping tables: 1 TiB at 4 KiB pages */
-#define L2P_SHIFT 4		/* 16 L2P entries (64 bytes) per chunk */
-#define L2P_CHUNK (1u << L2P_SHIFT)
-enum { BLK_FREE = 0, BLK_OPEN = 1, BLK_FULL = 2 };
-
-struct ts_point {
-	uint64_t t_ns, valid, free, host, gc;
-};
-
-struct ftl {
-	struct model_params p;
-	struct msched s;
-	uint64_t rng;
-	uint32_t ps_shift, ppb, nblocks;
-	uint32_t ppb_shift;		/* log2(ppb) when ppb is a power of two, else 0 */
-	uint64_t lpages, ppages;
-	uint32_t *l2p_dir;		/* per L2P_CHUNK logical pages: chunk id (1-based), 0 = none mapped */
-	uint32_t *l2p;			/* the chunks, L2P_CHUNK entries each; chunk id c at (c - 1) * L2P_CHUNK */
-	uint8_t *l2p_live;		/* per chunk id - 1: its entries that are mapped */
-	uint32_t *p2l;
-	uint32_t chunk_free;		/* free list of chunk ids, linked through entry 0; 0 = empty */
-	uint64_t nchunks;		/* chunk ids handed out (the high-water mark); memory_bytes counts these */
-	uint32_t *valid, *prev, *next, *freelist, *bucket;
-	double *cb_weight;		/* cost-benefit: (1-u)/2u for each valid count, u = valid / ppb */
-	uint64_t *stamp;
-	uint8_t *state;
-	uint32_t nfree, low, high;
-	uint32_t host_blk, host_wp, gc_blk, gc_wp;
-	uint64_t valid_total, clock;
-	uint64_t host_pages, gc_pages, erases, gc_ns, gc_stalls, max_stall, cur_gc;
-	uint64_t trimmed_pages, mem;
-	uint64_t discard_req;
-	struct model_op_count ops[TS_OP_MAX + 1];
-	uint64_t bg_gc_ns, idle_used;	/* background GC time; end of the last idle-gap GC */
-	struct discard_stats ds;
-	struct ts_point ts[TS_POINTS];
-	uint32_t nts;
-	uint64_t ts_every, ncmds;
-};
 
 static void *zalloc(struct ftl *f, size_t n, size_t sz)
 {
 	f->mem += n * sz;
 	return model_big_alloc(n * sz);
-}
-
-static uint64_t ndir(const struct ftl *f)
-{
-	return (f->lpages + L2P_CHUNK - 1) >> L2P_SHIFT;
-}
-
-static uint32_t *chunk_at(const struct ftl *f, uint32_t id)
-{
-	return &f->l2p[(uint64_t)(id - 1) << L2P_SHIFT];
-}
-
-/*
- * The chunk id for lpn, taken from the free list or the region on first use
- * (the region has room for every chunk, so this cannot fail). A free chunk
- * is all zero but for its link in entry 0.
- */
-static uint32_t chunk_get(struct ftl *f, uint64_t lpn)
-{
-	uint32_t *d = &f->l2p_dir[lpn >> L2P_SHIFT];
-
-	if (!*d) {
-		if (f->chunk_free) {
-			*d = f->chunk_free;
-			f->chunk_free = chunk_at(f, *d)[0];
-			chunk_at(f, *d)[0] = 0;
-		} else {
-			*d = (uint32_t)++f->nchunks;
-		}
-	}
-	return *d;
-}
-
-/* Chunk id (lpn's) goes back to the free list if none of its entries is mapped. */
-static void chunk_release(struct ftl *f, uint64_t lpn, uint32_t id)
-{
-	if (f->l2p_live[id - 1])
-		return;
-	f->l2p_dir[lpn >> L2P_SHIFT] = 0;
-	chunk_at(f, id)[0] = f->chunk_free;
-	f->chunk_free = id;
-}
-
-/* One entry of chunk id (lpn's) went from mapped to unmapped. */
-static void chunk_put(struct ftl *f, uint64_t lpn, uint32_t id)
-{
-	f->l2p_live[id - 1]--;
-	chunk_release(f, lpn, id);
-}
-
-static void bucket_insert(struct ftl *f, uint32_t b)
-{
-	uint32_t v = f->valid[b];
-
-	f->prev[b] = NIL;
-	f->next[b] = f->bucket[v];
-	if (f->bucket[v] != NIL)
-		f->prev[f->bucket[v]] = b;
-	f->bucket[v] = b;
-}
-
-static void bucket_remove(struct ftl *f, uint32_t b)
-{
-	if (f->prev[b] != NIL)
-		f->next[f->prev[b]] = f->next[b];
-	else
-		f->bucket[f->valid[b]] = f->next[b];
-	if (f->next[b] != NIL)
-		f->prev[f->next[b]] = f->prev[b];
-}
-
-/* The erase block of physical page ppn (a shift for the usual power-of-two blocks, not a division). */
-static uint32_t block_of(const struct ftl *f, uint32_t ppn)
-{
-	return f->ppb_shift ? ppn >> f->ppb_shift : ppn / f->ppb;
-}
-
-/*
- * k pages of block b became invalid. A full block moves to its new bucket once:
- * k moves of one step leave the lists the same (each puts b at the head of
- * the next bucket, and taking it out again restores that bucket).
- */
-static void invalidate_n(struct ftl *f, uint32_t b, uint32_t k)
-{
-	f->valid_total -= k;
-	if (f->state[b] == BLK_FULL) {
-		bucket_remove(f, b);
-		f->valid[b] -= k;
-		bucket_insert(f, b);
-	} else {
-		f->valid[b] -= k;
-	}
-}
-
-static void invalidate(struct ftl *f, uint32_t ppn)
-{
-	f->p2l[ppn] = 0;
-	invalidate_n(f, block_of(f, ppn), 1);
-}
-
-static uint32_t pick_victim(struct ftl *f)
-{
-	uint32_t best = NIL;
-	double best_score = -1;
-
-	if (f->p.gc_policy == GC_GREEDY) {
-		for (uint32_t v = 0; v < f->ppb; v++)
-			if (f->bucket[v] != NIL)
-				return f->bucket[v];
-		return NIL;
-	}
-	for (uint32_t b = 0; b < f->nblocks; b++) {
-		double score;
-
-		if (f->state[b] != BLK_FULL || f->valid[b] == f->ppb)
-			continue;
-		if (!f->valid[b])
-			return b;
-		score = f->cb_weight[f->valid[b]] * (double)(f->clock - f->stamp[b] + 1);
-		if (score > best_score) {
-			best_score = score;
-			best = b;
-		}
-	}
-	return best;
-}
-
-static void gc(struct ftl *f);
-
-/*
- * Closes the full (or no) open block *blk and takes a free one, collecting
- * first for a host write when free blocks ran low. False when none is free.
- */
-static bool open_block(struct ftl *f, uint32_t *blk, uint32_t *wp, bool for_gc)
-{
-	if (*blk != NIL) {
-		f->state[*blk] = BLK_FULL;
-		f->stamp[*blk] = f->clock;
-		bucket_insert(f, *blk);
-	}
-	if (!for_gc && f->nfree < f->low)
-		gc(f);
-	if (!f->nfree)
-		return false;
-	*blk = f->freelist[--f->nfree];
-	f->state[*blk] = BLK_OPEN;
-	*wp = 0;
-	return true;
-}
-
-/*
- * Maps lpn (whose L2P entry is *l2p) to the next page of the host or GC
- * open block; returns -ENOSPC when no block is free (cannot happen with
- * op > 0). Chunks never move, so *l2p stays valid across the GC that
- * open_block() may run. Inline: a host write calls it for every page.
- */
-static inline int program(struct ftl *f, uint32_t *l2p, uint32_t lpn, bool for_gc)
-{
-	uint32_t *blk = for_gc ? &f->gc_blk : &f->host_blk;
-	uint32_t *wp = for_gc ? &f->gc_wp : &f->host_wp;
-	uint32_t ppn;
-
-	if ((*blk == NIL || *wp == f->ppb) && !open_block(f, blk, wp, for_gc))
-		return -ENOSPC;
-	ppn = *blk * f->ppb + (*wp)++;
-	f->p2l[ppn] = lpn + 1;
-	*l2p = ppn + 1;
-	f->valid[*blk]++;
-	f->valid_total++;
-	return 0;
-}
-
-/* True when a GC copy would find no page: the GC block is full and no block is free. */
-static bool next_free_check(const struct ftl *f)
-{
-	return (f->gc_blk == NIL || f->gc_wp == f->ppb) && !f->nfree;
-}
-
-/* Relocates one victim's valid pages and erases it; returns the time it took, 0 if there is nothing to gain. */
-static uint64_t gc_one(struct ftl *f, uint32_t v)
-{
-	uint64_t copies = 0, t;
-
-	if (v == NIL || f->valid[v] == f->ppb)
-		return 0;
-	bucket_remove(f, v);
-	f->state[v] = BLK_OPEN;	/* out of the buckets while it drains */
-	for (uint32_t i = 0; i < f->ppb && f->valid[v]; i++) {
-		uint32_t ppn = v * f->ppb + i, lpn1 = f->p2l[ppn];
-
-		if (!lpn1)
-			continue;
-		if (next_free_check(f))
-			break;
-		invalidate(f, ppn);	/* the lpn stays mapped: its chunk exists */
-		program(f, &chunk_at(f, f->l2p_dir[(lpn1 - 1) >> L2P_SHIFT])[(lpn1 - 1) & (L2P_CHUNK - 1)],
-			lpn1 - 1, true);
-		copies++;
-	}
-	t = copies * (f->p.page_read + f->p.page_write) + f->p.block_erase;
-	f->gc_pages += copies;
-	if (f->valid[v]) {	/* no room to finish: keep the block (cannot happen with op > 0) */
-		f->state[v] = BLK_FULL;
-		bucket_insert(f, v);
-		return 0;
-	}
-	f->state[v] = BLK_FREE;
-	f->freelist[f->nfree++] = v;
-	f->erases++;
-	return t;
-}
-
-/* Foreground GC: the writing command waits for it. */
-static void gc(struct ftl *f)
-{
-	for (uint32_t guard = 0; f->nfree < f->high && guard < f->nblocks; guard++) {
-		uint64_t t = gc_one(f, pick_victim(f));
-
-		if (!t)
-			break;
-		f->cur_gc += t;
-	}
-}
-
-/* Background GC in the idle gap before `now`: only whole victims that fit in the gap. */
-static void gc_idle(struct ftl *f, uint64_t now)
-{
-	uint64_t idle_from = f->s.last_done > f->idle_used ? f->s.last_done : f->idle_used;
-	uint64_t budget = now > idle_from ? now - idle_from : 0;
-
-	while (f->nfree < f->high && budget) {
-		uint32_t v = pick_victim(f);
-		uint64_t t;
-
-		if (v == NIL || (uint64_t)f->valid[v] * (f->p.page_read + f->p.page_write) + f->p.block_erase > budget)
-			break;
-		t = gc_one(f, v);
-		if (!t)
-			break;
-		budget -= t;
-		f->bg_gc_ns += t;
-		f->idle_used = now - budget;
-	}
 }
 
 static void ts_sample(struct ftl *f, uint64_t t_ns)
@@ -337,87 +67,13 @@ static void ts_sample(struct ftl *f, uint64_t t_ns)
 	pt->valid = f->valid_total;
 	pt->free = (uint64_t)f->nfree * f->ppb + (f->host_blk == NIL ? 0 : f->ppb - f->host_wp) +
 		   (f->gc_blk == NIL ? 0 : f->ppb - f->gc_wp);
+	pt->pend = 0;
+	if (f->defer) {
+		pt->free = (uint64_t)f->d_free * f->ppb + f->d_room;
+		pt->pend = f->nhist + 1;
+	}
 	pt->host = f->host_pages;
 	pt->gc = f->gc_pages;
-}
-
-static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
-{
-	struct ftl *f = ctx;
-	uint64_t g = f->p.discard_granularity > (1ull << f->ps_shift) ? f->p.discard_granularity
-								      : 1ull << f->ps_shift;
-	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g, freed = 0;
-	uint32_t run_blk = NIL, run = 0;	/* pages of run_blk invalidated, not yet counted in its bucket */
-
-	*aligned = b > a;
-	for (uint64_t lpn = a >> f->ps_shift, end = b >> f->ps_shift; lpn < end;) {
-		uint64_t stop = ((lpn >> L2P_SHIFT) + 1) << L2P_SHIFT, first = lpn;
-		uint32_t id = f->l2p_dir[lpn >> L2P_SHIFT];
-		uint32_t *c = id ? chunk_at(f, id) : NULL;
-
-		if (stop > end)
-			stop = end;
-		for (; c && lpn < stop; lpn++) {	/* no chunk: nothing mapped there */
-			uint32_t *e = &c[lpn & (L2P_CHUNK - 1)], ppn, blk;
-
-			if (!*e)
-				continue;
-			ppn = *e - 1;
-			blk = block_of(f, ppn);
-			f->p2l[ppn] = 0;
-			if (blk != run_blk) {	/* the pages a discard frees mostly sit together in one block */
-				if (run)
-					invalidate_n(f, run_blk, run);
-				run_blk = blk;
-				run = 0;
-			}
-			run++;
-			*e = 0;
-			freed++;
-			chunk_put(f, first, id);
-			if (!f->l2p_dir[first >> L2P_SHIFT])
-				break;	/* the chunk emptied and went to the free list */
-		}
-		lpn = stop;
-	}
-	if (run)
-		invalidate_n(f, run_blk, run);
-	f->trimmed_pages += freed;
-	return freed << f->ps_shift;
-}
-
-static int host_write(struct ftl *f, uint64_t off, uint64_t len, uint64_t *pages)
-{
-	uint64_t first = off >> f->ps_shift, last = (off + len + (1ull << f->ps_shift) - 1) >> f->ps_shift;
-	uint32_t id = 0, *c = NULL;
-
-	for (uint64_t lpn = first; lpn < last; lpn++) {
-		uint32_t *e, old;
-		int ret;
-
-		if (!c || !(lpn & (L2P_CHUNK - 1))) {	/* one directory lookup per chunk */
-			id = chunk_get(f, lpn);
-			c = chunk_at(f, id);
-		}
-		e = &c[lpn & (L2P_CHUNK - 1)];
-		old = *e;
-		if (old)
-			invalidate(f, old - 1);
-		*e = 0;
-		ret = program(f, e, (uint32_t)lpn, false);
-		if (ret) {
-			if (old)
-				chunk_put(f, lpn, id);
-			else
-				chunk_release(f, lpn, id);
-			return ret;
-		}
-		if (!old)
-			f->l2p_live[id - 1]++;
-		f->clock++;
-	}
-	*pages = last - first;
-	return 0;
 }
 
 static void ftl_close(void *e)
@@ -439,6 +95,7 @@ static void ftl_close(void *e)
 	model_big_free(f->cb_weight, f->ppb * sizeof(double));
 	model_big_free(f->stamp, f->nblocks * sizeof(uint64_t));
 	model_big_free(f->state, f->nblocks * sizeof(uint8_t));
+	model_big_free(f->hist, f->hist_cap * 2 * sizeof(uint32_t));
 	free(f);
 }
 
@@ -497,6 +154,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	if (!f->l2p_dir || !f->l2p || !f->l2p_live || !f->p2l || !f->valid || !f->prev || !f->next || !f->freelist || !f->bucket ||
 	    !f->stamp || !f->state || msched__init(&f->s, f->p.channels, f->p.qd))
 		goto nomem;
+	ftl_dir__init(&f->dir, f->l2p_dir, ndir(f));
 	for (uint32_t v = 0; v <= f->ppb; v++)
 		f->bucket[v] = NIL;
 	if (f->p.gc_policy == GC_COST_BENEFIT) {
@@ -509,13 +167,19 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 			f->cb_weight[v] = (1.0 - u) / (2.0 * u);
 		}
 	}
-	for (uint32_t b = 0; b < f->nblocks; b++)	/* pop order: block 0 first */
-		f->freelist[b] = f->nblocks - 1 - b;
-	f->nfree = f->nblocks;
+	f->nfree = f->nfresh = f->nblocks;	/* pop order: block 0 first */
 	f->host_blk = f->gc_blk = NIL;
 	f->ts_every = 64;
+	if (!f->p.discard_supported) {
+		f->hist_cap = ndir(f) / 2;
+		f->hist = model_big_alloc(f->hist_cap * 2 * sizeof(uint32_t));	/* gone before any report */
+		if (!f->hist)
+			goto nomem;
+		f->defer = true;
+		f->d_free = f->nblocks;
+	}
 	pages = (uint64_t)(f->p.prefill * (double)f->lpages);
-	if (pages && host_write(f, 0, pages << f->ps_shift, &pages))
+	if (pages && ftl_map__write(f, 0, pages << f->ps_shift, &pages))
 		goto nomem;
 	f->host_pages = f->gc_pages = f->erases = f->cur_gc = 0;
 	return f;
@@ -538,14 +202,14 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		return ret;
 	f->cur_gc = 0;
 	if (p->gc_idle)
-		gc_idle(f, cmd->submit_ns);
+		ftl_map__gc_idle(f, cmd->submit_ns);
 	switch (cmd->op) {
 	case TS_OP_READ:
 		service = p->read_base + ((c.d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
-		ret = host_write(f, cmd->offset, cmd->length, &pages);
+		ret = ftl_map__write(f, cmd->offset, cmd->length, &pages);
 		if (ret)
 			return ret;
 		f->host_pages += pages;
@@ -557,7 +221,7 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
 		f->discard_req += c.d.bytes;
-		service = model_discard(p, c.r, c.n, unmap, f, &f->ds, &c.d);
+		service = model_discard(p, c.r, c.n, ftl_map__unmap, f, &f->ds, &c.d);
 		break;
 	default:
 		break;
@@ -597,6 +261,10 @@ static int ftl_report(void *e, json_t *o)
 {
 	struct ftl *f = e;
 	double wa = f->host_pages ? (double)(f->host_pages + f->gc_pages) / (double)f->host_pages : 1.0;
+	int ret = ftl_map__build(f);
+
+	if (ret)
+		return ret;
 
 	json_object_set_new(o, "commands", json_pack("{s:I,s:I,s:I,s:I}", "read", (json_int_t)f->ops[TS_OP_READ].cmds,
 						    "write", (json_int_t)(f->ops[TS_OP_WRITE].cmds +

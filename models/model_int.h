@@ -69,8 +69,8 @@ static inline uint64_t model_rand(uint64_t *s)
 }
 
 /*
- * Zeroed memory for a big table (bitmaps, mapping tables), from mmap and
- * marked MADV_HUGEPAGE: the models touch these at random, and with 4 KiB
+ * Zeroed memory for a big table (bitmaps, mapping tables), from mmap on a
+ * 2 MiB boundary and marked MADV_HUGEPAGE: the models touch these at random, and with 4 KiB
  * pages nearly every access is also a TLB miss. Pages are still touched
  * lazily. NULL with errno on failure; model_big_free(NULL, n) is a no-op.
  */

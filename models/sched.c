@@ -20,16 +20,28 @@
 
 #define HUGE_PAGE (2ull << 20)
 
+/*
+ * The mapping starts on a huge-page boundary: mmap() gives 4 KiB alignment,
+ * and the part before the first 2 MiB boundary can only have small pages (on
+ * a 2M-record FTL replay ~500 page faults per table, each ~15 us on a VM).
+ * So map one huge page more and unmap the unaligned head and the tail.
+ */
 void *model_big_alloc(size_t bytes)
 {
-	void *p;
+	size_t len = (bytes + 4095) & ~(size_t)4095, head;
+	char *p;
 
 	if (bytes < HUGE_PAGE)
 		return calloc(bytes ? bytes : 1, 1);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
-	madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: without THP the table still works */
+	head = (size_t)(-(uintptr_t)p & (HUGE_PAGE - 1));
+	if (head)
+		munmap(p, head);
+	munmap(p + head + len, HUGE_PAGE - head);
+	p += head;
+	madvise(p, len, MADV_HUGEPAGE);	/* a hint: without THP the table still works */
 	return p;
 }
 

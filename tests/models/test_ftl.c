@@ -350,3 +350,86 @@ ParameterizedTest(struct shadow_case *c, ftl, shadow_map)
 	free(map);
 	free(seen);
 }
+
+/*
+ * An FTL that rejects discards (the replay's baseline twin) lists its writes
+ * and builds its tables only when GC could run, when the list is full, or for
+ * the report: the same writes, reads and flushes must give the same completion
+ * times and the same report as an FTL that builds them as it goes (one that
+ * supports discards, sent none). Cases: GC in writes and in idle gaps, the
+ * report while still deferred, the list filling before any GC, cost-benefit,
+ * blocks of a size that is not a power of two, prefill, random sizes.
+ */
+struct defer_case {
+	char spec[128];
+	unsigned cmds;
+	uint64_t span;		/* writes land in [0, span) */
+	uint64_t max_len;
+	bool gc;		/* GC must have run (else: must not have) */
+};
+
+ParameterizedTestParameters(ftl, deferred_equals_eager)
+{
+	static struct defer_case cases[] = {
+		/* built when free blocks reach gc_high: in an idle gap, in a write, cost-benefit, 768-page blocks */
+		{ .spec = "nvme-ftl:capacity=1G,jitter=0,prefill=0.9", .cmds = 12000, .span = 1 * GIB,
+		  .max_len = 256 * KIB, .gc = true },
+		{ .spec = "ftl-sata:capacity=1G,block_size=4M,prefill=0.9,gc_idle=false", .cmds = 12000,
+		  .span = 1 * GIB, .max_len = 256 * KIB, .gc = true },
+		{ .spec = "ftl-sata:capacity=1G,block_size=3M,gc_policy=cost-benefit,jitter=0.1,prefill=0.9",
+		  .cmds = 12000, .span = 900 * MIB, .max_len = 300 * KIB, .gc = true },
+		/* built when the list is full (1024 writes here), GC after; no GC at all */
+		{ .spec = SMALL ",prefill=0.9", .cmds = 30000, .span = 115 * MIB, .max_len = 256 * KIB, .gc = true },
+		{ .spec = SMALL, .cmds = 3000, .span = 16 * MIB, .max_len = 64 * KIB, .gc = false },
+		/* built for the report */
+		{ .spec = "nvme-ftl:capacity=8G,jitter=0", .cmds = 5000, .span = 8 * GIB, .max_len = 128 * KIB, .gc = false },
+	};
+
+	return cr_make_param_array(struct defer_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct defer_case *c, ftl, deferred_equals_eager)
+{
+	static const char *const same[] = { "write_amplification", "host_pages_written", "gc_pages_copied",
+					     "blocks_erased", "gc_time_s", "foreground_gc_time_s",
+					     "background_gc_time_s", "gc_stalls", "max_gc_stall_s", "trimmed_pages",
+					     "valid_pages", "free_blocks", "memory_bytes", "timeseries",
+					     "device_busy_s", "last_completion_s", "commands" };
+	char spec[160];
+	struct drv eager, lazy;
+	json_t *re, *rl;
+	uint64_t s = 17;
+
+	snprintf(spec, sizeof(spec), "%s,discard_supported=false", c->spec);
+	drv_open(&eager, c->spec, 5);
+	drv_open(&lazy, spec, 5);
+	for (unsigned i = 0; i < c->cmds; i++) {
+		uint64_t r = xorshift(&s), off = r % c->span, len = 1 + (r >> 20) % c->max_len;
+		uint8_t op = (r >> 60) < 12 ? TS_OP_WRITE : (r >> 60) < 15 ? TS_OP_READ : TS_OP_FLUSH;
+		struct target_done de, dl;
+
+		if (off + len > c->span)
+			len = c->span - off;
+		if (op == TS_OP_FLUSH)
+			off = len = 0;
+		if (r % 7 == 0)
+			eager.now = lazy.now = eager.now + 30 * 1000000ull;	/* an idle gap */
+		de = drv_serial(&eager, op, off, len);
+		dl = drv_serial(&lazy, op, off, len);
+		cr_assert_eq(dl.start_ns, de.start_ns, "command %u: started at %llu, eager FTL %llu", i,
+			     (unsigned long long)dl.start_ns, (unsigned long long)de.start_ns);
+		cr_assert_eq(dl.done_ns, de.done_ns, "command %u: done at %llu, eager FTL %llu", i,
+			     (unsigned long long)dl.done_ns, (unsigned long long)de.done_ns);
+	}
+	re = drv_report(&eager);
+	rl = drv_report(&lazy);
+	for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++)
+		cr_assert(json_equal(json_object_get(re, same[k]), json_object_get(rl, same[k])),
+			  "%s: '%s' differs", c->spec, same[k]);
+	cr_assert_eq(jnum(rl, "gc_pages_copied") > 0 || jnum(rl, "blocks_erased") > 0, c->gc,
+		     "%s: GC %s", c->spec, c->gc ? "never ran" : "ran");
+	json_decref(re);
+	json_decref(rl);
+	drv_close(&eager);
+	drv_close(&lazy);
+}
