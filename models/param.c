@@ -235,6 +235,19 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 	return map_clear(m, ua, ub) * m->unit;
 }
 
+/* The words a discard of [off, off + len) reads first: its first unit's map word and summary word. */
+static void param_prefetch(void *e, uint64_t off, uint64_t len)
+{
+	struct param *m = e;
+	uint64_t u = off / m->unit;
+
+	(void)len;
+	if (u >= m->nunits)
+		return;
+	__builtin_prefetch(&m->full[u / 64 / 64]);
+	__builtin_prefetch(&m->map[u / 64], 1);
+}
+
 static int param_submit(void *e, const struct target_cmd *cmd)
 {
 	struct param *m = e;
@@ -335,4 +348,5 @@ const struct model_engine_ops param_engine_ops = {
 	.sched = param_sched,
 	.report = param_report,
 	.close = param_close,
+	.prefetch = param_prefetch,
 };

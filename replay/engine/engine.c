@@ -505,9 +505,13 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	return 0;
 }
 
+/* Records ahead of the one being fed whose device discard the target is told to load (target_ops.prefetch). */
+#define PREFETCH_AHEAD 16
+
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
+	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
 
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
@@ -515,6 +519,9 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		bool fg, freed, reclaim;
 		int ret;
 
+		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
+		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
+			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
 		e->records++;
 		if (e->cfg.devno && r.dev != e->cfg.devno)
 			continue;
