@@ -550,14 +550,22 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * is due before it runs before the next record that matters, in the same
 		 * order. INTENT's bytes reach the report only while no FREE was counted
 		 * (metrics__intent_counts()); an observer of records may count them itself.
+		 * asap: the drain before the next record does what the one before this
+		 * would have, in the same order; only the trace time the policy is told
+		 * for those completions differs, so the policy must not care (no
+		 * completion hook, no timer pending: policy__quiet()), nor an observer see
+		 * the record.
 		 */
 		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || metrics__intent_counts(e->m));
-		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r)) {
+		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r) &&
+		    (e->cfg.timing != TIMING_ASAP || (!(ob && ob->record) && policy__quiet(e->pol)))) {
+			e->drain_owed = e->cfg.timing == TIMING_ASAP;
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
 		}
 		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
+		e->drain_owed = false;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
 			return ret;
@@ -588,6 +596,8 @@ int engine__finish(struct engine *e)
 {
 	int ret;
 
+	if (e->drain_owed && (ret = asap_drain(e)))	/* the drain the skipped last records would have run */
+		return ret;
 	if ((ret = policy__flush(e->pol, e->last_trace)))
 		return efail(e, ret, "%s", policy__error(e->pol));
 	e->flushed = true;
