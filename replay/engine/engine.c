@@ -415,12 +415,13 @@ static bool anything_queued(const struct engine *e)
  */
 static int asap_drain(struct engine *e)
 {
+	int ret;
+
+	if ((ret = dispatch_all(e)))
+		return ret;
 	for (;;) {
 		uint64_t t = UINT64_MAX;
-		int ret;
 
-		if ((ret = dispatch_all(e)))
-			return ret;
 		if (!anything_queued(e))
 			return 0;
 		for (unsigned i = 0; i < e->nlanes; i++) {
@@ -430,8 +431,27 @@ static int asap_drain(struct engine *e)
 			t = r < t ? r : t;
 			t = d < t ? d : t;
 		}
+		if (t != UINT64_MAX && !e->realtime) {
+			/*
+			 * run_until(e, t) inline: with no policy timer on the engine's
+			 * clock (asap) and t at most every lane's ready time, it is one
+			 * pass: the completions due by t, every lane's clock to t, dispatch.
+			 */
+			if (trimsim_stop)
+				return efail(e, -EINTR, "%s", "interrupted");
+			while ((ret = reap_one(e, t)) == 1)
+				;
+			if (ret < 0)
+				return ret;
+			for (unsigned i = 0; i < e->nlanes; i++)
+				lane_sync(&e->lane[i], t);
+			if ((ret = dispatch_all(e)))
+				return ret;
+			note_queued(e);
+			continue;
+		}
 		if (t != UINT64_MAX) {
-			if ((ret = run_until(e, t)))
+			if ((ret = run_until(e, t)) || (ret = dispatch_all(e)))
 				return ret;
 			continue;
 		}
@@ -441,6 +461,8 @@ static int asap_drain(struct engine *e)
 			return efail(e, -EINTR, "%s", "interrupted");
 		if (!ret)
 			return efail(e, -EPROTO, "%s", "engine: queued commands cannot be dispatched");
+		if ((ret = dispatch_all(e)))
+			return ret;
 	}
 }
 
