@@ -155,16 +155,17 @@ static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
 	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
 
 	for (; w <= last; w++) {
-		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64), old;
+		uint64_t lo = w == a / 64 ? a % 64 : 0, hi = w == last ? b - w * 64 : 64;
+		uint64_t mask = word_mask(lo, hi), old;
 
-		if (word_full(m, w)) {
-			changed += (uint64_t)__builtin_popcountll(mask);
+		if (word_full(m, w)) {	/* the mask's bits, counted without popcount (a call without -mpopcnt) */
+			changed += hi - lo;
 			m->map[w] = ~mask ^ m->flip;
 			set_full(m, w, false);
 			continue;
 		}
 		old = m->map[w] ^ m->flip;
-		changed += (uint64_t)__builtin_popcountll(old & mask);
+		changed += (old & mask) == mask ? hi - lo : (uint64_t)__builtin_popcountll(old & mask);
 		m->map[w] = (old & ~mask) ^ m->flip;
 	}
 	m->mapped_units -= changed;

@@ -179,7 +179,7 @@ static uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
 		uint64_t k = min64(to - from, 64 - b);
 		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b, fresh = mask & ~l->w[w];
 
-		n += (uint64_t)__builtin_popcountll(fresh);
+		n += fresh == mask ? k : (uint64_t)__builtin_popcountll(fresh);	/* a call without -mpopcnt */
 		l->w[w] |= mask;
 		from += k;
 	}
