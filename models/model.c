@@ -111,6 +111,14 @@ static int model_report(void *priv, json_t *obj)
 	return m->eng->report(m->e, obj);
 }
 
+static void model_prefetch(void *priv, uint64_t offset, uint64_t length)
+{
+	struct model *m = priv;
+
+	if (m->eng->prefetch)
+		m->eng->prefetch(m->e, offset, length);
+}
+
 static void model_close(void *priv)
 {
 	struct model *m = priv;
@@ -138,4 +146,5 @@ const struct target_ops model_target_ops = {
 	.clock = NULL,
 	.report = model_report,
 	.close = model_close,
+	.prefetch = model_prefetch,
 };

@@ -201,6 +201,7 @@ struct model_engine_ops {
 	struct msched *(*sched)(void *e);
 	int (*report)(void *e, json_t *obj);
 	void (*close)(void *e);
+	void (*prefetch)(void *e, uint64_t offset, uint64_t length);	/* optional: target_ops.prefetch */
 };
 extern const struct model_engine_ops param_engine_ops;
 extern const struct model_engine_ops ftl_engine_ops;

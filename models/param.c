@@ -23,10 +23,13 @@
  * word, 1/64 of its size, cache-resident) marks the words that are fully
  * mapped, so a write over mapped space, the common case on a used device,
  * never waits for the big map (its update is deferred, pend_push()).
+ * Both arrays are stored XOR `flip` (all ones when the device starts mapped):
+ * a fresh mapping, zero, is the device's starting state, so opening it writes
+ * nothing and a model whose map a replay never touches (the baseline lane's,
+ * a trace without discards) costs no memory at all.
  */
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "traces/trace.h"
 #include "models/model_int.h"
@@ -41,6 +44,7 @@ struct param {
 	uint64_t size, unit, nunits;
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
 	uint64_t *full;			/* bit w: map[w] is all ones */
+	uint64_t flip;			/* map and full as stored: the bits XOR flip (~0: initially mapped) */
 	uint64_t nwords, mapped_units;
 	struct { uint64_t a, b; } pend[NPEND];	/* units [a, b) to set; b == 0: already applied */
 	unsigned pend_head, pend_n;
@@ -81,12 +85,11 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	m->full = model_big_alloc(full_bytes(m));
 	if (!m->map || !m->full || msched__init(&m->s, m->p.channels, m->p.qd))
 		goto nomem;
-	if (m->nunits % 64)	/* the padding past the last unit counts as mapped, never as a change */
-		m->map[m->nwords - 1] = ~((1ull << (m->nunits % 64)) - 1);
-	if (m->p.initially_mapped && m->nunits) {
-		memset(m->map, 0xff, m->nwords * sizeof(uint64_t));
-		memset(m->full, 0xff, (m->nwords + 63) / 64 * sizeof(uint64_t));
+	if (m->p.initially_mapped && m->nunits) {	/* zeroes read as all mapped, every word full */
+		m->flip = ~0ull;
 		m->mapped_units = m->nunits;
+	} else if (m->nunits % 64) {	/* the padding past the last unit counts as mapped, never as a change */
+		m->map[m->nwords - 1] = ~((1ull << (m->nunits % 64)) - 1);
 	}
 	return m;
 nomem:
@@ -108,6 +111,18 @@ static uint64_t word_mask(uint64_t lo, uint64_t hi)	/* bits [lo, hi) of one word
 	return m & ~((1ull << lo) - 1);
 }
 
+static inline bool word_full(const struct param *m, uint64_t w)
+{
+	return ((m->full[w / 64] ^ m->flip) >> (w % 64)) & 1;
+}
+
+static inline void set_full(struct param *m, uint64_t w, bool on)
+{
+	uint64_t bit = 1ull << (w % 64), f = m->full[w / 64] ^ m->flip;
+
+	m->full[w / 64] = (on ? f | bit : f & ~bit) ^ m->flip;
+}
+
 /* Sets units [a, b) (a < b); returns how many changed. Words marked full are skipped unread. */
 static uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
 {
@@ -117,13 +132,13 @@ static uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
 		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64);
 		uint64_t old;
 
-		if (m->full[w / 64] & (1ull << (w % 64)))
+		if (word_full(m, w))
 			continue;
-		old = m->map[w];
+		old = m->map[w] ^ m->flip;
 		changed += (uint64_t)__builtin_popcountll(~old & mask);
-		m->map[w] = old | mask;
-		if (m->map[w] == ~0ull)
-			m->full[w / 64] |= 1ull << (w % 64);
+		m->map[w] = (old | mask) ^ m->flip;
+		if ((old | mask) == ~0ull)
+			set_full(m, w, true);
 	}
 	m->mapped_units += changed;
 	return changed;
@@ -140,17 +155,18 @@ static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
 	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
 
 	for (; w <= last; w++) {
-		uint64_t mask = word_mask(w == a / 64 ? a % 64 : 0, w == last ? b - w * 64 : 64);
-		uint64_t bit = 1ull << (w % 64);
+		uint64_t lo = w == a / 64 ? a % 64 : 0, hi = w == last ? b - w * 64 : 64;
+		uint64_t mask = word_mask(lo, hi), old;
 
-		if (m->full[w / 64] & bit) {
-			changed += (uint64_t)__builtin_popcountll(mask);
-			m->map[w] = ~mask;
-			m->full[w / 64] &= ~bit;
+		if (word_full(m, w)) {	/* the mask's bits, counted without popcount (a call without -mpopcnt) */
+			changed += hi - lo;
+			m->map[w] = ~mask ^ m->flip;
+			set_full(m, w, false);
 			continue;
 		}
-		changed += (uint64_t)__builtin_popcountll(m->map[w] & mask);
-		m->map[w] &= ~mask;
+		old = m->map[w] ^ m->flip;
+		changed += (old & mask) == mask ? hi - lo : (uint64_t)__builtin_popcountll(old & mask);
+		m->map[w] = (old & ~mask) ^ m->flip;
 	}
 	m->mapped_units -= changed;
 	return changed;
@@ -218,6 +234,19 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 		return 0;
 	pend_apply(m, ua / 64, (ub - 1) / 64);
 	return map_clear(m, ua, ub) * m->unit;
+}
+
+/* The words a discard of [off, off + len) reads first: its first unit's map word and summary word. */
+static void param_prefetch(void *e, uint64_t off, uint64_t len)
+{
+	struct param *m = e;
+	uint64_t u = off / m->unit;
+
+	(void)len;
+	if (u >= m->nunits)
+		return;
+	__builtin_prefetch(&m->full[u / 64 / 64]);
+	__builtin_prefetch(&m->map[u / 64], 1);
 }
 
 static int param_submit(void *e, const struct target_cmd *cmd)
@@ -320,4 +349,5 @@ const struct model_engine_ops param_engine_ops = {
 	.sched = param_sched,
 	.report = param_report,
 	.close = param_close,
+	.prefetch = param_prefetch,
 };

@@ -17,9 +17,12 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "replay/engine/covmap.h"
 #include "replay/policies/ivset.h"
+#include "traces/util.h"
 
 #define GRAN_SHIFT	12			/* 4 KiB granules */
 #define GRAN		(1ull << GRAN_SHIFT)
@@ -42,12 +45,31 @@ struct inner {
 static const char full_mark;
 #define FULL ((void *)&full_mark)
 
+/*
+ * Nodes come from chunks of one mapping each, carved in order; a node freed by
+ * a collapse waits on a free list of its size. Scattered ranges touch a new leaf
+ * every few adds: malloc touched a new 4 KiB page (a page fault) every eight
+ * leaves, a chunk from 2 MiB up is one huge page (MADV_HUGEPAGE, a hint). Chunks
+ * start at 64 KiB and double, so a small trace keeps a small map.
+ */
+#define CHUNK_MIN	(64u << 10)
+#define CHUNK_HUGE	(2u << 20)
+
+struct pool {
+	char *cur;			/* carving [cur, end) of the newest chunk */
+	char *end;
+	void *free_node[2];		/* freed leaves [0] and inner nodes [1], linked through their first word */
+	struct chunk { void *p; size_t len; } *chunks;
+	size_t nchunks, chunks_cap, next_len;
+};
+
 struct covmap {
 	void *root;
 	unsigned height;
 	uint64_t bytes;
 	size_t mem;
 	struct ivset *part;    		/* pieces of granules (unaligned ranges) */
+	struct pool pool;
 	uint64_t touch;			/* sink for the loads of covmap__add_many */
 	int err;
 };
@@ -64,6 +86,55 @@ static uint64_t count(const void *p, unsigned h)
 	return p == FULL ? 1ull << span_bits(h) : *(const uint64_t *)p;
 }
 
+/* A mapping of len bytes, aligned to len when that is a huge page or more (else THP cannot back it). */
+static void *chunk_map(size_t len)
+{
+	size_t extra = len >= CHUNK_HUGE ? len : 0;
+	char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	size_t head;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (!extra)
+		return p;
+	head = (CHUNK_HUGE - (uintptr_t)p % CHUNK_HUGE) % CHUNK_HUGE;
+	if (head)
+		munmap(p, head);
+	if (extra - head)
+		munmap(p + head + len, extra - head);
+	madvise(p + head, len, MADV_HUGEPAGE);
+	return p + head;
+}
+
+/* A zeroed node of level h's size, or NULL. */
+static void *node_new(struct covmap *c, unsigned h)
+{
+	struct pool *pl = &c->pool;
+	size_t size = node_size(h);
+	void *p = pl->free_node[!!h];
+
+	if (p) {
+		pl->free_node[!!h] = *(void **)p;
+		memset(p, 0, size);
+	} else {
+		if ((size_t)(pl->end - pl->cur) < size) {	/* the rest of the chunk is left unused */
+			size_t len = pl->next_len ? pl->next_len : CHUNK_MIN;
+
+			if (grow_array((void **)&pl->chunks, &pl->chunks_cap, pl->nchunks + 1, sizeof(*pl->chunks)) ||
+			    !(p = chunk_map(len)))
+				return NULL;
+			pl->chunks[pl->nchunks++] = (struct chunk){ p, len };
+			pl->cur = p;
+			pl->end = pl->cur + len;
+			pl->next_len = len < CHUNK_HUGE ? len * 2 : len;
+		}
+		p = pl->cur;	/* a fresh mapping reads as zeroes */
+		pl->cur += size;
+	}
+	c->mem += size;
+	return p;
+}
+
 static void drop(struct covmap *c, void *p, unsigned h)
 {
 	if (!p || p == FULL)
@@ -72,7 +143,8 @@ static void drop(struct covmap *c, void *p, unsigned h)
 		for (unsigned i = 0; i < FAN; i++)
 			drop(c, ((struct inner *)p)->c[i], h - 1);
 	c->mem -= node_size(h);
-	free(p);
+	*(void **)p = c->pool.free_node[!!h];
+	c->pool.free_node[!!h] = p;
 }
 
 struct covmap *covmap__new(void)
@@ -90,7 +162,9 @@ void covmap__free(struct covmap *c)
 {
 	if (!c)
 		return;
-	drop(c, c->root, c->height);
+	for (size_t i = 0; i < c->pool.nchunks; i++)	/* every node at once */
+		munmap(c->pool.chunks[i].p, c->pool.chunks[i].len);
+	free(c->pool.chunks);
 	ivset__destroy(c->part);
 	free(c);
 }
@@ -105,7 +179,7 @@ static uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
 		uint64_t k = min64(to - from, 64 - b);
 		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b, fresh = mask & ~l->w[w];
 
-		n += (uint64_t)__builtin_popcountll(fresh);
+		n += fresh == mask ? k : (uint64_t)__builtin_popcountll(fresh);	/* a call without -mpopcnt */
 		l->w[w] |= mask;
 		from += k;
 	}
@@ -142,11 +216,10 @@ static uint64_t fill(struct covmap *c, void **pp, unsigned h, uint64_t base, uin
 		return n;
 	}
 	if (!p) {
-		if (!(p = calloc(1, node_size(h)))) {
+		if (!(p = node_new(c, h))) {
 			c->err = -ENOMEM;
 			return 0;
 		}
-		c->mem += node_size(h);
 		*pp = p;
 	}
 	if (!h) {
@@ -207,9 +280,8 @@ static int grow(struct covmap *c, uint64_t hi)
 		struct inner *n;
 
 		if (c->root) {
-			if (!(n = calloc(1, sizeof(*n))))
+			if (!(n = node_new(c, c->height + 1)))
 				return -ENOMEM;
-			c->mem += sizeof(*n);
 			n->set = count(c->root, c->height);
 			n->c[0] = c->root;
 			c->root = n;

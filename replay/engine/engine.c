@@ -415,12 +415,13 @@ static bool anything_queued(const struct engine *e)
  */
 static int asap_drain(struct engine *e)
 {
+	int ret;
+
+	if ((ret = dispatch_all(e)))
+		return ret;
 	for (;;) {
 		uint64_t t = UINT64_MAX;
-		int ret;
 
-		if ((ret = dispatch_all(e)))
-			return ret;
 		if (!anything_queued(e))
 			return 0;
 		for (unsigned i = 0; i < e->nlanes; i++) {
@@ -430,8 +431,27 @@ static int asap_drain(struct engine *e)
 			t = r < t ? r : t;
 			t = d < t ? d : t;
 		}
+		if (t != UINT64_MAX && !e->realtime) {
+			/*
+			 * run_until(e, t) inline: with no policy timer on the engine's
+			 * clock (asap) and t at most every lane's ready time, it is one
+			 * pass: the completions due by t, every lane's clock to t, dispatch.
+			 */
+			if (trimsim_stop)
+				return efail(e, -EINTR, "%s", "interrupted");
+			while ((ret = reap_one(e, t)) == 1)
+				;
+			if (ret < 0)
+				return ret;
+			for (unsigned i = 0; i < e->nlanes; i++)
+				lane_sync(&e->lane[i], t);
+			if ((ret = dispatch_all(e)))
+				return ret;
+			note_queued(e);
+			continue;
+		}
 		if (t != UINT64_MAX) {
-			if ((ret = run_until(e, t)))
+			if ((ret = run_until(e, t)) || (ret = dispatch_all(e)))
 				return ret;
 			continue;
 		}
@@ -441,6 +461,8 @@ static int asap_drain(struct engine *e)
 			return efail(e, -EINTR, "%s", "interrupted");
 		if (!ret)
 			return efail(e, -EPROTO, "%s", "engine: queued commands cannot be dispatched");
+		if ((ret = dispatch_all(e)))
+			return ret;
 	}
 }
 
@@ -505,9 +527,13 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	return 0;
 }
 
+/* Records ahead of the one being fed whose device discard the target is told to load (target_ops.prefetch). */
+#define PREFETCH_AHEAD 16
+
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
+	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
 
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
@@ -515,6 +541,9 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		bool fg, freed, reclaim;
 		int ret;
 
+		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
+		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
+			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
 		e->records++;
 		if (e->cfg.devno && r.dev != e->cfg.devno)
 			continue;
@@ -543,14 +572,22 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * is due before it runs before the next record that matters, in the same
 		 * order. INTENT's bytes reach the report only while no FREE was counted
 		 * (metrics__intent_counts()); an observer of records may count them itself.
+		 * asap: the drain before the next record does what the one before this
+		 * would have, in the same order; only the trace time the policy is told
+		 * for those completions differs, so the policy must not care (no
+		 * completion hook, no timer pending: policy__quiet()), nor an observer see
+		 * the record.
 		 */
 		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || metrics__intent_counts(e->m));
-		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r)) {
+		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r) &&
+		    (e->cfg.timing != TIMING_ASAP || (!(ob && ob->record) && policy__quiet(e->pol)))) {
+			e->drain_owed = e->cfg.timing == TIMING_ASAP;
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
 		}
 		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
+		e->drain_owed = false;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
 			return ret;
@@ -581,6 +618,8 @@ int engine__finish(struct engine *e)
 {
 	int ret;
 
+	if (e->drain_owed && (ret = asap_drain(e)))	/* the drain the skipped last records would have run */
+		return ret;
 	if ((ret = policy__flush(e->pol, e->last_trace)))
 		return efail(e, ret, "%s", policy__error(e->pol));
 	e->flushed = true;

@@ -44,7 +44,8 @@ struct engine {
 	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
 	struct policy_input_counts input;	/* used records (engine__source_missing) */
 	bool started, flushed, realtime;
-	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
+	bool skip_idle;			/* model target: records nothing reacts to are skipped (asap: ENGINE.md) */
+	bool drain_owed;		/* asap: records were skipped since the last drain */
 	size_t peak_q;
 	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
 	char err[600];

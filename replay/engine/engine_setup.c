@@ -55,7 +55,7 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		e->cfg.speed = 1.0;
 	e->free_slot = SIZE_MAX;
 	e->realtime = cfg->target->realtime;
-	e->skip_idle = !e->realtime && cfg->timing == TIMING_TRACE;
+	e->skip_idle = !e->realtime;
 	if (e->realtime && !cfg->target->clock) {
 		ret = -EINVAL;
 		snprintf(err, errlen, "target %s: real-time target without a clock", cfg->target->name);

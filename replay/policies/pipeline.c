@@ -321,7 +321,12 @@ static bool kind_in(uint32_t mask, uint8_t kind)
 
 bool policy__wants(const struct policy *p, const struct ts_record *rec)
 {
-	return kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
+	return p->observe_all || kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
+}
+
+bool policy__quiet(struct policy *p)
+{
+	return !p->completes && policy__next_deadline(p) == UINT64_MAX;
 }
 
 int policy__record(struct policy *p, const struct ts_record *rec)

@@ -257,6 +257,14 @@ const char *policy__describe(const struct policy *p);
  * records and rec is not of the source layer (the engine skips such records).
  */
 bool policy__wants(const struct policy *p, const struct ts_record *rec);
+/*
+ * True when the stages' state depends on the records alone: no stage reacts to
+ * completions and no timer is pending. A completion moves the pipeline's clock,
+ * and a timer then fires at that time rather than its deadline; while quiet, when
+ * the engine reaps what is in flight (before or after a record policy__wants()
+ * refuses) changes nothing.
+ */
+bool policy__quiet(struct policy *p);
 /* Fires timers up to now, offers rec to observers, pushes it if it is a source record. */
 int policy__record(struct policy *p, const struct ts_record *rec);
 /* Fires every timer with deadline <= now. */

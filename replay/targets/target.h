@@ -97,6 +97,12 @@ struct target_ops {
 	 * anything; 0 or -errno with the one-line message. open() makes the same checks.
 	 */
 	int (*check)(const char *arg, const struct target_env *env, char *err, size_t errlen);
+	/*
+	 * Optional (models), a hint: a discard of [offset, offset + length) comes in a
+	 * few records; start loading the state serving it reads (a map word at a random
+	 * place of a large device is a cache miss). Changes nothing a result shows.
+	 */
+	void (*prefetch)(void *priv, uint64_t offset, uint64_t length);
 };
 
 /* The explicit registry (replay/targets/targets.c). */
