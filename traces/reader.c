@@ -135,9 +135,10 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	if (got < 4 || ((magic_le & ~0xffu) != TS_MAGIC_BASE && (magic_be & ~0xffu) != TS_MAGIC_BASE))
 		return fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace)");
 	r->st.big_endian = (magic_le & ~0xffu) != TS_MAGIC_BASE;
-	if (((r->st.big_endian ? magic_be : magic_le) & 0xffu) != TS_VERSION)
-		return fail(r, -EPROTONOSUPPORT, "byte 0: unsupported format version %u (this trimsim reads %u)",
-			    (r->st.big_endian ? magic_be : magic_le) & 0xffu, TS_VERSION);
+	r->st.version = (r->st.big_endian ? magic_be : magic_le) & 0xffu;
+	if (r->st.version < TS_VERSION_MIN || r->st.version > TS_VERSION)
+		return fail(r, -EPROTONOSUPPORT, "byte 0: unsupported format version %u (this trimsim reads %u..%u)",
+			    r->st.version, TS_VERSION_MIN, TS_VERSION);
 	if (got < TS_FIXED_HDR)
 		return fail(r, -EBADMSG, "byte %zu: header cut short (%zu of %u bytes)", got, got, TS_FIXED_HDR);
 	hlen = get32(fixed + 4, r->st.big_endian);
@@ -177,8 +178,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ret = set_header(r, h, "byte 16");
 	if (ret)
 		goto out;
-	ts_sum_init(&r->sum);
-	ts_sum_update(&r->sum, hdr, hlen);
+	ts_sum_start(&r->sum, r->st.version, hdr, hlen);
 	r->buf_off = hlen;
 	if (!(r->buf = aligned_alloc(64, TS_BUF_ALLOC)))
 		ret = fail(r, -ENOMEM, "out of memory");
