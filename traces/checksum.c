@@ -265,12 +265,50 @@ static inline void sum2_record(struct ts_sum *s, const unsigned char *p)
 		sum2_scramble(s);
 }
 
+/*
+ * The scalar form of the fused check + sum (every host; the definition above,
+ * a pair of records at a time so that word j of the pair goes to lane j % 4 and
+ * the sums stay in registers).
+ */
 static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size_t nrec)
 {
-	size_t i;
+	uint64_t P[TS_SUM_LANES], W[TS_SUM_LANES];
+	size_t i = 0;
 
-	for (i = 0; i < nrec && ts_record_ok((const struct ts_record *)(p + i * TS_RECORD_SIZE)); i++)
+	if (s->n % 2 && nrec) {
+		if (!ts_record_ok((const struct ts_record *)p))
+			return 0;
+		sum2_record(s, p);
+		i = 1;
+	}
+	memcpy(P, s->lane, sizeof(P));
+	memcpy(W, s->word, sizeof(W));
+	for (; i + 2 <= nrec; i += 2) {
+		const unsigned char *b = p + i * TS_RECORD_SIZE;
+		const uint64_t *key = sum2_key + (s->n % SUM2_BLOCK) * 6;
+
+		if (!(ts_record_ok((const struct ts_record *)b) & ts_record_ok((const struct ts_record *)(b + 48))))
+			break;
+#pragma GCC unroll 12
+		for (unsigned j = 0; j < 12; j++) {
+			uint64_t w = load_le64(b + 8 * j), x = w ^ key[j];
+
+			P[j % 4] += (x & 0xffffffffu) * (x >> 32);
+			W[j % 4] += w;
+		}
+		s->n += 2;
+		if (s->n % SUM2_BLOCK == 0)
+			for (unsigned l = 0; l < TS_SUM_LANES; l++) {
+				P[l] = sum2_scr(P[l], sum2_key[SUM2_WORDS + l]);
+				W[l] = sum2_scr(W[l], sum2_key[SUM2_WORDS + 4 + l]);
+			}
+	}
+	memcpy(s->lane, P, sizeof(P));
+	memcpy(s->word, W, sizeof(W));
+	if (i < nrec && ts_record_ok((const struct ts_record *)(p + i * TS_RECORD_SIZE))) {
 		sum2_record(s, p + i * TS_RECORD_SIZE);
+		i++;
+	}
 	return i;
 }
 
