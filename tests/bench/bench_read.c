@@ -462,6 +462,55 @@ static void drop_cache(const struct bench *b)
 	}
 }
 
+/*
+ * The fused check + sum alone, on one buffer of records already in cache (the
+ * first TS_BUF_RECORDS of TRACE, read into b->buf): ns a record for version 1
+ * and for every form of version 2 this CPU runs, best of 5 runs of 200 passes,
+ * the forms interleaved within each run.
+ */
+static void sum_alone(struct bench *b)
+{
+	enum { PASSES = 200, RUNS = 5, NF = TS_ISA_N + 1 };
+	double best[NF];
+	ssize_t got;
+	size_t n;
+	int fd = open_seq(b);
+
+	if (fd < 0)
+		return;
+	got = pread(fd, b->buf, TS_BUF_BYTES, (off_t)b->hlen);
+	close(fd);
+	if (got < (ssize_t)TS_RECORD_SIZE)
+		return;
+	n = (size_t)got / TS_RECORD_SIZE;
+	for (int f = 0; f < NF; f++)
+		best[f] = 1e9;
+	for (int run = 0; run < RUNS; run++)
+		for (int f = 0; f < NF; f++) {
+			struct ts_sum s;
+			size_t ok = 0;
+			double c0;
+
+			if (f > 0 && !ts_sum_isa_ok((enum ts_sum_isa)(f - 1)))
+				continue;
+			ts_sum_start(&s, f ? 2 : 1, b->buf, 16);
+			c0 = cpu_s();
+			for (int k = 0; k < PASSES; k++) {
+				ok += f ? ts_sum2_records_isa(&s, b->buf, n, (enum ts_sum_isa)(f - 1)) :
+					  ts_sum_records(&s, b->buf, n);
+				__asm__ volatile("" ::: "memory");
+			}
+			c0 = (cpu_s() - c0) / PASSES / (double)n * 1e9;
+			if (ok == PASSES * n && c0 < best[f])
+				best[f] = c0;
+		}
+	printf("  check + sum alone, %zu records in cache (ns a record, best of %d):  version 1 %.2f", n, RUNS, best[0]);
+	for (int f = 1; f < NF; f++)
+		if (ts_sum_isa_ok((enum ts_sum_isa)(f - 1)))
+			printf(", v2 %s %.2f", ts_sum_isa_name((enum ts_sum_isa)(f - 1)), best[f]);
+	printf("\n");
+}
+
 static int write_ratios(const char *dir, const char *name, const double *v, int n)
 {
 	char path[4096];
@@ -562,6 +611,7 @@ int main(int argc, char **argv)
 		if (dir && write_ratios(dir, variants[v].name, rc[v], rounds))
 			return 1;
 	}
+	sum_alone(&b);
 	printf("summary: records=%" PRIu64 " rounds=%d read_cpu_eps=%.0f reader_cpu_eps=%.0f reader_cpu_ratio=%.3f"
 	       " reader_wall_ratio=%.3f maphot_cpu_ratio=%.3f mappop_cpu_ratio=%.3f plainmap_cpu_ratio=%.3f"
 	       " check_cpu_ratio=%.3f read_cpu_ratio=%.3f reader_v1_cpu_ratio=%.3f read_v1_cpu_ratio=%.3f"
