@@ -286,8 +286,10 @@ static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size
 	for (; i + 2 <= nrec; i += 2) {
 		const unsigned char *b = p + i * TS_RECORD_SIZE;
 		const uint64_t *key = sum2_key + (s->n % SUM2_BLOCK) * 6;
+		unsigned ok = ts_record_ok((const struct ts_record *)b);
 
-		if (!(ts_record_ok((const struct ts_record *)b) & ts_record_ok((const struct ts_record *)(b + 48))))
+		ok &= ts_record_ok((const struct ts_record *)(b + TS_RECORD_SIZE));
+		if (!ok)
 			break;
 #pragma GCC unroll 12
 		for (unsigned j = 0; j < 12; j++) {
