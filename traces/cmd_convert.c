@@ -13,22 +13,28 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: trimsim convert [--to binary|jsonl] [--salvage] IN OUT\n"
+		"usage: trimsim convert [--to binary|jsonl] [--format-version 1|2] [--salvage] IN OUT\n"
 		"\n"
 		"Converts a trace between the binary form and JSON Lines. The input form is\n"
 		"detected from its first bytes; the output form follows OUT's extension\n"
 		"(.jsonl or .json: JSON Lines, anything else: binary) unless --to says.\n"
 		"A file OUT is written beside itself and renamed into place, so an error or an\n"
 		"interrupt leaves nothing half-written; - is stdout, pipes and devices are written\n"
-		"directly. binary -> JSON Lines -> binary is byte-identical. IN - is standard input.\n"
+		"directly. binary -> JSON Lines -> binary is byte-identical (a format version 1\n"
+		"trace comes back so with --format-version 1). IN - is standard input.\n"
 		"\n"
 		"  --to FORMAT   binary or jsonl, whatever OUT is called\n"
+		"  --format-version N\n"
+		"                binary output: 2 (the default) or 1, whose checksum trimsim\n"
+		"                builds older than format version 2 read (traces/FORMAT.md);\n"
+		"                header and records are the same in both\n"
 		"  --salvage     convert a trace cut short (recorder killed): keep every whole\n"
 		"                record and write a proper footer; otherwise that is an error\n"
 		"\n"
 		"example:\n"
 		"  trimsim convert rm.tsim rm.jsonl\n"
-		"  trimsim convert --to binary edited.jsonl rm2.tsim\n");
+		"  trimsim convert --to binary edited.jsonl rm2.tsim\n"
+		"  trimsim convert --format-version 1 rm.tsim rm-v1.tsim\n");
 }
 
 static enum trace_writer_format format_for(const char *path)
@@ -78,13 +84,14 @@ int cmd_convert(int argc, char **argv)
 	static const struct option long_opts[] = {
 		{ "to", required_argument, NULL, 't' },
 		{ "salvage", no_argument, NULL, 's' },
+		{ "format-version", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const formats[] = { [TW_BINARY] = "binary", [TW_JSONL] = "jsonl" };
 	struct trace_reader *r = NULL;
 	struct trace_writer *w = NULL;
-	int fmt = -1, c, ret = 1;
+	int fmt = -1, c, ret = 1, version = TS_VERSION;
 	bool salvage = false;
 	uint64_t last_ns = 0, end_ns;
 	char err[600];
@@ -103,6 +110,12 @@ int cmd_convert(int argc, char **argv)
 		case 's':
 			salvage = true;
 			break;
+		case 'V':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2"))
+				return cli_usage_error("convert", "option '--format-version': '%s' is not 1 or 2",
+						       optarg);
+			version = optarg[0] - '0';
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -113,13 +126,17 @@ int cmd_convert(int argc, char **argv)
 	if (argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT, got %d argument%s", argc - optind,
 				       argc - optind == 1 ? "" : "s");
+	if (fmt < 0)
+		fmt = format_for(argv[optind + 1]);
+	if (version != TS_VERSION && fmt == TW_JSONL)
+		return cli_usage_error("convert", "option '--format-version': JSON Lines output has no format version");
+	if (version == 1)
+		fmt = TW_BINARY_V1;
 	r = trace_reader__open(argv[optind], err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "trimsim convert: %s\n", err);
 		goto out;
 	}
-	if (fmt < 0)
-		fmt = format_for(argv[optind + 1]);
 	w = trace_writer__open(argv[optind + 1], trace_reader__header(r), (enum trace_writer_format)fmt,
 			       TW_ATOMIC, err, sizeof(err));
 	if (!w) {

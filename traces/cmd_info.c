@@ -219,8 +219,11 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 	const json_t *h = trace_reader__header(r);
 	char a[32], b[32], e1[1024], e2[1024], e3[1024];
 
-	printf("trace:    %s (%s%s)\n", ts_escape(trace_reader__path(r), e1, sizeof(e1)), st->jsonl ? "JSON Lines" : "binary",
+	printf("trace:    %s (%s%s", ts_escape(trace_reader__path(r), e1, sizeof(e1)), st->jsonl ? "JSON Lines" : "binary",
 	       st->jsonl ? "" : st->big_endian ? ", big-endian" : ", little-endian");
+	if (!st->jsonl)
+		printf(", format version %u", st->version);
+	printf(")\n");
 	printf("recorder: %s on %s, kernel %s\n", hdr_str(h, "recorder", e1, sizeof(e1)),
 	       hdr_str(h, "host", e2, sizeof(e2)), hdr_str(h, "kernel", e3, sizeof(e3)));
 	printf("started:  %s\n", hdr_str(h, "start_wall", e1, sizeof(e1)));
@@ -340,6 +343,8 @@ static json_t *info_json(const struct trace_reader *r, const struct info *s, con
 		      "devices", hdevs, "kinds", kinds, "ops", ops, "meta", meta, "per_device", devs,
 		      "discard_sizes", hist_json(s->issue_hist), "intent_sizes", hist_json(s->intent_hist),
 		      "warning", warning);
+	if (o && !st->jsonl)
+		json_object_set_new(o, "format_version", json_integer(st->version));
 	if (o)
 		json_object_set(o, "header", (json_t *)trace_reader__header(r));
 	return o;

@@ -39,7 +39,7 @@ json_t *trace_header__new(int argc, char **argv)
 		bad |= json_array_append_new(cmd, json_string(argv[i] ? argv[i] : ""));
 	if (!bad) {
 		bad |= set(h, "format", json_string("trimsim"));
-		bad |= set(h, "version", json_integer(TS_VERSION));
+		bad |= set(h, "version", json_integer(TS_HEADER_VERSION));
 		bad |= set(h, "revision", json_integer(TS_REVISION));
 		bad |= set(h, "recorder", json_string("trimsim " TRIMSIM_VERSION));
 		bad |= set(h, "host", json_string(u.nodename));

@@ -28,6 +28,7 @@
 struct trace_reader {
 	char *path;
 	int fd;
+	bool wait;		/* fd is not a regular file: read() may wait (read_full) */
 	json_t *header;
 	struct ts_device *devs;
 	size_t ndev;
@@ -68,10 +69,12 @@ static uint32_t get32(const unsigned char *p, bool be)
  * Reads up to len bytes, looping over short reads; returns bytes read or -errno
  * (-EINTR once SIGINT/SIGTERM set the stop flag: a pipe that waits ends its
  * wait). A signal that lands between the flag's check and the read would leave
- * read() blocked with the flag set: poll() wakes every 200 ms to look again (a
- * file is always ready).
+ * read() blocked with the flag set: where read() can wait (wait: a pipe, a
+ * device, a socket), poll() wakes every 200 ms to look again. A regular file
+ * never makes read() wait, so it is read without the poll (a syscall per
+ * buffer; 1.4% of the reader's perf samples).
  */
-static ssize_t read_full(int fd, void *buf, size_t len)
+static ssize_t read_full(int fd, void *buf, size_t len, bool wait)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	size_t got = 0;
@@ -81,7 +84,7 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 
 		if (trimsim_stop)
 			return -EINTR;
-		if (poll(&pfd, 1, 200) == 0)
+		if (wait && poll(&pfd, 1, 200) == 0)
 			continue;
 		n = read(fd, (char *)buf + got, len - got);
 		if (n < 0 && errno == EINTR && !trimsim_stop)
@@ -125,9 +128,10 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	if (got < 4 || ((magic_le & ~0xffu) != TS_MAGIC_BASE && (magic_be & ~0xffu) != TS_MAGIC_BASE))
 		return fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace)");
 	r->st.big_endian = (magic_le & ~0xffu) != TS_MAGIC_BASE;
-	if (((r->st.big_endian ? magic_be : magic_le) & 0xffu) != TS_VERSION)
-		return fail(r, -EPROTONOSUPPORT, "byte 0: unsupported format version %u (this trimsim reads %u)",
-			    (r->st.big_endian ? magic_be : magic_le) & 0xffu, TS_VERSION);
+	r->st.version = (r->st.big_endian ? magic_be : magic_le) & 0xffu;
+	if (r->st.version < TS_VERSION_MIN || r->st.version > TS_VERSION)
+		return fail(r, -EPROTONOSUPPORT, "byte 0: unsupported format version %u (this trimsim reads %u..%u)",
+			    r->st.version, TS_VERSION_MIN, TS_VERSION);
 	if (got < TS_FIXED_HDR)
 		return fail(r, -EBADMSG, "byte %zu: header cut short (%zu of %u bytes)", got, got, TS_FIXED_HDR);
 	hlen = get32(fixed + 4, r->st.big_endian);
@@ -148,7 +152,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	if (!hdr)
 		return fail(r, -ENOMEM, "out of memory");
 	memcpy(hdr, fixed, TS_FIXED_HDR);
-	n = read_full(r->fd, hdr + TS_FIXED_HDR, hlen - TS_FIXED_HDR);
+	n = read_full(r->fd, hdr + TS_FIXED_HDR, hlen - TS_FIXED_HDR, r->wait);
 	if (n < 0) {
 		ret = fail(r, (int)n, "byte %u: %s", TS_FIXED_HDR, strerror((int)-n));
 		goto out;
@@ -167,8 +171,7 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ret = set_header(r, h, "byte 16");
 	if (ret)
 		goto out;
-	ts_sum_init(&r->sum);
-	ts_sum_update(&r->sum, hdr, hlen);
+	ts_sum_start(&r->sum, r->st.version, hdr, hlen);
 	r->buf_off = hlen;
 	if (!(r->buf = aligned_alloc(64, TS_BUF_ALLOC)))
 		ret = fail(r, -ENOMEM, "out of memory");
@@ -194,7 +197,7 @@ static int check_footer(struct trace_reader *r, size_t at)
 	}
 	if (ft.magic != TS_FOOTER_MAGIC)
 		return fail(r, -EBADMSG, "byte %" PRIu64 ": footer has a bad magic", off);
-	if (at + TS_RECORD_SIZE < r->fill || (!r->eof && read_full(r->fd, &extra, 1) != 0))
+	if (at + TS_RECORD_SIZE < r->fill || (!r->eof && read_full(r->fd, &extra, 1, r->wait) != 0))
 		return fail(r, -EBADMSG, "byte %" PRIu64 ": data after the footer", off + TS_RECORD_SIZE);
 	r->st.footer = true;
 	r->st.lost = ft.lost;
@@ -233,21 +236,44 @@ static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 /*
  * Byte offset of the first record in buf[from..end) outside its device
  * (bounds.c), end if none. Records of one device come in runs: the span of
- * the last device seen is kept, and a record inside it passes with three
- * compares; anything else (another device, a flush at sector 0 of a
- * partition, a META record) asks bounds.c.
+ * the last device seen is kept, and eight records at a time are tested
+ * against it without a branch (same device, extent inside); a group with
+ * anything else (another device, a flush at sector 0 of a partition, a META
+ * record) goes one record at a time, asking bounds.c for those outside the
+ * span, which then becomes that record's device's.
  */
 static size_t first_outside(struct trace_reader *r, size_t from, size_t end, char *why, size_t len)
 {
-	for (size_t i = from; i < end; i += TS_RECORD_SIZE) {
-		const struct ts_record *rec = (const struct ts_record *)(r->buf + i);
+	size_t i = from;
 
-		if (rec->dev == r->span_dev && rec->offset >= r->span_lo && rec->offset + rec->length <= r->span_hi)
-			continue;
-		if (ts_devmap__check(r->devmap, rec, why, len))
-			return i;
-		r->span_dev = rec->dev;
-		ts_devmap__span(r->devmap, rec->dev, &r->span_lo, &r->span_hi);
+	while (i < end) {
+		const uint32_t dev = r->span_dev;
+		const uint64_t lo = r->span_lo, hi = r->span_hi;
+		size_t stop;
+
+		for (; i + 8 * TS_RECORD_SIZE <= end; i += 8 * TS_RECORD_SIZE) {
+			uint64_t out = 0;
+
+			for (unsigned k = 0; k < 8; k++) {
+				const struct ts_record *rec = (const struct ts_record *)(r->buf + i + k * TS_RECORD_SIZE);
+
+				out |= (rec->dev ^ dev) | (rec->offset < lo) | (rec->offset + rec->length > hi);
+			}
+			if (out)
+				break;
+		}
+		stop = i + 8 * TS_RECORD_SIZE < end ? i + 8 * TS_RECORD_SIZE : end;
+		for (; i < stop; i += TS_RECORD_SIZE) {
+			const struct ts_record *rec = (const struct ts_record *)(r->buf + i);
+
+			if (rec->dev == r->span_dev && rec->offset >= r->span_lo &&
+			    rec->offset + rec->length <= r->span_hi)
+				continue;
+			if (ts_devmap__check(r->devmap, rec, why, len))
+				return i;
+			r->span_dev = rec->dev;
+			ts_devmap__span(r->devmap, rec->dev, &r->span_lo, &r->span_hi);
+		}
 	}
 	return end;
 }
@@ -255,17 +281,36 @@ static size_t first_outside(struct trace_reader *r, size_t from, size_t end, cha
 /*
  * Checks, sums and converts the whole records in buf[ready..fill); sets
  * pending on footer/error. A file in host byte order needs no conversion:
- * one pass checks and sums (ts_sum_records).
+ * one pass checks and sums (ts_sum_records), SCAN_CHUNK records at a time,
+ * and first_outside tests those against their devices while they are still
+ * in L1 (after a pass over the whole 256 KiB buffer they would be in L2 only).
  */
+#define SCAN_CHUNK 256u
+static void fail_outside(struct trace_reader *r, size_t at, const char *why)
+{
+	r->ready = at;
+	r->pending = fail(r, -ERANGE, "byte %" PRIu64 ": record %" PRIu64 ": %s", r->buf_off + at,
+			  r->st.records + (at - r->pos) / TS_RECORD_SIZE, why);
+}
+
 static void scan(struct trace_reader *r)
 {
 	size_t end = r->fill - (r->fill - r->ready) % TS_RECORD_SIZE, at, out;
+	bool bounds = ts_devmap__bounds(r->devmap);
 	char why[300] = "";
 	int ret;
 
 	if (r->st.big_endian == TS_HOST_BIG_ENDIAN) {
-		at = r->ready + ts_sum_records(&r->sum, r->buf + r->ready, (end - r->ready) / TS_RECORD_SIZE) *
-				 TS_RECORD_SIZE;
+		for (at = r->ready; at < end;) {
+			size_t n = (end - at) / TS_RECORD_SIZE < SCAN_CHUNK ? (end - at) / TS_RECORD_SIZE : SCAN_CHUNK;
+			size_t got = ts_sum_records(&r->sum, r->buf + at, n) * TS_RECORD_SIZE;
+
+			if (bounds && (out = first_outside(r, at, at + got, why, sizeof(why))) < at + got)
+				return fail_outside(r, out, why);
+			at += got;
+			if (got < n * TS_RECORD_SIZE)
+				break;
+		}
 	} else {
 		for (at = r->ready; at < end; at += TS_RECORD_SIZE)
 			if (r->buf[at + 44] == TS_KIND_FOOTER)
@@ -275,12 +320,8 @@ static void scan(struct trace_reader *r)
 			ts_record_to_host((struct ts_record *)(r->buf + i), r->st.big_endian);
 		end = at;
 		at = first_bad(r->buf, r->ready, end);
-	}
-	if (ts_devmap__bounds(r->devmap) && (out = first_outside(r, r->ready, at, why, sizeof(why))) < at) {
-		r->ready = out;
-		r->pending = fail(r, -ERANGE, "byte %" PRIu64 ": record %" PRIu64 ": %s", r->buf_off + out,
-				  r->st.records + (out - r->pos) / TS_RECORD_SIZE, why);
-		return;
+		if (bounds && (out = first_outside(r, r->ready, at, why, sizeof(why))) < at)
+			return fail_outside(r, out, why);
 	}
 	r->ready = at;
 	if (at == end)
@@ -321,7 +362,7 @@ static int refill(struct trace_reader *r)
 	r->buf_off += r->ready;
 	r->fill = keep;
 	r->pos = r->ready = 0;
-	n = read_full(r->fd, r->buf + keep, TS_BUF_BYTES - keep);
+	n = read_full(r->fd, r->buf + keep, TS_BUF_BYTES - keep, r->wait);
 	if (n < 0)
 		return r->pending = fail(r, (int)n, "byte %" PRIu64 ": %s", r->buf_off + keep, strerror((int)-n));
 	r->fill += (size_t)n;
@@ -555,7 +596,7 @@ int trace_reader__spool(const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	for (uint64_t total = 0;;) {
-		ssize_t n = read_full(in, buf, TS_BUF_ALLOC);
+		ssize_t n = read_full(in, buf, TS_BUF_ALLOC, true);
 
 		if (n < 0) {
 			ret = trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") :
@@ -601,6 +642,7 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 {
 	struct trace_reader *r = calloc(1, sizeof(*r));
 	unsigned char fixed[TS_FIXED_HDR];
+	struct stat sb;
 	ssize_t got;
 	int ret = -ENOMEM;
 
@@ -617,7 +659,8 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 	}
 	/* Read front to back: the kernel's readahead window, doubled from the first read (a hint; a pipe says ESPIPE). */
 	posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	got = read_full(r->fd, fixed, sizeof(fixed));
+	r->wait = fstat(r->fd, &sb) || !S_ISREG(sb.st_mode);
+	got = read_full(r->fd, fixed, sizeof(fixed), r->wait);
 	if (got < 0)
 		ret = fail(r, (int)got, "byte 0: %s", strerror((int)-got));
 	else if (got == 0)

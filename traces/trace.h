@@ -13,9 +13,16 @@
 #include <sys/types.h>
 #include <jansson.h>
 
-#define TS_VERSION		1u
+/*
+ * Format version (the magic's low byte): 2 is what writers write; a reader reads
+ * 1 and 2, which differ only in the footer's checksum (FORMAT.md, "Checksum").
+ */
+#define TS_VERSION		2u
+#define TS_VERSION_MIN		1u
 #define TS_MAGIC_BASE		0x54524d00u	/* "TRM" + version byte */
 #define TS_MAGIC		(TS_MAGIC_BASE | TS_VERSION)
+/* The header JSON's "version": its layout and the records', the same in format versions 1 and 2. */
+#define TS_HEADER_VERSION	1
 #define TS_RECORD_SIZE		48u
 #define TS_FOOTER_MAGIC		0x524554464d525454ull	/* "TTRMFTER" */
 #define TS_KIND_FOOTER		0xffu
@@ -104,7 +111,7 @@ _Static_assert(sizeof(struct ts_record) == TS_RECORD_SIZE, "ts_record must be 48
 struct ts_footer {
 	uint64_t records;
 	uint64_t lost;
-	uint64_t checksum;	/* ts_sum64 over header bytes and all records */
+	uint64_t checksum;	/* ts_sum over the header bytes and all records (by the format version) */
 	uint64_t end_ns;
 	uint64_t magic;		/* TS_FOOTER_MAGIC */
 	uint32_t reserved;
@@ -145,11 +152,28 @@ static inline bool ts_free_is_prealloc(const struct ts_record *r, bool legacy)
 
 /* Convert a record read from a file of the given byte order to host order, in place. */
 void ts_record_to_host(struct ts_record *r, bool file_is_big_endian);
-/* Streaming checksum over the file's bytes as written (little-endian); four independent lanes. */
+/*
+ * Streaming checksum of a trace, over its bytes as written (FORMAT.md, "Checksum"):
+ * format version 1's four multiply chains over header and records, or version 2's
+ * block sums over the records, chained with a hash of the header.
+ */
 #define TS_SUM_LANES 4
-struct ts_sum { uint64_t lane[TS_SUM_LANES]; uint64_t n; };
+struct ts_sum {
+	uint64_t lane[TS_SUM_LANES];	/* v1: the four lanes; v2: the product sums P */
+	uint64_t n;			/* v1: bytes summed; v2: records summed */
+	uint64_t word[TS_SUM_LANES];	/* v2: the word sums W */
+	uint64_t head;			/* v2: the header's hash */
+	unsigned version;
+};
+/* Version 1 over the bytes to come (the header first). */
 void ts_sum_init(struct ts_sum *s);
-void ts_sum_update(struct ts_sum *s, const void *buf, size_t len);	/* len must be a multiple of 8 except on the last call */
+/* Version 1 or 2 of a trace whose header is the hlen bytes at hdr, as they stand in the file. */
+void ts_sum_start(struct ts_sum *s, unsigned version, const void *hdr, size_t hlen);
+/*
+ * v1: any bytes, len a multiple of 8 except on the last call. v2: whole records
+ * (a partial one at the end of buf is not summed).
+ */
+void ts_sum_update(struct ts_sum *s, const void *buf, size_t len);
 uint64_t ts_sum_final(const struct ts_sum *s);
 
 /* Device table entries from the JSON header ("devices" array). */
@@ -195,6 +219,7 @@ struct trace_status {
 	bool checksum_ok;	/* footer checksum matched (binary) */
 	bool big_endian;	/* file byte order */
 	bool jsonl;		/* JSON Lines input */
+	unsigned version;	/* binary: the format version (the checksum it carries); 0 for JSON Lines */
 	uint64_t end_ns;	/* footer's end time (0 until the footer is read) */
 };
 
@@ -239,7 +264,8 @@ enum trace_writer_mode {
 	TW_ATOMIC = 0,	/* a file: a temporary beside it, renamed on close, unlinked on abort */
 	TW_STREAM = 1,	/* a file: written in place, every whole record readable after a crash (recorder) */
 };
-enum trace_writer_format { TW_BINARY = 0, TW_JSONL = 1 };
+/* TW_BINARY writes format version TS_VERSION; TW_BINARY_V1 version 1, for readers older than version 2. */
+enum trace_writer_format { TW_BINARY = 0, TW_JSONL = 1, TW_BINARY_V1 = 2 };
 
 /* header: the JSON header object (copied). NULL on error with errno and err set. */
 struct trace_writer *trace_writer__open(const char *path, const json_t *header,

@@ -42,9 +42,17 @@ _Static_assert(TS_MAX_BYTES == (1ull << 63) - 1 && TS_MAX_NS == (1ull << 63) - 1
 /*
  * Checks up to nrec host-order records at p and sums those that pass into s
  * (as ts_sum_update would), stopping before the first that fails; returns
- * how many passed. p must start a record on a multiple of 8 bytes summed.
+ * how many passed. p must start a record (v1: on a multiple of 8 bytes summed).
+ * Version 2 uses the widest form this CPU runs (traces/checksum.c).
  */
 size_t ts_sum_records(struct ts_sum *s, const unsigned char *p, size_t nrec);
+/* The forms of the version 2 fused check + sum; all give the same result (tests/traces/test_checksum.c). */
+enum ts_sum_isa { TS_ISA_SCALAR, TS_ISA_SSE2, TS_ISA_AVX2, TS_ISA_N };
+bool ts_sum_isa_ok(enum ts_sum_isa isa);	/* this build and CPU run it */
+enum ts_sum_isa ts_sum_isa_best(void);
+const char *ts_sum_isa_name(enum ts_sum_isa isa);
+/* ts_sum_records for a version 2 sum through the given form (which must be ok). */
+size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec, enum ts_sum_isa isa);
 
 /* Converts a host-order record to the file's little-endian layout, in place. */
 void ts_record_to_le(struct ts_record *r);

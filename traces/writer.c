@@ -27,7 +27,8 @@ struct trace_writer {
 	struct output *out;
 	int fd;			/* binary: output__fd(out) */
 	FILE *f;		/* JSON Lines: output__file(out) */
-	enum trace_writer_format fmt;
+	enum trace_writer_format fmt;	/* TW_BINARY_V1 is kept as TW_BINARY with version 1 */
+	unsigned version;		/* binary: the format version written */
 	enum trace_writer_mode mode;
 	unsigned char *buf;
 	size_t fill;
@@ -114,13 +115,12 @@ static int write_header(struct trace_writer *w, const char *json)
 	h = calloc(1, hlen);
 	if (!h)
 		return wfail(w, -ENOMEM, "out of memory");
-	put32(h, TS_MAGIC);
+	put32(h, TS_MAGIC_BASE | w->version);
 	put32(h + 4, (uint32_t)hlen);
 	put32(h + 8, TS_RECORD_SIZE);
 	put32(h + 12, (uint32_t)jlen);
 	memcpy(h + TS_FIXED_HDR, json, jlen);
-	ts_sum_init(&w->sum);
-	ts_sum_update(&w->sum, h, hlen);
+	ts_sum_start(&w->sum, w->version, h, hlen);
 	ret = write_all(w, h, hlen);
 	free(h);
 	return ret;
@@ -142,7 +142,8 @@ struct trace_writer *trace_writer__open(const char *path, const json_t *header,
 		return NULL;
 	}
 	w->fd = -1;
-	w->fmt = fmt;
+	w->fmt = fmt == TW_BINARY_V1 ? TW_BINARY : fmt;
+	w->version = fmt == TW_BINARY_V1 ? 1 : TS_VERSION;
 	w->mode = mode;
 	ret = ts_header_parse(header, &w->devs, &ndev, &w->devmap, why, sizeof(why));
 	if (ret) {
@@ -154,7 +155,7 @@ struct trace_writer *trace_writer__open(const char *path, const json_t *header,
 		ret = wfail(w, -ENOMEM, "cannot serialise the header");
 		goto out;
 	}
-	if (fmt == TW_BINARY && !(w->buf = aligned_alloc(64, TS_BUF_ALLOC))) {
+	if (w->fmt == TW_BINARY && !(w->buf = aligned_alloc(64, TS_BUF_ALLOC))) {
 		ret = wfail(w, -ENOMEM, "out of memory");
 		goto out;
 	}

@@ -149,30 +149,39 @@ fi
 # bench_read runs every way of reading the trace (read, pread, io_uring, the mapping with and without
 # populate, the mapping already populated, the plain mapped loop, the reader) in interleaved rounds and
 # compares each with the plain read() loop of the same round (tests/bench/bench_read.c says what each
-# does). Then the same with the file's pages dropped from the cache before every run, on the smaller trace.
+# does). The trace is in format version 2 (what writers write); a copy in version 1 (trimsim convert
+# --format-version 1: the same bytes but for the magic and the checksum) is read by "read v1" and the
+# reader, side by side. Then the same with the file's pages dropped from the cache before every run, on
+# the smaller trace.
 if want 1; then
 	echo
 	echo "== 1. trace reading: each way of getting the bytes, checked and summed, against a plain read() loop"
 	echo "  ($N records, $READ_ROUNDS interleaved rounds; x read = median of the ratios to the read() loop of the same round)"
 	echo "  load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 	mkdir -p "$W/read"
-	if out=$("$B/bench_read" "$big" "$READ_ROUNDS" "$W/read"); then
+	"$T" convert --format-version 1 "$big" "$W/big-v1.tsim" && "$T" convert --format-version 1 "$small" "$W/small-v1.tsim" ||
+		{ echo "bench: convert --format-version 1 failed" >&2; exit 1; }
+	if out=$("$B/bench_read" "$big" "$READ_ROUNDS" "$W/read" --v1 "$W/big-v1.tsim"); then
 		echo "$out" | grep -v '^summary:'
 		echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 		get() { echo "$out" | sed -n "s/^summary:.* $1=\([0-9.]*\).*/\1/p"; }
 		cr=$(get reader_cpu_ratio) wr=$(get reader_wall_ratio) pm=$(get plainmap_cpu_ratio)
 		printf '  regime: a plain loop over a mapping runs at %.2fx of read() here (page faults %s);\n' "$pm" \
 			"$(awk -v r="$pm" 'BEGIN { print (r < 0.5 ? "dear" : r < 1 ? "moderate" : "cheap") }')"
-		printf '  the reader at %.2fx by cpu, %.2fx by wall; the old mapped reader (map + populate) at %.2fx;\n' \
-			"$cr" "$wr" "$(get mappop_cpu_ratio)"
+		printf '  the reader at %.2fx by cpu, %.2fx by wall (format version 2; on version 1 %.2fx by cpu);\n' \
+			"$cr" "$wr" "$(get reader_v1_cpu_ratio)"
+		printf '  read() + check + sum %.2fx (version 1: %.2fx); the old mapped reader (map + populate) %.2fx;\n' \
+			"$(get read_cpu_ratio)" "$(get read_v1_cpu_ratio)" "$(get mappop_cpu_ratio)"
 		printf '  the mapping with no fault at all (map already populated) %.2fx; read() + check without the sum %.2fx\n' \
 			"$(get maphot_cpu_ratio)" "$(get check_cpu_ratio)"
 		if command -v ministat >/dev/null; then
-			echo "  ministat, per-round cpu ratios, the reader (x) against read() + check + sum, the mapping"
-			echo "  already populated and the old mapped reader:"
-			(cd "$W/read" && ministat -A -c 95 reader.ratio read.ratio map_hot.ratio map_pop.ratio) | sed 's/^/    /'
+			echo "  ministat, per-round cpu ratios, the reader (x) against read() + check + sum, the reader"
+			echo "  on format version 1, the mapping already populated and the old mapped reader:"
+			(cd "$W/read" && ministat -A -c 95 reader.ratio read.ratio reader_v1.ratio map_hot.ratio map_pop.ratio) |
+				sed 's/^/    /'
 		fi
-		target "reading >= 0.8x plain read() (cpu)" "$(printf '%.2fx (wall %.2fx)' "$cr" "$wr")" \
+		target "reading >= 0.8x plain read() (cpu)" \
+			"$(printf '%.2fx (wall %.2fx; v1 %.2fx)' "$cr" "$wr" "$(get reader_v1_cpu_ratio)")" \
 			"$(verdict "$cr" ">=" 0.8)"
 		target "reader >= old mapped reader (cpu)" "$(printf '%.2fx vs %.2fx' "$cr" "$(get mappop_cpu_ratio)")" \
 			"$(verdict "$cr" ">=" "$(get mappop_cpu_ratio)")"
@@ -181,7 +190,7 @@ if want 1; then
 		target "reading >= 0.8x plain read() (cpu)" "failed" "-"
 	fi
 	echo "  pages not cached (each run after fdatasync + POSIX_FADV_DONTNEED of the file; $NS records, 5 rounds):"
-	if cold=$("$B/bench_read" "$small" 5 --cold); then
+	if cold=$("$B/bench_read" "$small" 5 --cold --v1 "$W/small-v1.tsim"); then
 		echo "$cold" | grep -v '^summary:'
 	else
 		echo "  bench_read --cold failed"

@@ -3,14 +3,17 @@
  * Trace reading, every way of getting the bytes, side by side (make bench,
  * section 1; BENCHMARKS.md "Reading"):
  *
- *   bench_read TRACE [ROUNDS [DIR]] [--cold]
+ *   bench_read TRACE [ROUNDS [DIR]] [--cold] [--v1 TRACE_V1]
  *
  * The limit is a plain read() loop over the file that touches one 8-byte
  * field of every record and neither checks nor sums. Every other variant but
  * two does what the reader must: checks each record and sums it into the
- * trace checksum in one pass while the bytes are in cache (ts_sum_records),
- * then touches the same field; its checksum must equal the footer's, or the
- * bench fails.
+ * trace checksum in one pass while the bytes are in cache (ts_sum_records,
+ * with the checksum of the file's format version), then touches the same
+ * field; its checksum must equal the footer's, or the bench fails. TRACE is
+ * what writers write now (format version 2); TRACE_V1, if given, the same
+ * records with the version 1 checksum (trimsim convert --format-version 1),
+ * read by "read v1" and "reader v1".
  *   read        read() into one reused 64-byte-aligned buffer of TS_BUF_BYTES
  *   pread       pread() into the same buffer
  *   io_uring    IORING_OP_READ into the two halves of that buffer: one read
@@ -28,6 +31,7 @@
  *   plain map   no checks, a plain loop over 64 MiB MAP_POPULATE windows: the
  *               figure that tells the host's regime (printed before issue 21)
  *   reader      trace_reader__batch, what trimsim uses
+ *   read v1, reader v1   "read" and "reader" on TRACE_V1
  * Every fd gets posix_fadvise(SEQUENTIAL), as the reader's does; readahead is
  * the kernel's. That only matters when the pages are not cached: --cold
  * drops this file's pages (fdatasync, POSIX_FADV_DONTNEED) before each run
@@ -42,6 +46,7 @@
  * one line for bench.sh:
  *   summary: records=N rounds=R read_cpu_eps=X reader_cpu_eps=Y reader_cpu_ratio=A reader_wall_ratio=B
  *            maphot_cpu_ratio=C mappop_cpu_ratio=D plainmap_cpu_ratio=E check_cpu_ratio=F
+ *            read_cpu_ratio=G reader_v1_cpu_ratio=H read_v1_cpu_ratio=I (the last two 0 without TRACE_V1)
  * With DIR, DIR/<variant>.ratio holds each round's paired cpu ratio (for ministat).
  */
 #include <errno.h>
@@ -68,16 +73,17 @@
 struct bench {
 	const char *path;
 	bool cold;
+	struct bench *v1;		/* TRACE_V1, or NULL */
 	uint64_t size, hlen, nrec;	/* nrec: records between header and footer */
-	struct ts_sum hsum;		/* the header, summed as the reader sums it */
+	struct ts_sum hsum;		/* the header, summed as the reader sums it (by the file's version) */
 	uint64_t footer_sum;
 	unsigned char *buf;		/* TS_BUF_ALLOC bytes, 64-byte aligned, reused by every variant */
 	const unsigned char *hot;	/* "map hot": the whole file, populated and touched */
 };
 
-/* What one run saw: records, the checksum it computed (if it sums), a sink for the loads. */
+/* What one run saw: records, the checksum it computed (if it sums) and the footer's, a sink for the loads. */
 struct run {
-	uint64_t recs, sum, sink;
+	uint64_t recs, sum, want, sink;
 };
 
 static double cpu_s(void)
@@ -172,10 +178,12 @@ static int v_read_common(struct bench *b, struct run *r, enum how how)
 	}
 	close(fd);
 	r->sum = how == READ_CHECK ? b->footer_sum : ts_sum_final(&s);
+	r->want = b->footer_sum;
 	return ret;
 }
 
 static int v_read(struct bench *b, struct run *r) { return v_read_common(b, r, READ); }
+static int v_read_v1(struct bench *b, struct run *r) { return v_read_common(b->v1, r, READ); }
 static int v_pread(struct bench *b, struct run *r) { return v_read_common(b, r, PREAD); }
 static int v_read_check(struct bench *b, struct run *r) { return v_read_common(b, r, READ_CHECK); }
 
@@ -238,6 +246,7 @@ static int v_uring(struct bench *b, struct run *r)
 	io_uring_queue_exit(&ring);	/* cancels and reaps what is still in flight */
 	close(fd);
 	r->sum = ts_sum_final(&s);
+	r->want = b->footer_sum;
 	return ret;
 }
 
@@ -275,6 +284,7 @@ static int v_map_common(struct bench *b, struct run *r, bool populate)
 	}
 	munmap(m, b->size);
 	r->sum = ts_sum_final(&s);
+	r->want = b->footer_sum;
 	return ret;
 }
 
@@ -287,6 +297,7 @@ static int v_map_hot(struct bench *b, struct run *r)
 
 	take(&s, b->hot + b->hlen, (size_t)b->nrec + 1, r);
 	r->sum = ts_sum_final(&s);
+	r->want = b->footer_sum;
 	return 0;
 }
 
@@ -337,14 +348,16 @@ static int v_reader(struct bench *b, struct run *r)
 		ret = -EIO;
 	}
 	trace_reader__close(rd);
-	r->sum = b->footer_sum;	/* the reader compared its own with the footer's */
+	r->sum = r->want = b->footer_sum;	/* the reader compared its own with the footer's */
 	return ret;
 }
+
+static int v_reader_v1(struct bench *b, struct run *r) { return v_reader(b->v1, r); }
 
 /* ---- driver ---- */
 
 enum { V_PLAIN_READ, V_READ, V_PREAD, V_URING, V_READ_CHECK, V_MAP_POP, V_MAP, V_MAP_HOT, V_PLAIN_MAP, V_READER,
-       NVAR };
+       V_READ_V1, V_READER_V1, NVAR };
 
 static const struct variant {
 	const char *name, *what;
@@ -360,7 +373,15 @@ static const struct variant {
 	[V_MAP_HOT] = { "map_hot", "map already populated + check + sum", v_map_hot },
 	[V_PLAIN_MAP] = { "plain_map", "plain loop over a mapping, no checks", v_plain_map },
 	[V_READER] = { "reader", "trace_reader__batch (the reader)", v_reader },
+	[V_READ_V1] = { "read_v1", "read() + check + sum, format version 1", v_read_v1 },
+	[V_READER_V1] = { "reader_v1", "the reader, format version 1", v_reader_v1 },
 };
+
+/* Variants that run here: "map hot" not on a cold cache, the version 1 ones only with TRACE_V1. */
+static bool runs(const struct bench *b, unsigned v)
+{
+	return !(b->cold && v == V_MAP_HOT) && (b->v1 || (v != V_READ_V1 && v != V_READER_V1));
+}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -392,8 +413,8 @@ static int map_hot(struct bench *b, int fd)
 	return 0;
 }
 
-/* Reads the header (summed) and the footer's checksum of a whole trace. */
-static int setup(struct bench *b)
+/* Reads the header (summed) and the footer's checksum of a whole trace; hot: maps it for "map hot". */
+static int setup(struct bench *b, bool hot)
 {
 	unsigned char fixed[TS_FIXED_HDR], *h = NULL;
 	struct ts_footer ft;
@@ -407,7 +428,7 @@ static int setup(struct bench *b)
 	if (pread(fd, fixed, sizeof(fixed), 0) != (ssize_t)sizeof(fixed))
 		goto out;
 	memcpy(&hlen, fixed + 4, 4);
-	if (hlen < TS_FIXED_HDR || b->size < (uint64_t)hlen + TS_RECORD_SIZE || (b->size - hlen) % TS_RECORD_SIZE)
+	if ((fixed[0] != 1 && fixed[0] != 2) || hlen < TS_FIXED_HDR || b->size < (uint64_t)hlen + TS_RECORD_SIZE || (b->size - hlen) % TS_RECORD_SIZE)
 		goto out;
 	b->hlen = hlen;
 	b->nrec = (b->size - hlen) / TS_RECORD_SIZE - 1;
@@ -416,15 +437,14 @@ static int setup(struct bench *b)
 	    pread(fd, &ft, sizeof(ft), (off_t)(b->size - TS_RECORD_SIZE)) != (ssize_t)sizeof(ft) ||
 	    ft.kind != TS_KIND_FOOTER)
 		goto out;
-	ts_sum_init(&b->hsum);
-	ts_sum_update(&b->hsum, h, hlen);
+	ts_sum_start(&b->hsum, fixed[0], h, hlen);	/* the magic's first byte (little-endian): the version */
 	b->footer_sum = ft.checksum;
 	ret = -ENOMEM;
 	b->buf = aligned_alloc(64, TS_BUF_ALLOC);
 	if (!b->buf)
 		goto out;
 	memset(b->buf, 0, TS_BUF_ALLOC);
-	ret = b->cold ? 0 : map_hot(b, fd);
+	ret = b->cold || !hot ? 0 : map_hot(b, fd);
 out:
 	free(h);
 	close(fd);
@@ -440,6 +460,55 @@ static void drop_cache(const struct bench *b)
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 		close(fd);
 	}
+}
+
+/*
+ * The fused check + sum alone, on one buffer of records already in cache (the
+ * first TS_BUF_RECORDS of TRACE, read into b->buf): ns a record for version 1
+ * and for every form of version 2 this CPU runs, best of 5 runs of 200 passes,
+ * the forms interleaved within each run.
+ */
+static void sum_alone(struct bench *b)
+{
+	enum { PASSES = 200, RUNS = 5, NF = TS_ISA_N + 1 };
+	double best[NF];
+	ssize_t got;
+	size_t n;
+	int fd = open_seq(b);
+
+	if (fd < 0)
+		return;
+	got = pread(fd, b->buf, TS_BUF_BYTES, (off_t)b->hlen);
+	close(fd);
+	if (got < (ssize_t)TS_RECORD_SIZE)
+		return;
+	n = (size_t)got / TS_RECORD_SIZE;
+	for (int f = 0; f < NF; f++)
+		best[f] = 1e9;
+	for (int run = 0; run < RUNS; run++)
+		for (int f = 0; f < NF; f++) {
+			struct ts_sum s;
+			size_t ok = 0;
+			double c0;
+
+			if (f > 0 && !ts_sum_isa_ok((enum ts_sum_isa)(f - 1)))
+				continue;
+			ts_sum_start(&s, f ? 2 : 1, b->buf, 16);
+			c0 = cpu_s();
+			for (int k = 0; k < PASSES; k++) {
+				ok += f ? ts_sum2_records_isa(&s, b->buf, n, (enum ts_sum_isa)(f - 1)) :
+					  ts_sum_records(&s, b->buf, n);
+				__asm__ volatile("" ::: "memory");
+			}
+			c0 = (cpu_s() - c0) / PASSES / (double)n * 1e9;
+			if (ok == PASSES * n && c0 < best[f])
+				best[f] = c0;
+		}
+	printf("  check + sum alone, %zu records in cache (ns a record, best of %d):  version 1 %.2f", n, RUNS, best[0]);
+	for (int f = 1; f < NF; f++)
+		if (ts_sum_isa_ok((enum ts_sum_isa)(f - 1)))
+			printf(", v2 %s %.2f", ts_sum_isa_name((enum ts_sum_isa)(f - 1)), best[f]);
+	printf("\n");
 }
 
 static int write_ratios(const char *dir, const char *name, const double *v, int n)
@@ -461,14 +530,16 @@ static int write_ratios(const char *dir, const char *name, const double *v, int 
 int main(int argc, char **argv)
 {
 	static double cpu[NVAR][MAX_ROUNDS], wall[NVAR][MAX_ROUNDS], rc[NVAR][MAX_ROUNDS], rw[NVAR][MAX_ROUNDS];
-	struct bench b = { 0 };
+	struct bench b = { 0 }, b1 = { 0 };
 	const char *dir = NULL;
 	int rounds = 5, npos = 0, ret;
 	uint64_t sink = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cold"))
-			b.cold = true;
+			b.cold = b1.cold = true;
+		else if (!strcmp(argv[i], "--v1") && i + 1 < argc)
+			b1.path = argv[++i];
 		else if (npos == 0 && ++npos)
 			b.path = argv[i];
 		else if (npos == 1 && ++npos)
@@ -479,12 +550,21 @@ int main(int argc, char **argv)
 			rounds = 0;
 	}
 	if (!b.path || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "usage: bench_read TRACE [ROUNDS (1..%d) [DIR]] [--cold]\n", MAX_ROUNDS);
+		fprintf(stderr, "usage: bench_read TRACE [ROUNDS (1..%d) [DIR]] [--cold] [--v1 TRACE_V1]\n", MAX_ROUNDS);
 		return 2;
 	}
-	ret = setup(&b);
+	ret = setup(&b, true);
+	if (!ret && b1.path) {
+		ret = setup(&b1, false);
+		b.v1 = &b1;
+		if (!ret && b1.nrec != b.nrec) {
+			fprintf(stderr, "bench_read: %s holds %" PRIu64 " records, %s %" PRIu64 "\n", b1.path, b1.nrec,
+				b.path, b.nrec);
+			return 1;
+		}
+	}
 	if (ret) {
-		fprintf(stderr, "bench_read: %s: %s\n", b.path,
+		fprintf(stderr, "bench_read: %s: %s\n", ret && b.v1 ? b1.path : b.path,
 			ret == -EBADMSG ? "not a whole little-endian trimsim trace" : strerror(-ret));
 		return 1;
 	}
@@ -495,10 +575,10 @@ int main(int argc, char **argv)
 			uint64_t t0;
 			double c0;
 
-			if (b.cold && v == V_MAP_HOT)
+			if (!runs(&b, v))
 				continue;
 			if (b.cold)
-				drop_cache(&b);
+				drop_cache(v == V_READ_V1 || v == V_READER_V1 ? &b1 : &b);
 			t0 = ts_now_ns();
 			c0 = cpu_s();
 			ret = variants[v].run(&b, &r);
@@ -508,10 +588,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, "bench_read: %s: %s\n", variants[v].name, strerror(-ret));
 				return 1;
 			}
-			if (r.recs != b.nrec || (r.sum && r.sum != b.footer_sum)) {
+			if (r.recs != b.nrec || (r.sum && r.sum != r.want)) {
 				fprintf(stderr, "bench_read: %s: %" PRIu64 " records, checksum %016" PRIx64
 					" (the trace holds %" PRIu64 ", footer %016" PRIx64 ")\n", variants[v].name,
-					r.recs, r.sum, b.nrec, b.footer_sum);
+					r.recs, r.sum, b.nrec, r.want);
 				return 1;
 			}
 			sink += r.sink;
@@ -524,19 +604,22 @@ int main(int argc, char **argv)
 	printf("  %-42s %13s %6s %11s %6s\n", "variant (median of rounds)", "records/cpu-s", "x read", "records/s",
 	       "x read");
 	for (unsigned v = 0; v < NVAR; v++) {
-		if (b.cold && v == V_MAP_HOT)
+		if (!runs(&b, v))
 			continue;
 		printf("  %-42s %12.2fM %6.2f %10.2fM %6.2f\n", variants[v].what, b.nrec / median(cpu[v], rounds) / 1e6,
 		       median(rc[v], rounds), b.nrec / median(wall[v], rounds) / 1e6, median(rw[v], rounds));
 		if (dir && write_ratios(dir, variants[v].name, rc[v], rounds))
 			return 1;
 	}
+	sum_alone(&b);
 	printf("summary: records=%" PRIu64 " rounds=%d read_cpu_eps=%.0f reader_cpu_eps=%.0f reader_cpu_ratio=%.3f"
 	       " reader_wall_ratio=%.3f maphot_cpu_ratio=%.3f mappop_cpu_ratio=%.3f plainmap_cpu_ratio=%.3f"
-	       " check_cpu_ratio=%.3f (sink %" PRIu64 ")\n",
+	       " check_cpu_ratio=%.3f read_cpu_ratio=%.3f reader_v1_cpu_ratio=%.3f read_v1_cpu_ratio=%.3f"
+	       " (sink %" PRIu64 ")\n",
 	       b.nrec, rounds, b.nrec / median(cpu[V_PLAIN_READ], rounds), b.nrec / median(cpu[V_READER], rounds),
 	       median(rc[V_READER], rounds), median(rw[V_READER], rounds),
 	       b.cold ? 0.0 : median(rc[V_MAP_HOT], rounds), median(rc[V_MAP_POP], rounds),
-	       median(rc[V_PLAIN_MAP], rounds), median(rc[V_READ_CHECK], rounds), sink & 1);
+	       median(rc[V_PLAIN_MAP], rounds), median(rc[V_READ_CHECK], rounds), median(rc[V_READ], rounds),
+	       b.v1 ? median(rc[V_READER_V1], rounds) : 0.0, b.v1 ? median(rc[V_READ_V1], rounds) : 0.0, sink & 1);
 	return 0;
 }

@@ -98,6 +98,7 @@ struct fm_trace {
 	size_t n, cap;
 	uint64_t lost, end_ns;
 	bool footer;
+	unsigned version;		/* the format version it came in, written back the same (its checksum) */
 };
 
 static inline void fm_trace_free(struct fm_trace *t)
@@ -122,8 +123,10 @@ static inline int fm_trace_parse(const uint8_t *d, size_t size, struct fm_trace 
 	size_t end;
 
 	memset(t, 0, sizeof(*t));
-	if (size < TS_FIXED_HDR || fm_le32(d) != TS_MAGIC)
+	if (size < TS_FIXED_HDR || (fm_le32(d) & ~0xffu) != TS_MAGIC_BASE || (fm_le32(d) & 0xffu) < TS_VERSION_MIN ||
+	    (fm_le32(d) & 0xffu) > TS_VERSION)
 		return -1;
+	t->version = fm_le32(d) & 0xffu;
 	hlen = fm_le32(d + 4);
 	jlen = fm_le32(d + 12);
 	if (hlen < TS_FIXED_HDR || hlen > size || jlen > hlen - TS_FIXED_HDR)
@@ -177,7 +180,7 @@ static inline size_t fm_trace_write(const struct fm_trace *t, uint8_t *out, size
 	while (n && hlen + (n + 1) * TS_RECORD_SIZE > max)
 		n--;
 	memset(out, 0, hlen);
-	v = TS_MAGIC;
+	v = TS_MAGIC_BASE | (t->version ? t->version : TS_VERSION);
 	memcpy(out, &v, 4);
 	v = (uint32_t)hlen;
 	memcpy(out + 4, &v, 4);
@@ -191,8 +194,8 @@ static inline size_t fm_trace_write(const struct fm_trace *t, uint8_t *out, size
 	size = hlen + n * TS_RECORD_SIZE;
 	if (broken == 1)	/* cut short: no footer */
 		return size;
-	ts_sum_init(&sum);
-	ts_sum_update(&sum, out, size);
+	ts_sum_start(&sum, t->version ? t->version : TS_VERSION, out, hlen);
+	ts_sum_update(&sum, out + hlen, size - hlen);
 	ft.records = n;
 	ft.lost = t->lost;
 	ft.checksum = ts_sum_final(&sum) ^ (broken == 2);

@@ -47,7 +47,8 @@ static void write_trace(const char *path, uint64_t n, enum trace_writer_format f
 	json_decref(h);
 }
 
-static void check_trace(const char *path, uint64_t n, uint64_t lost, bool big_endian)
+/* version: the format version the file must say (0: any) */
+static void check_trace_v(const char *path, uint64_t n, uint64_t lost, bool big_endian, unsigned version)
 {
 	char err[512] = "";
 	struct trace_reader *r = trace_reader__open(path, err, sizeof(err));
@@ -85,7 +86,14 @@ static void check_trace(const char *path, uint64_t n, uint64_t lost, bool big_en
 	cr_assert_eq(st->lost, lost);
 	cr_assert_eq(st->end_ns, 123456789);
 	cr_assert_eq(st->big_endian, big_endian);
+	if (version)
+		cr_assert_eq(st->version, version);
 	trace_reader__close(r);
+}
+
+static void check_trace(const char *path, uint64_t n, uint64_t lost, bool big_endian)
+{
+	check_trace_v(path, n, lost, big_endian, 0);
 }
 
 Test(format, binary_round_trip_across_buffers)
@@ -93,9 +101,11 @@ Test(format, binary_round_trip_across_buffers)
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/a.tsim", th_dir());
-	/* 3 buffers and a bit: records straddle every refill. */
+	/* 3 buffers and a bit: records straddle every refill. Both format versions: the writer's default (2) and 1. */
 	write_trace(path, 3 * 5461 + 17, TW_BINARY, 42);
-	check_trace(path, 3 * 5461 + 17, 42, false);
+	check_trace_v(path, 3 * 5461 + 17, 42, false, TS_VERSION);
+	write_trace(path, 3 * 5461 + 17, TW_BINARY_V1, 42);
+	check_trace_v(path, 3 * 5461 + 17, 42, false, 1);
 }
 
 Test(format, empty_trace)
@@ -105,6 +115,8 @@ Test(format, empty_trace)
 	snprintf(path, sizeof(path), "%s/e.tsim", th_dir());
 	write_trace(path, 0, TW_BINARY, 0);
 	check_trace(path, 0, 0, false);
+	write_trace(path, 0, TW_BINARY_V1, 0);
+	check_trace_v(path, 0, 0, false, 1);
 }
 
 Test(format, next_matches_batch)
@@ -168,14 +180,16 @@ static void swap_file(const char *in, const char *out)
 /* Recomputes the footer checksum of a swapped file (the checksum covers the bytes as written). */
 static void fix_checksum(const char *path)
 {
-	size_t len;
+	size_t len, hlen;
 	unsigned char *b = (unsigned char *)th_slurp(path, &len);
 	struct ts_sum s;
 	uint64_t sum;
 
 	cr_assert_not_null(b);
-	ts_sum_init(&s);
-	ts_sum_update(&s, b, len - 48);
+	/* big-endian: the version is the magic's last byte, header_len a big-endian word */
+	hlen = (size_t)b[4] << 24 | (size_t)b[5] << 16 | (size_t)b[6] << 8 | b[7];
+	ts_sum_start(&s, b[3], b, hlen);
+	ts_sum_update(&s, b + hlen, len - 48 - hlen);
 	sum = __builtin_bswap64(ts_sum_final(&s));
 	memcpy(b + len - 48 + 16, &sum, 8);
 	cr_assert_eq(th_write(path, b, len), 0);
@@ -188,10 +202,14 @@ Test(format, big_endian_file)
 
 	snprintf(a, sizeof(a), "%s/le.tsim", th_dir());
 	snprintf(b, sizeof(b), "%s/be.tsim", th_dir());
+	write_trace(a, 6000, TW_BINARY_V1, 7);
+	swap_file(a, b);
+	fix_checksum(b);
+	check_trace_v(b, 6000, 7, true, 1);
 	write_trace(a, 6000, TW_BINARY, 7);
 	swap_file(a, b);
 	fix_checksum(b);
-	check_trace(b, 6000, 7, true);
+	check_trace_v(b, 6000, 7, true, TS_VERSION);
 	/* and through the command line */
 	{
 		char cmd[1024], *out = NULL;
