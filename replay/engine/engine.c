@@ -256,6 +256,24 @@ static int dispatch_all(struct engine *e)
 	return 0;
 }
 
+/* ---- deferred reclaim ---- */
+/* Hands the deferred frees of engine time before t (every one: UINT64_MAX) to the metrics, oldest first. */
+static int dfree_apply(struct engine *e, uint64_t t)
+{
+	while (e->dfree_n) {
+		const struct defer_free *f = &e->dfree[e->dfree_head];
+		int ret;
+
+		if (f->t >= t && t != UINT64_MAX)
+			return 0;
+		if ((ret = metrics__freed(e->m, f->t, f->intent, f->bytes)))
+			return efail(e, ret, "%s", "engine: out of memory");
+		e->dfree_head = (e->dfree_head + 1) & (DEFER_FREES - 1);
+		e->dfree_n--;
+	}
+	return 0;
+}
+
 /* ---- completions ---- */
 static int complete(struct engine *e, struct lane *l, const struct target_done *d)
 {
@@ -274,6 +292,9 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 		if (e->cfg.observer && e->cfg.observer->done)
 			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
+		/* the frees of records before it (a completion at a record's time came before the record) */
+		if (e->dfree_n && (ret = dfree_apply(e, d->done_ns)))
+			return ret;
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
 		if (s->mc.klass == TC_DISCARD) {
@@ -542,10 +563,21 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * no stage observes, no reclaim figure counts it) changes no state: what
 		 * is due before it runs before the next record that matters, in the same
 		 * order. INTENT's bytes reach the report only while no FREE was counted
-		 * (metrics__intent_counts()); an observer of records may count them itself.
+		 * (free_counted, what metrics__intent_counts() tells once the frees before
+		 * reached it); an observer of records may count them itself.
+		 * A record only the reclaim figures count skips the loop too: its free
+		 * waits in dfree (dfree_apply()) unless an observer sees records.
 		 */
-		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || metrics__intent_counts(e->m));
-		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r)) {
+		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
+		e->free_counted |= freed && r.kind == TS_FREE;
+		if (e->skip_idle && !fg && (!reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES)) &&
+		    !policy__wants(e->pol, &r)) {
+			if (reclaim) {
+				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
+					.t = to_engine(e, r.time_ns), .bytes = r.length, .intent = r.kind == TS_INTENT,
+				};
+				continue;
+			}
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
@@ -553,6 +585,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
+			return ret;
+		if (e->dfree_n && (ret = dfree_apply(e, UINT64_MAX)))
 			return ret;
 		queued = e->queued;
 		if (ob && ob->record)
@@ -584,7 +618,7 @@ int engine__finish(struct engine *e)
 	if ((ret = policy__flush(e->pol, e->last_trace)))
 		return efail(e, ret, "%s", policy__error(e->pol));
 	e->flushed = true;
-	if ((ret = dispatch_all(e)) || (ret = run_until(e, UINT64_MAX)))
+	if ((ret = dispatch_all(e)) || (ret = run_until(e, UINT64_MAX)) || (ret = dfree_apply(e, UINT64_MAX)))
 		return ret;
 	for (unsigned i = 0; i < e->nlanes; i++)
 		if (e->lane[i].inflight || e->lane[i].fg_n || evq__len(&e->lane[i].dq))

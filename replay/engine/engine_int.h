@@ -25,6 +25,13 @@ struct lane {
 	bool next_done_ok;		/* on submit and reap, so it is asked again only after one) */
 };
 
+/* A reclaim-only record (FREE, or INTENT while no FREE was counted) whose metrics__freed() waits. */
+struct defer_free {
+	uint64_t t, bytes;	/* engine time, bytes freed */
+	bool intent;
+};
+#define DEFER_FREES 256		/* a power of two */
+
 struct slot {
 	struct metrics_cmd mc;
 	uint64_t lat, base;		/* foreground: done - ready (what the application waited) */
@@ -47,6 +54,14 @@ struct engine {
 	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
 	size_t peak_q;
 	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
+	/*
+	 * skip_idle: reclaim-only records skip the event loop; their metrics__freed()
+	 * waits here until the first discard completion after them or the next record
+	 * that runs the loop (engine__feed()), so it reaches the metrics in time order.
+	 */
+	struct defer_free dfree[DEFER_FREES];
+	unsigned dfree_head, dfree_n;
+	bool free_counted;			/* a FREE record reached the reclaim figures */
 	char err[600];
 };
 
