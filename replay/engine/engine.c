@@ -247,7 +247,7 @@ static inline int dispatch(struct engine *e, struct lane *l)
 
 static int dispatch_all(struct engine *e)
 {
-	for (unsigned i = 0; i < e->nlanes; i++) {
+	for (unsigned i = 0; i < e->nloop; i++) {
 		int ret = dispatch(e, &e->lane[i]);
 
 		if (ret)
@@ -324,7 +324,7 @@ static inline struct lane *reap_lane(struct engine *e, uint64_t until)
 
 	if (e->realtime)
 		return e->lane[0].inflight ? &e->lane[0] : NULL;
-	for (unsigned i = 0; i < e->nlanes; i++) {
+	for (unsigned i = 0; i < e->nloop; i++) {
 		struct lane *l = &e->lane[i];
 		uint64_t n = lane_next_done(l);
 
@@ -357,6 +357,27 @@ static inline int reap_one(struct engine *e, uint64_t until)
 	return best ? reap_from(e, best, until) : 0;
 }
 
+/*
+ * Trace timing: the twin (lane 1) runs beside the event loop. Its commands are the
+ * foreground ones at their trace times and nothing else reacts to its completions
+ * (they give each command's baseline latency and free its room), so run_until()
+ * leaves it alone and it catches up here, before a foreground record and at the end:
+ * its completions due by t in its own order, each submitting what waited for room at
+ * its time, as the loop would have; the real lane's results and order are unchanged.
+ */
+static int twin_run(struct engine *e, uint64_t t)
+{
+	struct lane *l = &e->lane[1];
+
+	while (l->inflight && lane_next_done(l) <= t) {
+		int ret = reap_from(e, l, t);
+
+		if (ret <= 0)
+			return ret ? ret : efail(e, -EPROTO, "%s", "engine: the twin has no completion it announced");
+	}
+	return 0;
+}
+
 /* Real-time targets with nothing in flight: sleep until their clock reaches t. */
 static void wait_clock(struct lane *l, uint64_t t)
 {
@@ -381,7 +402,7 @@ static int run_until(struct engine *e, uint64_t T)
 			return efail(e, -EINTR, "%s", "interrupted");
 		if (!e->flushed && e->cfg.timing == TIMING_TRACE)
 			tp = to_engine(e, dl = policy__next_deadline(e->pol));
-		for (unsigned i = 0; i < e->nlanes; i++) {
+		for (unsigned i = 0; i < e->nloop; i++) {
 			uint64_t r = lane_ready(&e->lane[i]);
 
 			tq = r < tq ? r : tq;
@@ -398,13 +419,13 @@ static int run_until(struct engine *e, uint64_t T)
 			/* Everything in flight completed; what is queued for later can go now. */
 			bool queued = false;
 
-			for (unsigned i = 0; i < e->nlanes; i++)
+			for (unsigned i = 0; i < e->nloop; i++)
 				queued |= e->lane[i].fg_n || evq__len(&e->lane[i].dq);
 			if (!queued)
 				return 0;
 			continue;
 		}
-		for (unsigned i = 0; i < e->nlanes; i++)
+		for (unsigned i = 0; i < e->nloop; i++)
 			lane_sync(&e->lane[i], next);
 		/*
 		 * At --speed X the round trip trace -> engine -> trace time may land
@@ -502,6 +523,11 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	for (unsigned i = 0; i < e->nlanes; i++) {
 		struct lane *l = &e->lane[i];
 
+		if (i >= e->nloop) {	/* the twin beside the loop: to time te, as run_until() takes the real lane */
+			if ((ret = twin_run(e, te)))
+				return ret;
+			lane_sync(l, te);
+		}
 		if (l->fg_n == l->fg_cap) {
 			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
 			struct fg_item *n = malloc(cap * sizeof(*n));
@@ -523,7 +549,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	}
 	e->fg_records++;
 	e->queued++;
-	return 0;
+	return e->nloop < e->nlanes ? dispatch(e, &e->lane[1]) : 0;
 }
 
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
@@ -619,6 +645,8 @@ int engine__finish(struct engine *e)
 		return efail(e, ret, "%s", policy__error(e->pol));
 	e->flushed = true;
 	if ((ret = dispatch_all(e)) || (ret = run_until(e, UINT64_MAX)) || (ret = dfree_apply(e, UINT64_MAX)))
+		return ret;
+	if (e->nloop < e->nlanes && (ret = twin_run(e, UINT64_MAX)))
 		return ret;
 	for (unsigned i = 0; i < e->nlanes; i++)
 		if (e->lane[i].inflight || e->lane[i].fg_n || evq__len(&e->lane[i].dq))

@@ -46,6 +46,7 @@ struct engine {
 	struct metrics *m;
 	struct lane lane[2];
 	unsigned nlanes;
+	unsigned nloop;			/* lanes run_until() drives: the twin only with --timing asap (engine.c) */
 	struct slot *slots;
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;

@@ -75,6 +75,7 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 			goto out;
 		e->nlanes = 2;
 	}
+	e->nloop = e->skip_idle ? 1 : e->nlanes;	/* trace timing: the twin runs beside the loop (engine.c, twin_run) */
 	ret = 0;
 out:
 	if (ret) {
