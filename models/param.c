@@ -39,6 +39,7 @@ struct param {
 	struct msched s;
 	uint64_t rng;
 	uint64_t size, unit, nunits;
+	unsigned unit_shift, gran_shift;	/* log2 of unit and of the granularity when powers of two, else 0 */
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
 	uint64_t *full;			/* bit w: map[w] is all ones */
 	uint64_t nwords, mapped_units;
@@ -73,6 +74,8 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	while ((size + m->unit - 1) / m->unit > MAX_MAP_BITS)
 		m->unit *= 2;
 	m->nunits = (size + m->unit - 1) / m->unit;
+	m->unit_shift = model_is_pow2(m->unit) ? (unsigned)__builtin_ctzll(m->unit) : 0;
+	m->gran_shift = model_is_pow2(m->p.discard_granularity) ? (unsigned)__builtin_ctzll(m->p.discard_granularity) : 0;
 	m->size = m->nunits * m->unit;
 	if (!m->p.discard_supported)	/* discards are rejected: no map to keep */
 		m->nunits = 0;
@@ -201,19 +204,25 @@ static void pend_flush(struct param *m)
 	m->pend_n = 0;
 }
 
+/* x / (1 << shift) when shift is set, else x / d: the hot paths divide by powers of two by shifting. */
+static inline uint64_t div_by(uint64_t x, uint64_t d, unsigned shift)
+{
+	return shift ? x >> shift : x / d;
+}
+
 /* Unmaps the whole units inside [off, off+len); *aligned tells whether any granule was covered. */
 static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 {
 	struct param *m = ctx;
 	uint64_t g = m->p.discard_granularity;
-	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g;
+	uint64_t a = div_by(off + g - 1, g, m->gran_shift) * g, b = div_by(off + len, g, m->gran_shift) * g;
 	uint64_t ua, ub;
 
 	*aligned = b > a;
 	if (b <= a)
 		return 0;
-	ua = (a + m->unit - 1) / m->unit;
-	ub = b / m->unit;
+	ua = div_by(a + m->unit - 1, m->unit, m->unit_shift);
+	ub = div_by(b, m->unit, m->unit_shift);
 	if (ub <= ua)
 		return 0;
 	pend_apply(m, ua / 64, (ub - 1) / 64);
@@ -238,7 +247,8 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	case TS_OP_WRITE_ZEROES:
 		service = p->write_base + model_xfer_ns(c.d.bytes, p->write_bw);
 		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
-			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
+			uint64_t a = div_by(cmd->offset, m->unit, m->unit_shift);
+			uint64_t b = div_by(cmd->offset + cmd->length + m->unit - 1, m->unit, m->unit_shift);
 
 			if (a < b)	/* the map does not change the write's service time */
 				pend_push(m, a, b);
