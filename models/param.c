@@ -43,7 +43,8 @@ struct param {
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
 	uint64_t *full;			/* bit w: map[w] is all ones */
 	uint64_t nwords, mapped_units;
-	struct { uint64_t a, b; } pend[NPEND];	/* units [a, b) to set; b == 0: already applied */
+	struct { uint64_t a, b, wa, wb; } pend[NPEND];	/* units [a, b) to set in words [wa, wb];
+							   applied: b = 0, wa = UINT64_MAX, wb = 0 */
 	unsigned pend_head, pend_n;
 	struct model_op_count ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
@@ -57,6 +58,13 @@ static size_t map_bytes(const struct param *m)
 static size_t full_bytes(const struct param *m)
 {
 	return ((m->nwords + 63) / 64 + 1) * sizeof(uint64_t);
+}
+
+static void pend_kill(struct param *m, unsigned i)
+{
+	m->pend[i].b = 0;
+	m->pend[i].wa = UINT64_MAX;	/* overlaps no words */
+	m->pend[i].wb = 0;
 }
 
 static void *param_open(const struct model_profile *prof, const struct target_env *env,
@@ -84,6 +92,8 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	m->full = model_big_alloc(full_bytes(m));
 	if (!m->map || !m->full || msched__init(&m->s, m->p.channels, m->p.qd))
 		goto nomem;
+	for (unsigned i = 0; i < NPEND; i++)
+		pend_kill(m, i);
 	if (m->nunits % 64)	/* the padding past the last unit counts as mapped, never as a change */
 		m->map[m->nwords - 1] = ~((1ull << (m->nunits % 64)) - 1);
 	if (m->p.initially_mapped && m->nunits) {
@@ -181,26 +191,33 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
 	i = (m->pend_head + m->pend_n++) % NPEND;
 	m->pend[i].a = a;
 	m->pend[i].b = b;
+	m->pend[i].wa = a / 64;
+	m->pend[i].wb = (b - 1) / 64;
 	__builtin_prefetch(&m->full[a / 64 / 64]);
 	__builtin_prefetch(&m->map[a / 64], 1);
 }
 
-/* Applies the pending sets touching words [wa, wb]. */
+/*
+ * Applies the pending sets touching words [wa, wb] (wb < UINT64_MAX), in slot
+ * order: sets commute, and an applied slot overlaps no words.
+ */
 static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
 {
-	for (unsigned k = 0; k < m->pend_n; k++) {
-		unsigned i = (m->pend_head + k) % NPEND;
-
-		if (m->pend[i].b && m->pend[i].a / 64 <= wb && (m->pend[i].b - 1) / 64 >= wa) {
+	for (unsigned i = 0; i < NPEND; i++) {
+		if (m->pend[i].wa <= wb && m->pend[i].wb >= wa) {
 			map_set(m, m->pend[i].a, m->pend[i].b);
-			m->pend[i].b = 0;
+			pend_kill(m, i);
 		}
 	}
 }
 
 static void pend_flush(struct param *m)
 {
-	pend_apply(m, 0, UINT64_MAX);
+	for (unsigned i = 0; i < NPEND; i++) {
+		if (m->pend[i].b)
+			map_set(m, m->pend[i].a, m->pend[i].b);
+		pend_kill(m, i);
+	}
 	m->pend_n = 0;
 }
 
