@@ -597,7 +597,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
 		e->free_counted |= freed && r.kind == TS_FREE;
 		if (e->skip_idle && !fg && (!reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES)) &&
-		    !policy__wants(e->pol, &r)) {
+		    ((r.kind < 32 && !(e->wanted_kinds >> r.kind & 1)) || !policy__wants(e->pol, &r))) {
 			if (reclaim) {
 				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
 					.t = to_engine(e, r.time_ns), .bytes = r.length, .intent = r.kind == TS_INTENT,

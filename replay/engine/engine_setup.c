@@ -67,6 +67,7 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		ret = -errno;
 		goto out;
 	}
+	e->wanted_kinds = policy__wanted_kinds(e->pol);
 	e->nlanes = 1;
 	if ((ret = open_lane(e, &e->lane[0], false, err, errlen)))
 		goto out;

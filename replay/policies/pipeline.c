@@ -324,6 +324,13 @@ bool policy__wants(const struct policy *p, const struct ts_record *rec)
 	return kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
 }
 
+uint32_t policy__wanted_kinds(const struct policy *p)
+{
+	uint8_t k = source_kind(p->props.source);
+
+	return p->observe_mask | (k < 32 ? 1u << k : 0);
+}
+
 int policy__record(struct policy *p, const struct ts_record *rec)
 {
 	struct policy_event ev;

@@ -247,6 +247,8 @@ const char *policy__describe(const struct policy *p);
  * records and rec is not of the source layer (the engine skips such records).
  */
 bool policy__wants(const struct policy *p, const struct ts_record *rec);
+/* Bits 1u << kind of the record kinds below 32 policy__wants() can be true for (fixed once built). */
+uint32_t policy__wanted_kinds(const struct policy *p);
 /* Fires timers up to now, offers rec to observers, pushes it if it is a source record. */
 int policy__record(struct policy *p, const struct ts_record *rec);
 /* Fires every timer with deadline <= now. */
