@@ -53,6 +53,7 @@ struct engine {
 	struct policy_input_counts input;	/* used records (engine__source_missing) */
 	bool started, flushed, realtime;
 	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
+	uint64_t timer_dl, timer_te;	/* the policy's last deadline (trace time) and its engine time */
 	uint32_t wanted_kinds;		/* policy__wanted_kinds(): no policy__wants() call for the others */
 	size_t peak_q;
 	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
