@@ -32,6 +32,7 @@ struct policy {
 	char *desc;
 	uint64_t now;
 	uint32_t observe_mask;	/* kinds (1u << kind) some stage observes; ~0: every kind */
+	uint64_t observers[32];	/* per kind below 32: bit i, stage i observes it (pipelines of <= 64 stages) */
 	bool observe_all;	/* TRIMSIM_OBSERVE_ALL set: ignore observe_kinds (the test that checks them) */
 	bool completes;		/* some stage has complete() */
 	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
@@ -165,8 +166,13 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		ps.st[i].cfg = NULL;
 		s->out = (struct policy_out){ p, i + 1 };
 		p->n = i + 1;
-		if (s->ops->observe)
-			p->observe_mask |= s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
+		if (s->ops->observe) {
+			uint32_t kinds = s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
+
+			p->observe_mask |= kinds;
+			for (unsigned k = 0; i < 64 && k < 32; k++)
+				p->observers[k] |= (uint64_t)(kinds >> k & 1) << i;
+		}
 		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->state_size ? new_state(s->ops, s->cfg, &s->priv) : 0;
 		if (!ret && s->ops->init)
@@ -356,13 +362,23 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 	if (!policy__wants(p, rec))
 		return 0;
 	p->dl_ok = false;
-	for (size_t i = 0; i < p->n; i++) {
-		struct stage *s = &p->st[i];
+	if (p->n <= 64 && rec->kind < 32) {	/* the stages that observe this kind, in order */
+		for (uint64_t m = p->observers[rec->kind]; m; m &= m - 1) {
+			struct stage *s = &p->st[__builtin_ctzll(m)];
 
-		if (s->ops->observe &&
-		    kind_in(s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u, rec->kind) &&
-		    (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
-			return fail(p, s, ret, "observe");
+			if ((ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+				return fail(p, s, ret, "observe");
+		}
+	} else {
+		for (size_t i = 0; i < p->n; i++) {
+			struct stage *s = &p->st[i];
+
+			if (s->ops->observe &&
+			    kind_in(s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u,
+				    rec->kind) &&
+			    (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+				return fail(p, s, ret, "observe");
+		}
 	}
 	if (!is_source(p->props.source, rec))
 		return 0;
