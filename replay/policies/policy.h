@@ -125,6 +125,12 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
  * pieces are. The bound keeps one record's work finite whatever a trace claims.
  */
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
+/*
+ * A push that emits the event unchanged (the stages that only set a pipeline
+ * property: source, dispatch). A stage whose push is this and that has no other
+ * hook but init and report is linked over: the stage before it emits to the next.
+ */
+int policy_out__pass(void *priv, const struct policy_event *ev, struct policy_out *out);
 
 /*
  * A counter a stage reports under key: a uint64_t of its state (priv) at off.
