@@ -41,7 +41,7 @@ struct param {
 	uint64_t size, unit, nunits;
 	unsigned unit_shift, gran_shift;	/* log2 of unit and of the granularity when powers of two, else 0 */
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
-	uint64_t *full;			/* bit w: map[w] is all ones */
+	uint64_t *full;			/* bit w: map[w] is all ones (and holds anything: it is not read) */
 	uint64_t nwords, mapped_units;
 	struct { uint64_t a, b, wa, wb; } pend[NPEND];	/* units [a, b) to set in words [wa, wb];
 							   applied: b = 0, wa = UINT64_MAX, wb = 0 */
@@ -96,8 +96,12 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 		pend_kill(m, i);
 	if (m->nunits % 64)	/* the padding past the last unit counts as mapped, never as a change */
 		m->map[m->nwords - 1] = ~((1ull << (m->nunits % 64)) - 1);
+	/*
+	 * A word marked full is never read (map_set() skips it, map_clear() writes it
+	 * whole): the map itself stays untouched zero pages until a discard reaches
+	 * them, and a run pays for the map it uses, not for the device size.
+	 */
 	if (m->p.initially_mapped && m->nunits) {
-		memset(m->map, 0xff, m->nwords * sizeof(uint64_t));
 		memset(m->full, 0xff, (m->nwords + 63) / 64 * sizeof(uint64_t));
 		m->mapped_units = m->nunits;
 	}
