@@ -161,7 +161,7 @@ static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
 		uint64_t bit = 1ull << (w % 64);
 
 		if (m->full[w / 64] & bit) {
-			changed += (uint64_t)__builtin_popcountll(mask);
+			changed += mask == ~0ull ? 64 : (uint64_t)__builtin_popcountll(mask);	/* no libgcc call */
 			m->map[w] = ~mask;
 			m->full[w / 64] &= ~bit;
 			continue;
@@ -184,6 +184,14 @@ static uint64_t map_clear(struct param *m, uint64_t a, uint64_t b)
 static void pend_push(struct param *m, uint64_t a, uint64_t b)
 {
 	unsigned i;
+
+	/*
+	 * Every word already full: the set changes nothing, now or when it would be
+	 * applied (a clear applies the pending sets of its words before it clears).
+	 */
+	for (uint64_t w = a / 64; m->full[w / 64] & (1ull << (w % 64)); w++)
+		if (w == (b - 1) / 64)
+			return;
 
 	if (m->pend_n == NPEND) {
 		i = m->pend_head;
