@@ -185,14 +185,6 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
 {
 	unsigned i;
 
-	/*
-	 * Every word already full: the set changes nothing, now or when it would be
-	 * applied (a clear applies the pending sets of its words before it clears).
-	 */
-	for (uint64_t w = a / 64; m->full[w / 64] & (1ull << (w % 64)); w++)
-		if (w == (b - 1) / 64)
-			return;
-
 	if (m->pend_n == NPEND) {
 		i = m->pend_head;
 		if (m->pend[i].b)
