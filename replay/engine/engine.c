@@ -609,6 +609,11 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			r.time_ns = e->last_trace;
 		}
 		e->last_trace = r.time_ns;
+		if (e->skip_idle && r.kind < 32 && (e->idle_kinds >> r.kind & 1)) {	/* as below, at once */
+			if (ob && ob->record)
+				ob->record(ob->arg, &recs[i]);
+			continue;
+		}
 		fg = is_foreground(&r);
 		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
 		/*

@@ -55,6 +55,7 @@ struct engine {
 	bool skip_idle;			/* model target, trace timing: records nothing reacts to are skipped */
 	uint64_t timer_dl, timer_te;	/* the policy's last deadline (trace time) and its engine time */
 	uint32_t wanted_kinds;		/* policy__wanted_kinds(): no policy__wants() call for the others */
+	uint32_t idle_kinds;		/* kinds never foreground, freed bytes or wanted: always skipped */
 	size_t peak_q;
 	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
 	/*

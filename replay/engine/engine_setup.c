@@ -68,6 +68,7 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		goto out;
 	}
 	e->wanted_kinds = policy__wanted_kinds(e->pol);
+	e->idle_kinds = ~(e->wanted_kinds | 1u << TS_ISSUE | 1u << TS_FREE | 1u << TS_INTENT);
 	e->timer_dl = e->timer_te = UINT64_MAX;	/* to_engine(UINT64_MAX) */
 	e->nlanes = 1;
 	if ((ret = open_lane(e, &e->lane[0], false, err, errlen)))
