@@ -621,8 +621,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * no stage observes, no reclaim figure counts it) changes no state: what
 		 * is due before it runs before the next record that matters, in the same
 		 * order. INTENT's bytes reach the report only while no FREE was counted
-		 * (free_counted, what metrics__intent_counts() tells once the frees before
-		 * reached it); an observer of records may count them itself.
+		 * (free_counted: the reclaim figures are FREE's once there is one); an
+		 * observer of records may count them itself.
 		 * A record only the reclaim figures count skips the loop too: its free
 		 * waits in dfree (dfree_apply()) unless an observer sees records.
 		 */

@@ -190,11 +190,6 @@ static void reclaim_advance(struct reclaim *r, uint64_t t)
 	r->last = t;
 }
 
-bool metrics__intent_counts(const struct metrics *m)
-{
-	return !m->reclaim.side[0].seen;
-}
-
 int metrics__freed(struct metrics *m, uint64_t t_ns, bool intent, uint64_t bytes)
 {
 	struct reclaim_side *s = &m->reclaim.side[intent];
