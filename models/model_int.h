@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <jansson.h>
 #include "replay/targets/target.h"
+#include "traces/trace.h"
 #include "traces/opts.h"
 
 enum gc_policy { GC_GREEDY = 0, GC_COST_BENEFIT = 1 };
@@ -160,9 +161,27 @@ bool model_reject(struct msched *s, const struct model_params *p, uint64_t size,
  * counts[op], and what the device cannot run is turned away (model_reject()).
  * True when the engine is to serve it; false: *ret is what submit returns.
  */
-bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
-		     struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
-		     int *ret);
+bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
+			 struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
+			 int *ret);
+/* model_cmd_begin_any(), with its common case inline: one range inside the device, not a discard. */
+static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
+				   struct msched *s, const struct model_params *p, uint64_t size,
+				   struct discard_stats *st, int *ret)
+{
+	if (cmd->op > TS_OP_MAX || (cmd->segs && cmd->nr_segs) || cmd->op == TS_OP_DISCARD ||
+	    cmd->op == TS_OP_SECURE_ERASE || cmd->offset > size || cmd->length > size - cmd->offset)
+		return model_cmd_begin_any(c, cmd, counts, s, p, size, st, ret);
+	c->one = (struct target_seg){ cmd->offset, cmd->length };
+	c->r = &c->one;
+	c->n = 1;
+	c->discard = false;
+	c->d = (struct target_done){ .tag = cmd->tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
+				     .dev_cmds = 1, .op = cmd->op, .klass = cmd->klass };
+	counts[cmd->op].cmds++;
+	counts[cmd->op].bytes += cmd->length;
+	return true;
+}
 /*
  * The end every engine's submit shares: service x (1 +/- jitter) plus extra (time
  * jitter does not scale, such as a GC stall) placed on the device, non-queued for a

@@ -42,11 +42,13 @@ struct param {
 	struct msched s;
 	uint64_t rng;
 	uint64_t size, unit, nunits;
+	unsigned unit_shift, gran_shift;	/* log2 of unit and of the granularity when powers of two, else 0 */
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
 	uint64_t *full;			/* bit w: map[w] is all ones */
 	uint64_t flip;			/* map and full as stored: the bits XOR flip (~0: initially mapped) */
 	uint64_t nwords, mapped_units;
-	struct { uint64_t a, b; } pend[NPEND];	/* units [a, b) to set; b == 0: already applied */
+	struct { uint64_t a, b, wa, wb; } pend[NPEND];	/* units [a, b) to set in words [wa, wb];
+							   applied: b = 0, wa = UINT64_MAX, wb = 0 */
 	unsigned pend_head, pend_n;
 	struct model_op_count ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
@@ -60,6 +62,13 @@ static size_t map_bytes(const struct param *m)
 static size_t full_bytes(const struct param *m)
 {
 	return ((m->nwords + 63) / 64 + 1) * sizeof(uint64_t);
+}
+
+static void pend_kill(struct param *m, unsigned i)
+{
+	m->pend[i].b = 0;
+	m->pend[i].wa = UINT64_MAX;	/* overlaps no words */
+	m->pend[i].wb = 0;
 }
 
 static void *param_open(const struct model_profile *prof, const struct target_env *env,
@@ -77,6 +86,8 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	while ((size + m->unit - 1) / m->unit > MAX_MAP_BITS)
 		m->unit *= 2;
 	m->nunits = (size + m->unit - 1) / m->unit;
+	m->unit_shift = model_is_pow2(m->unit) ? (unsigned)__builtin_ctzll(m->unit) : 0;
+	m->gran_shift = model_is_pow2(m->p.discard_granularity) ? (unsigned)__builtin_ctzll(m->p.discard_granularity) : 0;
 	m->size = m->nunits * m->unit;
 	if (!m->p.discard_supported)	/* discards are rejected: no map to keep */
 		m->nunits = 0;
@@ -85,6 +96,8 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	m->full = model_big_alloc(full_bytes(m));
 	if (!m->map || !m->full || msched__init(&m->s, m->p.channels, m->p.qd))
 		goto nomem;
+	for (unsigned i = 0; i < NPEND; i++)
+		pend_kill(m, i);
 	if (m->p.initially_mapped && m->nunits) {	/* zeroes read as all mapped, every word full */
 		m->flip = ~0ull;
 		m->mapped_units = m->nunits;
@@ -194,27 +207,40 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
 	i = (m->pend_head + m->pend_n++) % NPEND;
 	m->pend[i].a = a;
 	m->pend[i].b = b;
+	m->pend[i].wa = a / 64;
+	m->pend[i].wb = (b - 1) / 64;
 	__builtin_prefetch(&m->full[a / 64 / 64]);
 	__builtin_prefetch(&m->map[a / 64], 1);
 }
 
-/* Applies the pending sets touching words [wa, wb]. */
+/*
+ * Applies the pending sets touching words [wa, wb] (wb < UINT64_MAX), in slot
+ * order: sets commute, and an applied slot overlaps no words.
+ */
 static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
 {
-	for (unsigned k = 0; k < m->pend_n; k++) {
-		unsigned i = (m->pend_head + k) % NPEND;
-
-		if (m->pend[i].b && m->pend[i].a / 64 <= wb && (m->pend[i].b - 1) / 64 >= wa) {
+	for (unsigned i = 0; i < NPEND; i++) {
+		if (m->pend[i].wa <= wb && m->pend[i].wb >= wa) {
 			map_set(m, m->pend[i].a, m->pend[i].b);
-			m->pend[i].b = 0;
+			pend_kill(m, i);
 		}
 	}
 }
 
 static void pend_flush(struct param *m)
 {
-	pend_apply(m, 0, UINT64_MAX);
+	for (unsigned i = 0; i < NPEND; i++) {
+		if (m->pend[i].b)
+			map_set(m, m->pend[i].a, m->pend[i].b);
+		pend_kill(m, i);
+	}
 	m->pend_n = 0;
+}
+
+/* x / (1 << shift) when shift is set, else x / d: the hot paths divide by powers of two by shifting. */
+static inline uint64_t div_by(uint64_t x, uint64_t d, unsigned shift)
+{
+	return shift ? x >> shift : x / d;
 }
 
 /* Unmaps the whole units inside [off, off+len); *aligned tells whether any granule was covered. */
@@ -222,14 +248,14 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 {
 	struct param *m = ctx;
 	uint64_t g = m->p.discard_granularity;
-	uint64_t a = (off + g - 1) / g * g, b = (off + len) / g * g;
+	uint64_t a = div_by(off + g - 1, g, m->gran_shift) * g, b = div_by(off + len, g, m->gran_shift) * g;
 	uint64_t ua, ub;
 
 	*aligned = b > a;
 	if (b <= a)
 		return 0;
-	ua = (a + m->unit - 1) / m->unit;
-	ub = b / m->unit;
+	ua = div_by(a + m->unit - 1, m->unit, m->unit_shift);
+	ub = div_by(b, m->unit, m->unit_shift);
 	if (ub <= ua)
 		return 0;
 	pend_apply(m, ua / 64, (ub - 1) / 64);
@@ -267,7 +293,8 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 	case TS_OP_WRITE_ZEROES:
 		service = p->write_base + model_xfer_ns(c.d.bytes, p->write_bw);
 		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
-			uint64_t a = cmd->offset / m->unit, b = (cmd->offset + cmd->length + m->unit - 1) / m->unit;
+			uint64_t a = div_by(cmd->offset, m->unit, m->unit_shift);
+			uint64_t b = div_by(cmd->offset + cmd->length + m->unit - 1, m->unit, m->unit_shift);
 
 			if (a < b)	/* the map does not change the write's service time */
 				pend_push(m, a, b);

@@ -199,31 +199,49 @@ int msched__push(struct msched *s, const struct target_done *d)
 	return 0;
 }
 
+/*
+ * Replaces the earliest slot free time (the heap's root) by t >= it. Which slot
+ * serves a command changes nothing, only when the slots free up, so slot_free
+ * is a min-heap of those times: a command takes the root.
+ */
+static void slot_take_min(struct msched *s, uint64_t t)
+{
+	uint64_t *h = s->slot_free;
+	unsigned n = s->nslots, i = 0;
+
+	for (;;) {
+		unsigned c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= t)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = t;
+}
+
 int msched__place(struct msched *s, struct target_done *d, uint64_t service, bool exclusive)
 {
-	unsigned best = 0;
 	uint64_t start = d->submit_ns;
 
 	if (exclusive) {
 		for (unsigned i = 0; i < s->nslots; i++)
 			if (s->slot_free[i] > start)
 				start = s->slot_free[i];
-	} else {
-		uint64_t min = s->slot_free[0];
-
-		for (unsigned i = 1; i < s->nslots; i++)
-			if (s->slot_free[i] < min)
-				min = s->slot_free[i], best = i;
-		if (min > start)
-			start = min;
+	} else if (s->slot_free[0] > start) {
+		start = s->slot_free[0];
 	}
 	d->start_ns = start;
 	d->done_ns = start + service;
 	if (exclusive) {
-		for (unsigned i = 0; i < s->nslots; i++)
+		for (unsigned i = 0; i < s->nslots; i++)	/* equal times: still a heap */
 			s->slot_free[i] = d->done_ns;
 	} else {
-		s->slot_free[best] = d->done_ns;
+		slot_take_min(s, d->done_ns);
 	}
 	s->busy_ns += service;
 	if (d->done_ns > s->last_done)
@@ -296,7 +314,7 @@ static bool too_many_pieces(const struct model_params *p, const struct target_se
 	uint64_t pieces = 0;
 
 	for (uint32_t i = 0; max && i < n; i++)
-		pieces += r[i].length / max + 2;
+		pieces += (r[i].length < max ? 0 : r[i].length / max) + 2;	/* the division only when it counts */
 	return pieces > TS_MAX_PIECES;
 }
 
@@ -320,9 +338,9 @@ bool model_reject(struct msched *s, const struct model_params *p, uint64_t size,
 	return true;
 }
 
-bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
-		     struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
-		     int *ret)
+bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
+			 struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
+			 int *ret)
 {
 	*ret = -EINVAL;
 	if (cmd->op > TS_OP_MAX)

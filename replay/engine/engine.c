@@ -247,11 +247,29 @@ static inline int dispatch(struct engine *e, struct lane *l)
 
 static int dispatch_all(struct engine *e)
 {
-	for (unsigned i = 0; i < e->nlanes; i++) {
+	for (unsigned i = 0; i < e->nloop; i++) {
 		int ret = dispatch(e, &e->lane[i]);
 
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/* ---- deferred reclaim ---- */
+/* Hands the deferred frees of engine time before t (every one: UINT64_MAX) to the metrics, oldest first. */
+static int dfree_apply(struct engine *e, uint64_t t)
+{
+	while (e->dfree_n) {
+		const struct defer_free *f = &e->dfree[e->dfree_head];
+		int ret;
+
+		if (f->t >= t && t != UINT64_MAX)
+			return 0;
+		if ((ret = metrics__freed(e->m, f->t, f->intent, f->bytes)))
+			return efail(e, ret, "%s", "engine: out of memory");
+		e->dfree_head = (e->dfree_head + 1) & (DEFER_FREES - 1);
+		e->dfree_n--;
 	}
 	return 0;
 }
@@ -274,6 +292,9 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 		if (e->cfg.observer && e->cfg.observer->done)
 			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
+		/* the frees of records before it (a completion at a record's time came before the record) */
+		if (e->dfree_n && (ret = dfree_apply(e, d->done_ns)))
+			return ret;
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
 		if (s->mc.klass == TC_DISCARD) {
@@ -303,7 +324,7 @@ static inline struct lane *reap_lane(struct engine *e, uint64_t until)
 
 	if (e->realtime)
 		return e->lane[0].inflight ? &e->lane[0] : NULL;
-	for (unsigned i = 0; i < e->nlanes; i++) {
+	for (unsigned i = 0; i < e->nloop; i++) {
 		struct lane *l = &e->lane[i];
 		uint64_t n = lane_next_done(l);
 
@@ -336,6 +357,27 @@ static inline int reap_one(struct engine *e, uint64_t until)
 	return best ? reap_from(e, best, until) : 0;
 }
 
+/*
+ * Trace timing: the twin (lane 1) runs beside the event loop. Its commands are the
+ * foreground ones at their trace times and nothing else reacts to its completions
+ * (they give each command's baseline latency and free its room), so run_until()
+ * leaves it alone and it catches up here, before a foreground record and at the end:
+ * its completions due by t in its own order, each submitting what waited for room at
+ * its time, as the loop would have; the real lane's results and order are unchanged.
+ */
+static int twin_run(struct engine *e, uint64_t t)
+{
+	struct lane *l = &e->lane[1];
+
+	while (l->inflight && lane_next_done(l) <= t) {
+		int ret = reap_from(e, l, t);
+
+		if (ret <= 0)
+			return ret ? ret : efail(e, -EPROTO, "%s", "engine: the twin has no completion it announced");
+	}
+	return 0;
+}
+
 /* Real-time targets with nothing in flight: sleep until their clock reaches t. */
 static void wait_clock(struct lane *l, uint64_t t)
 {
@@ -349,18 +391,45 @@ static void wait_clock(struct lane *l, uint64_t t)
 	}
 }
 
+/* Engine time of the policy's next timer (UINT64_MAX: none, or flushed, or asap); *dl: its trace time. */
+static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
+{
+	uint64_t d;
+
+	if (e->flushed || e->cfg.timing != TIMING_TRACE)
+		return UINT64_MAX;
+	d = policy__next_deadline(e->pol);
+	if (d != e->timer_dl) {	/* converted once per deadline */
+		e->timer_dl = d;
+		e->timer_te = to_engine(e, d);
+	}
+	*dl = d;
+	return e->timer_te;
+}
+
 /* Processes completions, policy timers and queued commands in time order up to engine time T. */
 static int run_until(struct engine *e, uint64_t T)
 {
+	uint64_t dl0 = UINT64_MAX;
+
+	/*
+	 * Most calls find nothing due by T on the one lane: time moves to T. This is the
+	 * loop's one pass when no timer, queued command or completion comes by T.
+	 */
+	if (!e->realtime && e->nloop == 1 && lane_next_done(&e->lane[0]) > T && T != UINT64_MAX &&
+	    lane_ready(&e->lane[0]) > T && !trimsim_stop && timer_due(e, &dl0) > T) {
+		lane_sync(&e->lane[0], T);
+		note_queued(e);
+		return 0;
+	}
 	for (;;) {
 		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, dl = UINT64_MAX, next;
 		int ret;
 
 		if (trimsim_stop)
 			return efail(e, -EINTR, "%s", "interrupted");
-		if (!e->flushed && e->cfg.timing == TIMING_TRACE)
-			tp = to_engine(e, dl = policy__next_deadline(e->pol));
-		for (unsigned i = 0; i < e->nlanes; i++) {
+		tp = timer_due(e, &dl);
+		for (unsigned i = 0; i < e->nloop; i++) {
 			uint64_t r = lane_ready(&e->lane[i]);
 
 			tq = r < tq ? r : tq;
@@ -377,13 +446,13 @@ static int run_until(struct engine *e, uint64_t T)
 			/* Everything in flight completed; what is queued for later can go now. */
 			bool queued = false;
 
-			for (unsigned i = 0; i < e->nlanes; i++)
+			for (unsigned i = 0; i < e->nloop; i++)
 				queued |= e->lane[i].fg_n || evq__len(&e->lane[i].dq);
 			if (!queued)
 				return 0;
 			continue;
 		}
-		for (unsigned i = 0; i < e->nlanes; i++)
+		for (unsigned i = 0; i < e->nloop; i++)
 			lane_sync(&e->lane[i], next);
 		/*
 		 * At --speed X the round trip trace -> engine -> trace time may land
@@ -503,6 +572,11 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	for (unsigned i = 0; i < e->nlanes; i++) {
 		struct lane *l = &e->lane[i];
 
+		if (i >= e->nloop) {	/* the twin beside the loop: to time te, as run_until() takes the real lane */
+			if ((ret = twin_run(e, te)))
+				return ret;
+			lane_sync(l, te);
+		}
 		if (l->fg_n == l->fg_cap) {
 			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
 			struct fg_item *n = malloc(cap * sizeof(*n));
@@ -524,7 +598,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	}
 	e->fg_records++;
 	e->queued++;
-	return 0;
+	return e->nloop < e->nlanes ? dispatch(e, &e->lane[1]) : 0;
 }
 
 /* Records ahead of the one being fed whose device discard the target is told to load (target_ops.prefetch). */
@@ -538,7 +612,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct ts_record r = recs[i];
 		uint64_t queued, te;
-		bool fg, freed, reclaim;
+		bool fg, freed, reclaim, skip;
 		int ret;
 
 		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
@@ -564,6 +638,11 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			r.time_ns = e->last_trace;
 		}
 		e->last_trace = r.time_ns;
+		if (e->skip_idle && r.kind < 32 && (e->idle_kinds >> r.kind & 1)) {	/* as below, at once */
+			if (ob && ob->record)
+				ob->record(ob->arg, &recs[i]);
+			continue;
+		}
 		fg = is_foreground(&r);
 		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
 		/*
@@ -571,17 +650,33 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * no stage observes, no reclaim figure counts it) changes no state: what
 		 * is due before it runs before the next record that matters, in the same
 		 * order. INTENT's bytes reach the report only while no FREE was counted
-		 * (metrics__intent_counts()); an observer of records may count them itself.
+		 * (free_counted: the reclaim figures are FREE's once there is one); an
+		 * observer of records may count them itself.
+		 * Trace timing: a record only the reclaim figures count skips the loop
+		 * too: its free waits in dfree (dfree_apply()) unless an observer sees
+		 * records.
 		 * asap: the drain before the next record does what the one before this
 		 * would have, in the same order; only the trace time the policy is told
 		 * for those completions differs, so the policy must not care (no
 		 * completion hook, no timer pending: policy__quiet()), nor an observer see
-		 * the record.
+		 * the record, nor the reclaim figures count it.
 		 */
-		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || metrics__intent_counts(e->m));
-		if (e->skip_idle && !fg && !reclaim && !policy__wants(e->pol, &r) &&
-		    (e->cfg.timing != TIMING_ASAP || (!(ob && ob->record) && policy__quiet(e->pol)))) {
-			e->drain_owed = e->cfg.timing == TIMING_ASAP;
+		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
+		e->free_counted |= freed && r.kind == TS_FREE;
+		skip = e->skip_idle && !fg &&
+		       ((r.kind < 32 && !(e->wanted_kinds >> r.kind & 1)) || !policy__wants(e->pol, &r));
+		if (skip && e->cfg.timing == TIMING_ASAP) {
+			if (!reclaim && !(ob && ob->record) && policy__quiet(e->pol)) {
+				e->drain_owed = true;
+				continue;
+			}
+		} else if (skip && (!reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES))) {
+			if (reclaim) {
+				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
+					.t = to_engine(e, r.time_ns), .bytes = r.length, .intent = r.kind == TS_INTENT,
+				};
+				continue;
+			}
 			if (ob && ob->record)
 				ob->record(ob->arg, &recs[i]);
 			continue;
@@ -590,6 +685,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		e->drain_owed = false;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
+			return ret;
+		if (e->dfree_n && (ret = dfree_apply(e, UINT64_MAX)))
 			return ret;
 		queued = e->queued;
 		if (ob && ob->record)
@@ -623,7 +720,9 @@ int engine__finish(struct engine *e)
 	if ((ret = policy__flush(e->pol, e->last_trace)))
 		return efail(e, ret, "%s", policy__error(e->pol));
 	e->flushed = true;
-	if ((ret = dispatch_all(e)) || (ret = run_until(e, UINT64_MAX)))
+	if ((ret = dispatch_all(e)) || (ret = run_until(e, UINT64_MAX)) || (ret = dfree_apply(e, UINT64_MAX)))
+		return ret;
+	if (e->nloop < e->nlanes && (ret = twin_run(e, UINT64_MAX)))
 		return ret;
 	for (unsigned i = 0; i < e->nlanes; i++)
 		if (e->lane[i].inflight || e->lane[i].fg_n || evq__len(&e->lane[i].dq))

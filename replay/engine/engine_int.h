@@ -25,6 +25,13 @@ struct lane {
 	bool next_done_ok;		/* on submit and reap, so it is asked again only after one) */
 };
 
+/* A reclaim-only record (FREE, or INTENT while no FREE was counted) whose metrics__freed() waits. */
+struct defer_free {
+	uint64_t t, bytes;	/* engine time, bytes freed */
+	bool intent;
+};
+#define DEFER_FREES 256		/* a power of two */
+
 struct slot {
 	struct metrics_cmd mc;
 	uint64_t lat, base;		/* foreground: done - ready (what the application waited) */
@@ -39,15 +46,27 @@ struct engine {
 	struct metrics *m;
 	struct lane lane[2];
 	unsigned nlanes;
+	unsigned nloop;			/* lanes run_until() drives: the twin only with --timing asap (engine.c) */
 	struct slot *slots;
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
 	struct policy_input_counts input;	/* used records (engine__source_missing) */
 	bool started, flushed, realtime;
-	bool skip_idle;			/* model target: records nothing reacts to are skipped (asap: ENGINE.md) */
+	bool skip_idle;			/* model target: records nothing reacts to are skipped (ENGINE.md) */
 	bool drain_owed;		/* asap: records were skipped since the last drain */
+	uint64_t timer_dl, timer_te;	/* the policy's last deadline (trace time) and its engine time */
+	uint32_t wanted_kinds;		/* policy__wanted_kinds(): no policy__wants() call for the others */
+	uint32_t idle_kinds;		/* kinds never foreground, freed bytes or wanted: always skipped */
 	size_t peak_q;
 	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
+	/*
+	 * skip_idle: reclaim-only records skip the event loop; their metrics__freed()
+	 * waits here until the first discard completion after them or the next record
+	 * that runs the loop (engine__feed()), so it reaches the metrics in time order.
+	 */
+	struct defer_free dfree[DEFER_FREES];
+	unsigned dfree_head, dfree_n;
+	bool free_counted;			/* a FREE record reached the reclaim figures */
 	char err[600];
 };
 

@@ -67,6 +67,10 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		ret = -errno;
 		goto out;
 	}
+	e->wanted_kinds = policy__wanted_kinds(e->pol);
+	/* trace timing only: asap skips a record only while the policy is quiet (engine__feed()) */
+	e->idle_kinds = cfg->timing == TIMING_TRACE ? ~(e->wanted_kinds | 1u << TS_ISSUE | 1u << TS_FREE | 1u << TS_INTENT) : 0;
+	e->timer_dl = e->timer_te = UINT64_MAX;	/* to_engine(UINT64_MAX) */
 	e->nlanes = 1;
 	if ((ret = open_lane(e, &e->lane[0], false, err, errlen)))
 		goto out;
@@ -75,6 +79,8 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 			goto out;
 		e->nlanes = 2;
 	}
+	/* trace timing: the twin runs beside the loop (engine.c, twin_run) */
+	e->nloop = e->skip_idle && cfg->timing == TIMING_TRACE ? 1 : e->nlanes;
 	ret = 0;
 out:
 	if (ret) {

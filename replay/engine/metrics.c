@@ -97,7 +97,9 @@ struct metrics {
 	uint64_t fg_cmds, fg_bytes, fg_errors;
 	uint64_t by_errno[2][ERRNO_SLOTS];	/* failed commands per class (enum target_class) and -error */
 	uint64_t stall_ns, stalled_cmds, base_pairs;
-	long double lat_sum_pairs, base_sum_pairs;
+	long double lat_sum_pairs, base_sum_pairs;	/* once sums_ld (pair_sums_add()) */
+	uint64_t lat_sum_u, base_sum_u;			/* until then: the same sums, exact */
+	bool sums_ld;
 	uint64_t end_ns, last_done;
 };
 
@@ -183,13 +185,9 @@ static void reclaim_advance(struct reclaim *r, uint64_t t)
 	if (t <= r->last)
 		return;
 	for (unsigned k = 0; k < 2; k++)
-		r->side[k].area += (long double)untrimmed(r, k) * (long double)(t - r->last);
+		if (untrimmed(r, k))	/* adding 0 changes nothing: no x87 work */
+			r->side[k].area += (long double)untrimmed(r, k) * (long double)(t - r->last);
 	r->last = t;
-}
-
-bool metrics__intent_counts(const struct metrics *m)
-{
-	return !m->reclaim.side[0].seen;
 }
 
 int metrics__freed(struct metrics *m, uint64_t t_ns, bool intent, uint64_t bytes)
@@ -265,11 +263,31 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 	return hist_add(&m->service[op], d->done_ns >= d->start_ns ? d->done_ns - d->start_ns : 0);
 }
 
+/*
+ * The latency sums of the pairs, in integers while they fit in 64 bits: a long
+ * double holds every such integer exactly, so its sums were these until one would
+ * pass 2^64; from then on they are long doubles, added as before.
+ */
+static void pair_sums_add(struct metrics *m, uint64_t lat_ns, uint64_t base_ns)
+{
+	if (!m->sums_ld && lat_ns <= UINT64_MAX - m->lat_sum_u && base_ns <= UINT64_MAX - m->base_sum_u) {
+		m->lat_sum_u += lat_ns;
+		m->base_sum_u += base_ns;
+		return;
+	}
+	if (!m->sums_ld) {
+		m->lat_sum_pairs = m->lat_sum_u;
+		m->base_sum_pairs = m->base_sum_u;
+		m->sums_ld = true;
+	}
+	m->lat_sum_pairs += lat_ns;
+	m->base_sum_pairs += base_ns;
+}
+
 int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t base_ns)
 {
 	m->base_pairs++;
-	m->lat_sum_pairs += lat_ns;
-	m->base_sum_pairs += base_ns;
+	pair_sums_add(m, lat_ns, base_ns);
 	if (lat_ns > base_ns) {
 		m->stall_ns += lat_ns - base_ns;
 		m->stalled_cmds++;
@@ -400,7 +418,9 @@ static json_t *foreground_json(const struct metrics *m)
 	json_object_set_new(o, "baseline_pairs", json_integer((json_int_t)m->base_pairs));
 	json_object_set_new(o, "stall_ns", json_integer((json_int_t)m->stall_ns));
 	json_object_set_new(o, "stalled_commands", json_integer((json_int_t)m->stalled_cmds));
-	json_object_set_new(o, "latency_inflation", json_real(ratio(m->lat_sum_pairs, m->base_sum_pairs)));
+	json_object_set_new(o, "latency_inflation",
+			    json_real(m->sums_ld ? ratio(m->lat_sum_pairs, m->base_sum_pairs)
+						 : ratio(m->lat_sum_u, m->base_sum_u)));
 	return o;
 }
 

@@ -37,11 +37,6 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
  * `reclaim`). Calls in time order with the completions.
  */
 int metrics__freed(struct metrics *m, uint64_t t_ns, bool intent, uint64_t bytes);
-/*
- * Whether an INTENT record's bytes can still reach the report: only while no FREE
- * record was counted (the reclaim figures are FREE's once there is one).
- */
-bool metrics__intent_counts(const struct metrics *m);
 /* The same foreground command on the discard-free shadow target took base_ns (and lat_ns here). */
 int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t base_ns);
 /*

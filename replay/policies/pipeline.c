@@ -12,6 +12,7 @@
 struct policy_out {
 	struct policy *p;
 	size_t next;		/* index of the stage that receives; == n: the sink */
+	size_t from;		/* 1 + index of the stage that emits; 0: the source layer */
 };
 
 struct stage {
@@ -32,9 +33,11 @@ struct policy {
 	char *desc;
 	uint64_t now;
 	uint32_t observe_mask;	/* kinds (1u << kind) some stage observes; ~0: every kind */
+	uint64_t observers[32];	/* per kind below 32: bit i, stage i observes it (pipelines of <= 64 stages) */
 	bool observe_all;	/* TRIMSIM_OBSERVE_ALL set: ignore observe_kinds (the test that checks them) */
 	bool completes;		/* some stage has complete() */
 	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
+	size_t first;		/* the first stage that is not pass-only (link_over_passes()); n: none */
 	uint64_t dl;
 	char err[512];
 };
@@ -56,7 +59,7 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev)
 	if (ev->time_ns < p->now) {
 		snprintf(p->err, sizeof(p->err),
 			 "policy: stage '%s' emitted a request at %" PRIu64 " ns, before now (%" PRIu64 " ns)",
-			 out->next ? p->st[out->next - 1].ops->name : "source", ev->time_ns, p->now);
+			 out->from ? p->st[out->from - 1].ops->name : "source", ev->time_ns, p->now);
 		return -EINVAL;
 	}
 	if (out->next == p->n)
@@ -64,6 +67,32 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev)
 	s = &p->st[out->next];
 	ret = s->ops->push(s->priv, ev, &s->out);
 	return ret < 0 ? fail(p, s, ret, "push") : ret;
+}
+
+int policy_out__pass(void *priv, const struct policy_event *ev, struct policy_out *out)
+{
+	(void)priv;
+	return policy_out__emit(out, ev);
+}
+
+/* A stage that only passes events on (policy_out__pass() and no other hook but init and report). */
+static bool passes_only(const struct policy_stage_ops *o)
+{
+	return o->push == policy_out__pass && !o->observe && !o->tick && !o->next_deadline && !o->flush &&
+	       !o->complete;
+}
+
+/* Links every output over the pass-only stages after it: their push would only forward. */
+static void link_over_passes(struct policy *p)
+{
+	size_t next = p->n;
+
+	for (size_t i = p->n; i-- > 0;) {
+		p->st[i].out.next = next;
+		if (!passes_only(p->st[i].ops))
+			next = i;
+	}
+	p->first = next;
 }
 
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what)
@@ -74,7 +103,7 @@ int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what)
 		return 0;
 	if (!p->err[0])
 		snprintf(p->err, sizeof(p->err), "policy stage '%s': one request would become %" PRIu64 " %s; "
-			 "the bound is %u per request (TS_MAX_PIECES)", out->next ? p->st[out->next - 1].ops->name
+			 "the bound is %u per request (TS_MAX_PIECES)", out->from ? p->st[out->from - 1].ops->name
 			 : "source", n, what, TS_MAX_PIECES);
 	return -E2BIG;
 }
@@ -163,10 +192,15 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		s->ops = ps.st[i].ops;
 		s->cfg = ps.st[i].cfg;
 		ps.st[i].cfg = NULL;
-		s->out = (struct policy_out){ p, i + 1 };
+		s->out = (struct policy_out){ p, i + 1, i + 1 };
 		p->n = i + 1;
-		if (s->ops->observe)
-			p->observe_mask |= s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
+		if (s->ops->observe) {
+			uint32_t kinds = s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
+
+			p->observe_mask |= kinds;
+			for (unsigned k = 0; i < 64 && k < 32; k++)
+				p->observers[k] |= (uint64_t)(kinds >> k & 1) << i;
+		}
 		p->completes |= s->ops->complete != NULL;
 		ret = s->ops->state_size ? new_state(s->ops, s->cfg, &s->priv) : 0;
 		if (!ret && s->ops->init)
@@ -181,6 +215,7 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		p->props.source = PS_INTENT;
 	if (p->props.waiter == PW_UNKNOWN)
 		p->props.waiter = ps.waiter;
+	link_over_passes(p);
 	ret = build_desc(p);
 out:
 	parsed_free(&ps);
@@ -329,6 +364,13 @@ bool policy__quiet(struct policy *p)
 	return !p->completes && policy__next_deadline(p) == UINT64_MAX;
 }
 
+uint32_t policy__wanted_kinds(const struct policy *p)
+{
+	uint8_t k = source_kind(p->props.source);
+
+	return p->observe_mask | (k < 32 ? 1u << k : 0);
+}
+
 int policy__record(struct policy *p, const struct ts_record *rec)
 {
 	struct policy_event ev;
@@ -354,13 +396,23 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 	if (!policy__wants(p, rec))
 		return 0;
 	p->dl_ok = false;
-	for (size_t i = 0; i < p->n; i++) {
-		struct stage *s = &p->st[i];
+	if (p->n <= 64 && rec->kind < 32) {	/* the stages that observe this kind, in order */
+		for (uint64_t m = p->observers[rec->kind]; m; m &= m - 1) {
+			struct stage *s = &p->st[__builtin_ctzll(m)];
 
-		if (s->ops->observe &&
-		    kind_in(s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u, rec->kind) &&
-		    (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
-			return fail(p, s, ret, "observe");
+			if ((ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+				return fail(p, s, ret, "observe");
+		}
+	} else {
+		for (size_t i = 0; i < p->n; i++) {
+			struct stage *s = &p->st[i];
+
+			if (s->ops->observe &&
+			    kind_in(s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u,
+				    rec->kind) &&
+			    (ret = s->ops->observe(s->priv, rec, &s->out)) < 0)
+				return fail(p, s, ret, "observe");
+		}
 	}
 	if (!is_source(p->props.source, rec))
 		return 0;
@@ -371,7 +423,7 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 		.src_kind = rec->kind,
 	};
 	{
-		struct policy_out head = { p, 0 };
+		struct policy_out head = { p, p->first, 0 };
 
 		return policy_out__emit(&head, &ev);
 	}

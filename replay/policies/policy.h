@@ -126,6 +126,12 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
  * pieces are. The bound keeps one record's work finite whatever a trace claims.
  */
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
+/*
+ * A push that emits the event unchanged (the stages that only set a pipeline
+ * property: source, dispatch). A stage whose push is this and that has no other
+ * hook but init and report is linked over: the stage before it emits to the next.
+ */
+int policy_out__pass(void *priv, const struct policy_event *ev, struct policy_out *out);
 
 /*
  * A figure a stage reports under key: a field of its state (priv) at off, a counter
@@ -265,6 +271,8 @@ bool policy__wants(const struct policy *p, const struct ts_record *rec);
  * refuses) changes nothing.
  */
 bool policy__quiet(struct policy *p);
+/* Bits 1u << kind of the record kinds below 32 policy__wants() can be true for (fixed once built). */
+uint32_t policy__wanted_kinds(const struct policy *p);
 /* Fires timers up to now, offers rec to observers, pushes it if it is a source record. */
 int policy__record(struct policy *p, const struct ts_record *rec);
 /* Fires every timer with deadline <= now. */

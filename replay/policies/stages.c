@@ -46,11 +46,6 @@ const struct policy_preset *policy_preset_find(const char *name)
 	return NULL;
 }
 
-static int pass(void *priv, const struct policy_event *ev, struct policy_out *out)
-{
-	(void)priv;
-	return policy_out__emit(out, ev);
-}
 
 /* ---- source(layer): which trace layer feeds the pipeline ---- */
 static const char *const source_names[] = { "default", "none", "free", "intent", "bio", "issue", NULL };
@@ -87,7 +82,7 @@ static int source_init(void *priv, const struct policy_env *env, struct policy_p
 const struct policy_stage_ops stage_source = {
 	.name = "source", .help = "choose the trace layer that feeds the pipeline",
 	.opts = source_opts, .cfg_size = sizeof(struct source_cfg), .positional = "layer",
-	.state_size = sizeof(struct source_cfg), .init = source_init, .push = pass,
+	.state_size = sizeof(struct source_cfg), .init = source_init, .push = policy_out__pass,
 };
 
 /* ---- dispatch(qd): queue depth the pipeline's output is sent at ---- */
@@ -110,7 +105,7 @@ static int dispatch_init(void *priv, const struct policy_env *env, struct policy
 const struct policy_stage_ops stage_dispatch = {
 	.name = "dispatch", .help = "set the dispatch queue depth for discard commands",
 	.opts = dispatch_opts, .cfg_size = sizeof(struct dispatch_cfg), .positional = "qd",
-	.state_size = sizeof(struct dispatch_cfg), .init = dispatch_init, .push = pass,
+	.state_size = sizeof(struct dispatch_cfg), .init = dispatch_init, .push = policy_out__pass,
 };
 
 /* Emits e with the n ranges a filter kept in segs as its ranges (nothing if none is left). */

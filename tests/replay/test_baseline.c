@@ -26,6 +26,9 @@ static struct twin_case twins[] = {
 	{ "btrfs-discard-churn.tsim", "as-recorded", "nvme:initially_mapped=false" },
 	{ "ext4-discard-churn.tsim", "xfs", "nvme-ftl" },
 	{ "xfs-discard-db.tsim", "passthrough", "emmc" },
+	/* queue depth 1-2: the twin's commands wait for its room (it runs beside the event loop) */
+	{ "xfs-discard-churn.tsim", "as-recorded", "nvme:qd=1,channels=1" },
+	{ "ext4-discard-db.tsim", "xfs", "sata-sf2281:qd=2" },
 };
 
 TestSuite(baseline, .init = th_dir_init, .fini = th_dir_fini);
