@@ -16,8 +16,7 @@
  *
  * The sweep runs the plain binary ($TRIMSIM_PLAIN; ASan would triple its time
  * without exercising anything the sanitized unit suites do not) on a tmpfs,
- * so the device's speed is the kernel's, not the disk's. A cell's device and
- * file replays run at the same time (two processes), which halves the sweep.
+ * so the device's speed is the kernel's, not the disk's.
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -28,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/live/live.h"
@@ -104,66 +102,27 @@ static void expect_quiet(const char *what, const char *err, bool device)
 	cr_assert_str_empty(e, "%s: stderr: %s", what, e);
 }
 
-static void replay_cmd(char *cmd, size_t len, const char *trace, const char *preset, const char *target,
-		       const char *res)
+static void replay_cell(const char *trace, const char *preset, const char *target, bool device, unsigned *n)
 {
-	snprintf(cmd, len, "%s replay '%s' -p '%s' %s --speed 100000 -q -o '%s'", plain(), trace, preset, target, res);
-}
-
-/* The result's discard and foreground commands all succeeded. */
-static void check_result(const char *what, const char *res)
-{
+	char cmd[4096], what[600], *err = NULL;
+	const char *res = lv_path("r.json");
 	json_error_t je;
-	json_t *r = json_load_file(res, 0, &je);
+	json_t *r;
+	int rc;
 
+	snprintf(what, sizeof(what), "%s x %s on %s", strrchr(trace, '/') + 1, preset, device ? "device" : "file");
+	snprintf(cmd, sizeof(cmd), "%s replay '%s' -p '%s' %s %s -q -o '%s'", plain(), trace, preset, target,
+		 "--speed 100000", res);
+	rc = th_run(cmd, NULL, &err);
+	cr_assert_eq(rc, 0, "%s: exit %d: %s", what, rc, err ? err : "");
+	expect_quiet(what, err, device);
+	free(err);
+	r = json_load_file(res, 0, &je);
 	cr_assert_not_null(r, "%s: %s", what, je.text);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "discard"), "errors")), 0, "%s", what);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "foreground"), "errors")), 0, "%s", what);
 	json_decref(r);
-}
-
-/*
- * One cell on both targets at once: the file replay runs in a child while the
- * device replay runs through th_run(), so the sweep takes the longer of the
- * two on a 2-core machine instead of their sum. Each has its own result and
- * stderr file.
- */
-static void replay_cell(const char *trace, const char *preset, const char *dev_target, const char *file_target,
-			unsigned *dev_runs, unsigned *file_runs)
-{
-	char cmd[4096], fcmd[4096], what[600], *err = NULL, *ferr;
-	const char *res = lv_path("r.json"), *fres = lv_path("f.json"), *ferr_path = lv_path("f.err");
-	const char *name = strrchr(trace, '/') + 1;
-	int rc, st;
-	pid_t pid;
-
-	replay_cmd(fcmd, sizeof(fcmd), trace, preset, file_target, fres);
-	pid = fork();
-	cr_assert_neq(pid, -1, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int fd = open(ferr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (fd < 0 || dup2(fd, 2) < 0 || !freopen("/dev/null", "w", stdout))
-			_exit(126);
-		execl("/bin/sh", "sh", "-c", fcmd, (char *)NULL);
-		_exit(127);
-	}
-	replay_cmd(cmd, sizeof(cmd), trace, preset, dev_target, res);
-	rc = th_run(cmd, NULL, &err);
-	cr_assert_eq(waitpid(pid, &st, 0), pid);
-	snprintf(what, sizeof(what), "%s x %s on device", name, preset);
-	cr_assert_eq(rc, 0, "%s: exit %d: %s", what, rc, err ? err : "");
-	expect_quiet(what, err, true);
-	free(err);
-	check_result(what, res);
-	(*dev_runs)++;
-	snprintf(what, sizeof(what), "%s x %s on file", name, preset);
-	ferr = th_slurp(ferr_path, NULL);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d: %s", what, st, ferr ? ferr : "");
-	expect_quiet(what, ferr, false);
-	free(ferr);
-	check_result(what, fres);
-	(*file_runs)++;
+	(*n)++;
 }
 
 Test(corpus_dev, every_trace_every_applicable_preset)
@@ -202,13 +161,14 @@ Test(corpus_dev, every_trace_every_applicable_preset)
 			na++;
 			continue;
 		}
-		/* a new file every time: it needs no --destructive (rd_check_file) */
-		cr_assert(unlink(file) == 0 || errno == ENOENT);
-		snprintf(ftarget, sizeof(ftarget), "--file '%s'", file);
-		replay_cell(trace, preset, target, ftarget, &dev_runs, &file_runs);
+		replay_cell(trace, preset, target, true, &dev_runs);
 		/* give the tmpfs its memory back: what the replay wrote is punched out of the image */
 		snprintf(punch, sizeof(punch), "fallocate -p -o 0 -l %llu '%s'", (unsigned long long)size, img);
 		lv_sh(punch);
+		/* a new file every time: it needs no --destructive (rd_check_file) */
+		cr_assert(unlink(file) == 0 || errno == ENOENT);
+		snprintf(ftarget, sizeof(ftarget), "--file '%s'", file);
+		replay_cell(trace, preset, ftarget, false, &file_runs);
 	}
 	cr_log_info("%zu traces x %zu presets: %u replays on %s, %u on a file, %u cells n/a", g.gl_pathc,
 		    json_array_size(cells) / g.gl_pathc, dev_runs, dev, file_runs, na);
