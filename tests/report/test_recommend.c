@@ -179,30 +179,46 @@ static const json_t *front_obj(const json_t *r, const char *policy)
  * the discard-free twin's 113.7 us, 76.64x, while writes are untouched (there are none: 1x).
  * On NVMe (queued deallocate) the reads do not wait: 1x, the 1M split 1.0019x.
  */
+/* A JSON Lines trace in the scratch directory: one loop7 device of 1 GiB with filesystem fs. */
+static FILE *jsonl_open(const char *name, const char *fs)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", th_dir(), name);
+	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
+	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","
+		"\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"%s\",\"fs_block_size\":4096}]}}\n", fs);
+	return f;
+}
+
+/* One record of that device. */
+static void jsonl_rec(FILE *f, unsigned long long t, const char *kind, const char *op, unsigned long long off,
+		      unsigned long long len, unsigned long long lat)
+{
+	fprintf(f, "{\"t\":%llu,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"7:0\",\"off\":%llu,\"len\":%llu,"
+		"\"ino\":1,\"lat\":%llu,\"flags\":\"\"}\n", t, kind, op, off, len, lat);
+}
+
 Test(recommend, read_p99_inflation)
 {
-	char path[512], cmd[1024], *out = NULL;
+	char cmd[1024], *out = NULL;
 	unsigned n = 0;
 	FILE *f;
 	json_t *rep;
 	const json_t *o;
 
-	snprintf(path, sizeof(path), "%s/rd.jsonl", th_dir());
-	cr_assert_not_null(f = fopen(path, "w"));
-	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","
-		"\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"ext4\",\"fs_block_size\":4096}]}}\n");
+	f = jsonl_open("rd.jsonl", "ext4");
 	for (unsigned k = 0; k < 200; k++) {
 		unsigned long long t = 1000000ull + k * 10000000ull;
-		static const char rec[] = "{\"t\":%llu,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"7:0\",\"off\":%llu,"
-					  "\"len\":%llu,\"ino\":1,\"lat\":%llu,\"flags\":\"\"}\n";
 
 		if (k % 10 == 0) {
-			fprintf(f, rec, t, "ISSUE", "discard", (k / 10ull) << 25, 1ull << 25, 0ull);
-			fprintf(f, rec, t + 2000000, "DONE", "discard", (k / 10ull) << 25, 1ull << 25, 2000000ull);
+			jsonl_rec(f, t, "ISSUE", "discard", (k / 10ull) << 25, 1ull << 25, 0);
+			jsonl_rec(f, t + 2000000, "DONE", "discard", (k / 10ull) << 25, 1ull << 25, 2000000);
 			n += 2;
 		}
-		fprintf(f, rec, t + 100000, "ISSUE", "read", k * 4096ull, 4096ull, 0ull);
-		fprintf(f, rec, t + 200000, "DONE", "read", k * 4096ull, 4096ull, 100000ull);
+		jsonl_rec(f, t + 100000, "ISSUE", "read", k * 4096ull, 4096, 0);
+		jsonl_rec(f, t + 200000, "DONE", "read", k * 4096ull, 4096, 100000);
 		n += 2;
 	}
 	fprintf(f, "{\"footer\":{\"records\":%u,\"lost\":0,\"end_ns\":2001000000}}\n", n);
@@ -234,22 +250,15 @@ Test(recommend, read_p99_inflation)
  */
 Test(recommend, no_frees_reclaim_unknown)
 {
-	char path[512], cmd[1024], *out = NULL, *line, *head;
+	char cmd[1024], *out = NULL, *line, *head;
 	ptrdiff_t col;
 	unsigned rows = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/nofree.jsonl", th_dir());
-	cr_assert_not_null(f = fopen(path, "w"));
-	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","
-		"\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"btrfs\",\"fs_block_size\":4096}]}}\n");
-	for (unsigned k = 0; k < 20; k++) {
-		unsigned long long t = 1000000ull + k * 1000000000ull;
-		static const char rec[] = "{\"t\":%llu,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"7:0\",\"off\":%llu,"
-					  "\"len\":%llu,\"ino\":0,\"lat\":%llu,\"flags\":\"\"}\n";
-
-		fprintf(f, rec, t, "ISSUE", "discard", (unsigned long long)k << 22, 1ull << 22, 0ull);
-		fprintf(f, rec, t + 500000, "DONE", "discard", (unsigned long long)k << 22, 1ull << 22, 500000ull);
+	f = jsonl_open("nofree.jsonl", "btrfs");
+	for (unsigned long long k = 0; k < 20; k++) {
+		jsonl_rec(f, 1000000 + k * 1000000000, "ISSUE", "discard", k << 22, 1ull << 22, 0);
+		jsonl_rec(f, 1500000 + k * 1000000000, "DONE", "discard", k << 22, 1ull << 22, 500000);
 	}
 	fprintf(f, "{\"footer\":{\"records\":40,\"lost\":0,\"end_ns\":20001000000}}\n");
 	cr_assert_eq(fclose(f), 0);
