@@ -14,6 +14,8 @@
  * a second parse of each input and a fork.
  */
 #include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
 #include <sanitizer/common_interface_defs.h>
 
 #define FUZZ_IMPORTER importer_tracecmd
@@ -62,9 +64,47 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return pthread_atfork(NULL, NULL, fuzz_tracecmd_child);
 }
 
+/* A trace.dat at all: the magic, and longer than its header_page and header_event texts alone. */
+static bool fuzz_tracecmd_file(const uint8_t *data, size_t size)
+{
+	return size >= 512 && !memcmp(data, "\027\010Dtracing", 10);
+}
+
+/*
+ * Only trace.dat files are mutated (fuzz_tracecmd_file()), and a mutation does not turn one
+ * into something that is not: the result is mutated again, up to four times, else the input
+ * stays as it was. Without this, libFuzzer's own byte mutation (one mutation in eight:
+ * EraseBytes) cut 1-30 byte inputs out of the seeds and the small regression inputs; the
+ * header check's few paths are rare features, so they were kept and the entropic schedule
+ * gave them most of its energy: 500K executions at 300-360/s reached 202 features from a
+ * corpus of 19 inputs, 8 of them under 30 bytes, where 1,500 executions from the two
+ * uncompressed seeds alone reach 372. The header check is still run by its regression inputs
+ * (v7-cut-after-compression.dat) whenever a corpus is loaded. (libFuzzer 14 has no way for
+ * the target to refuse an input: a return of -1 is ignored.)
+ */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
+	uint8_t *orig;
+	size_t n = 0;
+
 	if (fm_raw())
 		return LLVMFuzzerMutate(data, size, max_size);
-	return fm_tracecmd_mutate(data, size, max_size, seed);
+	if (!fuzz_tracecmd_file(data, size))
+		return 0;	/* libFuzzer asks again, then runs it unchanged */
+	if (!(orig = malloc(size)))
+		return fm_tracecmd_mutate(data, size, max_size, seed);
+	memcpy(orig, data, size);
+	for (unsigned i = 0; i < 4; i++) {
+		if (i)
+			memcpy(data, orig, size);
+		n = fm_tracecmd_mutate(data, size, max_size, seed + i * 0x9e3779b9u);
+		if (fuzz_tracecmd_file(data, n))
+			break;
+	}
+	if (!fuzz_tracecmd_file(data, n)) {
+		memcpy(data, orig, size);
+		n = size;
+	}
+	free(orig);
+	return n;
 }
