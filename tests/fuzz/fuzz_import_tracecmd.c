@@ -129,14 +129,14 @@ static bool fuzz_tracecmd_file(const uint8_t *data, size_t size)
 /*
  * Only trace.dat files are mutated (fuzz_tracecmd_file()), and a mutation does not turn one
  * into something that is not, nor cut it to less than half: the result is mutated again, up
- * to four times, else the input stays as it was. Without this, libFuzzer's own byte mutation (one mutation in eight:
- * EraseBytes) cut 1-30 byte inputs out of the seeds and the small regression inputs; the
- * header check's few paths are rare features, so they were kept and the entropic schedule
- * gave them most of its energy: 500K executions at 300-360/s reached 202 features from a
- * corpus of 19 inputs, 8 of them under 30 bytes, where 1,500 executions from the two
- * uncompressed seeds alone reach 372. The header check is still run by its regression inputs
- * (v7-cut-after-compression.dat) whenever a corpus is loaded. (libFuzzer 14 has no way for
- * the target to refuse an input: a return of -1 is ignored.)
+ * to four times, else the input stays as it was. Without this, libFuzzer's own byte mutation
+ * (one mutation in eight: EraseBytes) cut 1-30 byte inputs out of the seeds and the small
+ * regression inputs; the header check's few paths are rare features, so they were kept and
+ * the entropic schedule gave them most of its energy: 500K executions at 300-360/s reached
+ * 202 features from a corpus of 19 inputs, 8 of them under 30 bytes, where 1,500 executions
+ * from the two uncompressed seeds alone reach 372. A non-trace.dat input (a regression input
+ * of the header check, v7-cut-after-compression.dat) still runs whenever a corpus is loaded.
+ * (libFuzzer 14 has no way for the target to refuse an input: a return of -1 is ignored.)
  */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
