@@ -288,6 +288,8 @@ ParameterizedTestParameters(impexp_cli, tracecmd_small_files)
 		{ .path = "regress/fuzz_import_tracecmd/libtraceevent-kbuffer-past-page.dat", .msg = "malformed trace.dat" },
 		{ .path = "regress/fuzz_import_tracecmd/field-offset-past-record.dat",
 		  .msg = "record 1 (block:block_rq_issue): field 'sector' lies past the record's 68 bytes" },
+		{ .path = "regress/fuzz_import_tracecmd/common-type-past-record.dat",
+		  .msg = "record 1: field 'common_type' lies past the record's 68 bytes" },
 		{ .path = "regress/fuzz_import_tracecmd/v6-format-read-fails-leak.dat", .msg = "not a readable trace-cmd trace.dat file" },
 	};
 

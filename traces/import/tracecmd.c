@@ -110,6 +110,7 @@ struct tc_state {
 	struct trim_note notes[TC_NOTES];
 	unsigned next_note;
 	struct tep_handle *tep;
+	struct tep_format_field *common[2];	/* what tep_data_type() and tep_data_pid() read */
 	struct tep_event *ev[EV_N];
 	struct inflight *fl;
 	struct import_sink *sink;
@@ -384,11 +385,35 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 	return 1;
 }
 
+/*
+ * libtraceevent's tep_data_type() and tep_data_pid() read every record's common_type and
+ * common_pid at the offset and size the file's first event format gives them
+ * (libtraceevent 1.7.1, event-parse.c: get_common_info() takes tep->events[0], and
+ * __parse_common() reads data + offset unchecked). A format that puts common_type past the
+ * record made `trimsim import` die with SIGSEGV in tep_read_number() (found by
+ * tests/fuzz/fuzz_import_tracecmd; input in tests/fuzz/regress/fuzz_import_tracecmd/
+ * common-type-past-record.dat): both fields are found once (tc_file()) and checked
+ * against each record before libtraceevent reads them.
+ */
+static void common_find(struct tc_state *s)
+{
+	static const char *const names[2] = { "common_type", "common_pid" };
+	struct tep_event *first = tep_get_first_event(s->tep);
+
+	for (int i = 0; i < 2; i++)
+		s->common[i] = first ? tep_find_common_field(first, names[i]) : NULL;
+}
+
 static int tc_record(struct tc_state *s, struct tep_record *rec, char *err, size_t errlen)
 {
 	struct ts_record r = { .time_ns = rec->ts };
-	int type = tep_data_type(s->tep, rec), ret;
+	int type, ret;
 
+	for (int i = 0; i < 2; i++)
+		if (s->common[i] && !field_in(s->common[i], rec))
+			return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 ": field '%s' lies past the "
+				       "record's %d bytes", s->path, s->nrec, s->common[i]->name, rec->size);
+	type = tep_data_type(s->tep, rec);
 	if (rec->ts > TS_MAX_NS)
 		return ts_errf(err, errlen, -EINVAL, "%s: record %" PRIu64 ": time %llu ns is past the kernel's "
 			       "ktime_t range (2^63 - 1 ns)", s->path, s->nrec, (unsigned long long)rec->ts);
@@ -635,6 +660,7 @@ static int tc_file(const struct tc_opts *o, const char *path, struct import_sink
 	}
 	for (int i = 0; i < EV_N; i++)
 		s.ev[i] = tep_find_event_by_name(s.tep, tc_events[i].sys, tc_events[i].name);
+	common_find(&s);
 	tracecmd_iterate_events_multi(hs, nb + 1, tc_callback, &it);
 	ret = it.ret < 0 ? it.ret : 0;
 out:
