@@ -6,7 +6,7 @@
  * __lsan_default_suppressions).
  *
  * The import is the whole path `trimsim import` runs, the forked probe
- * included (tc_probe() in traces/import/tracecmd.c): without it, faults inside
+ * included (tc_probe() in traces/import/tcfile.c): without it, faults inside
  * libtracecmd and libtraceevent on malformed files (a NULL read in
  * tracecmd_close(), strdup() and strcmp() past unterminated strings, kbuffer
  * reading past a page) stopped the fuzzer ten times in three minutes, and

@@ -29,20 +29,17 @@
  * decoded by traces/rwbs.c as kernel/trace/blktrace.c:blk_fill_rwbs() writes it.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <trace-cmd.h>
 #include <event-parse.h>
 
 #include "traces/rwbs.h"
 #include "traces/util.h"
 #include "traces/import/fsgeom.h"
+#include "traces/import/tcfile.h"
 #include "traces/import/importer.h"
 
 struct tc_opts {
@@ -493,148 +490,6 @@ static int tc_callback(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	return it->ret < 0;
 }
 
-/*
- * The fixed start of a trace.dat, checked before libtracecmd sees the file:
- * magic "\027\010Dtracing", a NUL-terminated version, endian and long-size bytes,
- * a 4-byte page size; from version 7 on, the compression name and version
- * (NUL-terminated) and the u64 offset of the first option section
- * (trace-cmd Documentation/trace-cmd/trace-cmd.dat.v7.5.txt). libtracecmd of
- * trace-cmd 3.1.6 frees the compression name twice in tracecmd_alloc_fd() when
- * a version 7 file ends before that offset (found by tests/fuzz/fuzz_import_tracecmd,
- * input in tests/fuzz/regress/fuzz_import_tracecmd/): such a file is refused here.
- */
-static int tc_precheck(const char *path, char *err, size_t errlen)
-{
-	static const char magic[10] = "\027\010Dtracing";
-	char buf[256];
-	size_t n, p, ver;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	if (n < sizeof(magic) || memcmp(buf, magic, sizeof(magic)))
-		return ts_errf(err, errlen, -EINVAL, "%s: not a readable trace-cmd trace.dat file", path);
-	p = sizeof(magic);
-	ver = strtoul(buf + p, NULL, 10);
-	p += strnlen(buf + p, n - p) + 1 + 2 + 4;	/* version, NUL, endian, long size, page size */
-	for (int i = 0; ver >= 7 && i < 2 && p < n; i++)	/* compression name, version */
-		p += strnlen(buf + p, n - p) + 1;
-	if (ver >= 7)
-		p += 8;
-	if (p > n)
-		return ts_errf(err, errlen, -EINVAL, "%s: trace.dat header cut short (%zu bytes)", path, n);
-	return 0;
-}
-
-/*
- * The top buffer and every instance buffer (trace-cmd extract -B) as *hsp[0..*nb];
- * -errno with err set. Whatever was opened is in *hsp, for tc_close_all(), even then.
- */
-static int tc_open_all(const char *path, struct tracecmd_input ***hsp, int *nb, char *err, size_t errlen)
-{
-	struct tracecmd_input *in = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS), **hs;
-
-	*hsp = NULL;
-	*nb = 0;
-	if (!in)
-		return ts_errf(err, errlen, errno ? -errno : -EINVAL, "%s: not a readable trace-cmd trace.dat file", path);
-	if (!(hs = calloc((size_t)tracecmd_buffer_instances(in) + 1, sizeof(*hs)))) {
-		tracecmd_close(in);
-		return ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
-	}
-	hs[0] = in;
-	*hsp = hs;
-	for (int i = 0; i < tracecmd_buffer_instances(in); i++, ++*nb)
-		if (!(hs[i + 1] = tracecmd_buffer_instance_handle(in, i)))
-			return ts_errf(err, errlen, -EINVAL, "%s: cannot open buffer instance %s", path,
-				       tracecmd_buffer_instance_name(in, i));
-	return 0;
-}
-
-static void tc_close_all(struct tracecmd_input **hs, int nb)
-{
-	for (int i = nb; hs && i >= 0; i--)
-		tracecmd_close(hs[i]);
-	free(hs);
-}
-
-static int tc_probe_event(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
-{
-	(void)h;
-	(void)rec;
-	(void)cpu;
-	(void)data;
-	return 0;
-}
-
-static void tc_probe_fault(int sig)
-{
-	_exit(128 + sig);
-}
-
-/*
- * libtracecmd (trace-cmd 3.1.6) can crash on a malformed file no header check
- * catches: tracecmd_buffer_instance_handle() calls tracecmd_close() on a
- * half-built handle and reads a NULL pointer when an instance buffer's
- * section is broken (found by tests/fuzz/fuzz_import_tracecmd; input in
- * tests/fuzz/regress/fuzz_import_tracecmd/). So a forked child first opens the
- * file and every instance and walks the events with a no-op callback; if the
- * library faults there, the import stops with a one-line error instead of a
- * crash. The child writes nothing (the sink's spool is the parent's) and leaves
- * with _exit(): no atexit handlers, no stdio flush, no leak check.
- */
-static int tc_probe(const char *path, char *err, size_t errlen)
-{
-	int st, sig;
-	pid_t pid;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return ts_errf(err, errlen, -errno, "%s: fork: %s", path, strerror(errno));
-	if (pid == 0) {
-		static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-		struct sigaction sa = { .sa_handler = tc_probe_fault };
-		struct tracecmd_input **hs;
-		char msg[256];
-		int nb, null = open("/dev/null", O_WRONLY);
-
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			sigaction(sigs[i], &sa, NULL);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
-		if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
-			_exit(0);	/* the parent's own open reports it */
-		tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
-		_exit(0);
-	}
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR)
-			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
-		if (trimsim_stop)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
-			kill(pid, SIGKILL);
-	}
-	if (trimsim_stop)
-		return ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
-	/*
-	 * tc_probe_fault() exits with 128 + the signal; a signal it did not catch ends the child
-	 * itself. Any other exit but 0 is a fault too: in a sanitized build (build/san, the fuzz
-	 * harness) AddressSanitizer ends the child with its exit code when libtracecmd or
-	 * libtraceevent reads past a heap block of the file's strings (strdup() and strcmp() of
-	 * text that has no NUL; found by tests/fuzz/fuzz_import_tracecmd), where a plain build
-	 * reads on.
-	 */
-	sig = WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
-	if (sig)
-		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
-			       path, strsignal(sig));
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd fails reading it (exit %d)",
-			       path, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return 0;
-}
 
 /* The top buffer and every instance buffer (trace-cmd extract -B), merged by time. */
 static int tc_file(const struct tc_opts *o, const char *path, struct import_sink *sink, char *err, size_t errlen)
