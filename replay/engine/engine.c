@@ -663,14 +663,16 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 */
 		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
 		e->free_counted |= freed && r.kind == TS_FREE;
+		/* what the timing allows first: policy__wants() only for a record that could skip */
 		skip = e->skip_idle && !fg &&
+		       (e->cfg.timing == TIMING_ASAP ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :
+						      !reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES)) &&
 		       ((r.kind < 32 && !(e->wanted_kinds >> r.kind & 1)) || !policy__wants(e->pol, &r));
 		if (skip && e->cfg.timing == TIMING_ASAP) {
-			if (!reclaim && !(ob && ob->record) && policy__quiet(e->pol)) {
-				e->drain_owed = true;
-				continue;
-			}
-		} else if (skip && (!reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES))) {
+			e->drain_owed = true;
+			continue;
+		}
+		if (skip) {
 			if (reclaim) {
 				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
 					.t = to_engine(e, r.time_ns), .bytes = r.length, .intent = r.kind == TS_INTENT,

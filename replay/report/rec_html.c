@@ -90,6 +90,7 @@ static void rec_row(const struct rec_run *rr, FILE *f, size_t i)
 static void front_table(const struct rec_result *res, FILE *f, size_t i)
 {
 	char a[32], b[32], c[64], w[32], rd[32], x[32];
+	const char *note;
 
 	fprintf(f, "<section id=\"front-%zu\">\n<h3>", i);
 	html_esc(f, report_basename(res->trace));
@@ -121,9 +122,9 @@ static void front_table(const struct rec_result *res, FILE *f, size_t i)
 			fputs("</tr>\n", f);
 		}
 		fputs("</tbody>\n</table>\n", f);
-		if (rec_reclaim_note(res)) {
+		if ((note = rec_reclaim_note(res))) {
 			fputs("<p>", f);
-			html_esc(f, rec_reclaim_note(res));
+			html_esc(f, note);
 			fputs("</p>\n", f);
 		}
 	}

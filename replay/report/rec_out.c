@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,13 +203,19 @@ static json_t *settings_json(const struct rec_result *res, const struct rec_cand
 
 /* ---- figures ---- */
 
+/* The trace has no frees: the reclaim delay is unknown ("never" is known: none never tells the device). */
+static bool reclaim_unknown(const struct rec_obj *o)
+{
+	return !o->reclaim_known && !isinf(o->reclaim);
+}
+
 static char *reclaim_str(const struct rec_obj *o, char *buf, size_t len)
 {
 	char b[32];
 
 	if (isinf(o->reclaim))
 		snprintf(buf, len, "never trimmed");
-	else if (!o->reclaim_known)
+	else if (reclaim_unknown(o))
 		snprintf(buf, len, "unknown");	/* the trace has no frees: rec_out's footnote and reason say so */
 	else
 		snprintf(buf, len, "%s-s", fmt_bytes(o->reclaim < 1.8e19 ? (uint64_t)o->reclaim : UINT64_MAX, b,
@@ -291,7 +298,7 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 				 spec(res, res->next), dur(n->trim_ns, b, sizeof(b)));
 		return;
 	case RW_NOT:
-		if (!p->reclaim_known && !isinf(p->reclaim)) {
+		if (reclaim_unknown(p)) {
 			/* reclaim decides nothing (rec_pick.c): TRIM time did, and the sentence says so */
 			at = (size_t)snprintf(buf, len, "discard does not matter for this workload on this device; "
 					      "the trace has no frees, so how soon a setting tells the device about "
@@ -455,7 +462,7 @@ int rec_run__write_json(const struct rec_run *rr, FILE *f)
 const char *rec_reclaim_note(const struct rec_result *res)
 {
 	for (size_t i = 0; i < res->n && res->obj; i++)
-		if (res->front[i] && !res->obj[i].reclaim_known && !isinf(res->obj[i].reclaim))
+		if (res->front[i] && reclaim_unknown(&res->obj[i]))
 			return "reclaim unknown: the trace has no FREE or INTENT records, so the delay between a free "
 			       "and its discard cannot be measured";
 	return NULL;
