@@ -2,6 +2,7 @@
 /* Every exporter, in one explicit array, and the layer choice they share. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/import/cliopt.h"
@@ -98,14 +99,21 @@ int export_check_stop(char *err, size_t errlen)
 	return trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") : 0;
 }
 
-int export_base__init(struct export_base *b, const struct export_common *o, const struct export_ctx *c,
-		      char *err, size_t errlen)
+int export_base__new(void **state, size_t size, const void *opts, const struct export_ctx *c,
+		     char *err, size_t errlen)
 {
-	*b = (struct export_base){ .out = c->out, .out_path = c->out_path, .in_path = c->in_path,
-				   .kind = export_layer_kind(o->records, c), .ops = o->ops, .first_ns = c->first_ns };
-	if (!b->kind)
+	const struct export_common *o = opts;
+	struct export_base *b;
+	unsigned kind = export_layer_kind(o->records, c);
+
+	if (!kind)
 		return ts_errf(err, errlen, -EINVAL, "%s: no %s records to export", c->in_path,
 			       export_layer_choices[o->records]);
+	if (!(b = calloc(1, size)))
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	*b = (struct export_base){ .out = c->out, .out_path = c->out_path, .in_path = c->in_path,
+				   .kind = kind, .ops = o->ops, .first_ns = c->first_ns };
+	*state = b;
 	return 0;
 }
 
