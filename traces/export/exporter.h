@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "traces/import/cliopt.h"
 #include "traces/opts.h"
 #include "traces/trace.h"
 
@@ -43,9 +44,9 @@ struct exporter_ops {
 	void (*destroy)(void *state);	/* accepts NULL */
 };
 
-const struct exporter_ops *const *exporters(size_t *n);
 const struct exporter_ops *exporter__find(const char *name);
-const char *exporter__name_at(size_t i);	/* NULL past the end */
+/* The registry for export's command line (traces/import/cliopt.h): false past the end. */
+bool exporter__plugin_at(size_t i, struct cliopt_plugin *p);
 int exporters__validate(char *err, size_t errlen);
 
 /*

@@ -20,20 +20,18 @@ static const struct exporter_ops *const registry[] = {
 const char *const export_layer_choices[] = { "auto", "issue", "bio", "intent", "free", NULL };
 const char *const export_ops_choices[] = { "all", "discard", NULL };
 
-const struct exporter_ops *const *exporters(size_t *n)
+bool exporter__plugin_at(size_t i, struct cliopt_plugin *p)
 {
-	*n = sizeof(registry) / sizeof(registry[0]);
-	return registry;
-}
+	const struct exporter_ops *ex = i < sizeof(registry) / sizeof(registry[0]) ? registry[i] : NULL;
 
-const char *exporter__name_at(size_t i)
-{
-	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
+	if (ex)
+		*p = (struct cliopt_plugin){ ex, ex->name, ex->help, ex->opts, ex->opts_size };
+	return ex;
 }
 
 const struct exporter_ops *exporter__find(const char *name)
 {
-	long i = cliopt__plugin(exporter__name_at, name);
+	long i = cliopt__plugin(exporter__plugin_at, name);
 
 	return i < 0 ? NULL : registry[i];
 }
