@@ -262,12 +262,18 @@ int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off
  * format counts the footer's lost and the META lost lengths together
  * (traces/FORMAT.md, "Footer"), so they are not added to the footer again.
  */
-int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n)
+int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t total, uint64_t *seen)
 {
+	uint64_t n = total > *seen ? total - *seen : 0;
+	int rc;
+
 	if (!n)
 		return 0;
 	r->lost += n;
-	return recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+	rc = recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+	if (!rc)
+		*seen = total;
+	return rc;
 }
 
 struct snap_arg {
