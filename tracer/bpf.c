@@ -331,14 +331,9 @@ static int report_lost(struct bpf_state *st)
 	if (bpf_map__lookup_elem(st->skel->maps.lost_events, &zero, sizeof(zero), st->lost_now,
 				 sizeof(uint64_t) * st->ncpus, 0))
 		return -errno;
-	for (int c = 0; c < st->ncpus; c++) {
-		if (st->lost_now[c] <= st->lost_seen[c])
-			continue;
-		rc = recorder__lost(st->r, c, st->lost_now[c] - st->lost_seen[c]);
-		if (rc)
+	for (int c = 0; c < st->ncpus; c++)
+		if ((rc = recorder__lost(st->r, c, st->lost_now[c], &st->lost_seen[c])))
 			return rc;
-		st->lost_seen[c] = st->lost_now[c];
-	}
 	return 0;
 }
 

@@ -154,28 +154,38 @@ static bool ext4_dup(struct recorder *r, const struct ts_record *rec, bool is_tr
 	return false;
 }
 
-/* Each event source's record kind and filesystem flags; recorder__event() adds where and how much. */
+/* What an event's a and b count (tracer/record.h, enum tr_src). */
+enum src_units {
+	U_FS_BLOCKS = 1,	/* a = fs block, b = blocks */
+	U_EXT4_CLUSTERS,	/* agno = group, a = cluster in group, b = clusters */
+	U_XFS_AG_BLOCKS,	/* agno = AG, a = block in AG, b = blocks */
+	U_DISK,			/* a = sector on the whole disk, b = bytes: a block-layer command */
+	U_NONE,			/* a journal commit: no extent */
+};
+
+/* Each event source's record kind, filesystem flags and units; recorder__event() adds where and how much. */
 static const struct {
 	uint8_t kind;
 	uint16_t flags;
+	enum src_units units;
 } src_rec[TR_SRC_MAX + 1] = {
-	[TR_EXT4_FREE] = { TS_FREE, TS_FS_EXT4 },
-	[TR_EXT4_ALLOC] = { TS_ALLOC, TS_FS_EXT4 },
-	[TR_EXT4_DISCARD] = { TS_INTENT, TS_FS_EXT4 },
-	[TR_EXT4_TRIM] = { TS_INTENT, TS_FS_EXT4 },
+	[TR_EXT4_FREE] = { TS_FREE, TS_FS_EXT4, U_FS_BLOCKS },
+	[TR_EXT4_ALLOC] = { TS_ALLOC, TS_FS_EXT4, U_EXT4_CLUSTERS },
+	[TR_EXT4_DISCARD] = { TS_INTENT, TS_FS_EXT4, U_FS_BLOCKS },
+	[TR_EXT4_TRIM] = { TS_INTENT, TS_FS_EXT4, U_EXT4_CLUSTERS },
 	/*
 	 * ext4_mb_release_inode_pa() / ext4_mb_release_group_pa() give the blocks back with
 	 * mb_free_blocks() and never discard them: a FREE (free-space balance), marked.
 	 */
-	[TR_EXT4_PA_FREE] = { TS_FREE, TS_FS_EXT4 | TS_F_PREALLOC },
-	[TR_XFS_FREE] = { TS_FREE, TS_FS_XFS },
-	[TR_XFS_ALLOC] = { TS_ALLOC, TS_FS_XFS },
-	[TR_XFS_DISCARD] = { TS_INTENT, TS_FS_XFS },
-	[TR_BIO] = { TS_BIO, 0 },
-	[TR_RQ_ISSUE] = { TS_ISSUE, 0 },
-	[TR_RQ_DONE] = { TS_DONE, 0 },
-	[TR_JBD2_COMMIT] = { TS_META, TS_FS_EXT4 },
-	[TR_XFS_LOG_DONE] = { TS_META, TS_FS_XFS },
+	[TR_EXT4_PA_FREE] = { TS_FREE, TS_FS_EXT4 | TS_F_PREALLOC, U_EXT4_CLUSTERS },
+	[TR_XFS_FREE] = { TS_FREE, TS_FS_XFS, U_XFS_AG_BLOCKS },
+	[TR_XFS_ALLOC] = { TS_ALLOC, TS_FS_XFS, U_XFS_AG_BLOCKS },
+	[TR_XFS_DISCARD] = { TS_INTENT, TS_FS_XFS, U_XFS_AG_BLOCKS },
+	[TR_BIO] = { TS_BIO, 0, U_DISK },
+	[TR_RQ_ISSUE] = { TS_ISSUE, 0, U_DISK },
+	[TR_RQ_DONE] = { TS_DONE, 0, U_DISK },
+	[TR_JBD2_COMMIT] = { TS_META, TS_FS_EXT4, U_NONE },
+	[TR_XFS_LOG_DONE] = { TS_META, TS_FS_XFS, U_NONE },
 };
 
 int recorder__event(struct recorder *r, const struct tr_event *e)
@@ -192,35 +202,27 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	rec.flags = src_rec[e->src].flags;
 	bs = d->d.fs_block_size;
 	c = bs << d->ext4_cluster_bits;
-	switch (e->src) {
-	case TR_EXT4_FREE:
-	case TR_EXT4_DISCARD:
+	switch (src_rec[e->src].units) {
+	case U_FS_BLOCKS:
 		rec.offset = e->a * bs;
 		rec.length = e->b * bs;
 		break;
-	case TR_EXT4_ALLOC:
-	case TR_EXT4_PA_FREE:
-	case TR_EXT4_TRIM:
+	case U_EXT4_CLUSTERS:
 		rec.offset = ext4_group_bytes(d, e->agno, e->a);
 		rec.length = e->b * c;
 		break;
-	case TR_XFS_FREE:
-	case TR_XFS_ALLOC:
-	case TR_XFS_DISCARD:
+	case U_XFS_AG_BLOCKS:
 		rec.offset = xfs_bytes(d, e->agno, e->a);
 		rec.length = e->b * bs;
 		break;
-	case TR_BIO:
-	case TR_RQ_ISSUE:
-	case TR_RQ_DONE:
+	case U_DISK:
 		rec.op = e->opfl & TR_OP_MASK;
 		rec.offset = e->a * 512;	/* already on the whole disk */
 		rec.length = e->b;
 		rec.latency_ns = e->latency_ns;
 		rec.flags = blk_flags(e->opfl);
 		return put_event(r, &rec);
-	case TR_JBD2_COMMIT:
-	case TR_XFS_LOG_DONE:
+	case U_NONE:
 		rec.op = TS_META_COMMIT;
 		return put_event(r, &rec);
 	}
@@ -260,12 +262,18 @@ int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off
  * format counts the footer's lost and the META lost lengths together
  * (traces/FORMAT.md, "Footer"), so they are not added to the footer again.
  */
-int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n)
+int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t total, uint64_t *seen)
 {
+	uint64_t n = total > *seen ? total - *seen : 0;
+	int rc;
+
 	if (!n)
 		return 0;
 	r->lost += n;
-	return recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+	rc = recorder__meta(r, TS_META_LOST, 0, 0, n, cpu, 0, 0);
+	if (!rc)
+		*seen = total;
+	return rc;
 }
 
 struct snap_arg {

@@ -56,8 +56,12 @@ struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *dev
 void recorder__free(struct recorder *r);
 /* Translates and writes one raw event; 0 or -errno. Events of unknown devices are dropped (counted). */
 int recorder__event(struct recorder *r, const struct tr_event *e);
-/* n events lost on cpu (META_LOST record and the footer's lost count). */
-int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t n);
+/*
+ * A backend's count of events lost on cpu since it started reads total; *seen is the
+ * backend's, what it read at the last call (0 at first): the increase becomes a META_LOST
+ * record (and the footer's lost count) and *seen total. 0 or -errno.
+ */
+int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t total, uint64_t *seen);
 /* A META record stamped now; written once the events before it are (time order). */
 int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
 		   uint64_t ino, uint64_t lat, uint16_t flags);

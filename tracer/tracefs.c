@@ -514,12 +514,8 @@ static int report_lost(struct tfs_state *st)
 		p = s ? strstr(s, "dropped events:") : NULL;
 		n = p ? strtoull(p + 15, NULL, 10) : 0;
 		free(s);
-		if (n <= st->lost_seen[c])
-			continue;
-		rc = recorder__lost(st->r, (uint32_t)c, n - st->lost_seen[c]);
-		if (rc)
+		if ((rc = recorder__lost(st->r, (uint32_t)c, n, &st->lost_seen[c])))
 			return rc;
-		st->lost_seen[c] = n;
 	}
 	return 0;
 }

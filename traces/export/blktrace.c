@@ -65,7 +65,7 @@ static int bt_put(struct bt_state *s, const struct ts_record *r, unsigned act, u
 	struct blkio_trace t = {
 		.magic = BLKIO_MAGIC | BLKIO_VERSION,
 		.sequence = ++s->seq,
-		.time = r->time_ns >= s->b.first_ns ? r->time_ns - s->b.first_ns : 0,
+		.time = export_base__since(&s->b, r),
 		.sector = offset / BLKIO_SECTOR,
 		.bytes = bytes,
 		.action = BLKIO_TC(cat) | act,
@@ -82,18 +82,7 @@ static int bt_put(struct bt_state *s, const struct ts_record *r, unsigned act, u
 
 static int bt_begin(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen)
 {
-	const struct bt_opts *o = opts;
-	struct bt_state *s = calloc(1, sizeof(*s));
-	int ret;
-
-	if (!s)
-		return ts_errf(err, errlen, -ENOMEM, "out of memory");
-	if ((ret = export_base__init(&s->b, &o->common, c, err, errlen))) {
-		free(s);
-		return ret;
-	}
-	*state = s;
-	return 0;
+	return export_base__new(state, sizeof(struct bt_state), opts, c, err, errlen);
 }
 
 /* One piece of the record being written: its events (Q,G,I,D for an ISSUE, C for a DONE, else Q). */
@@ -134,11 +123,6 @@ static int bt_end(void *state, char *err, size_t errlen)
 	return 0;
 }
 
-static void bt_destroy(void *state)
-{
-	free(state);
-}
-
 const struct exporter_ops exporter_blktrace = {
 	.name = "blktrace",
 	.help = "blktrace binary (version 7), one file: `blkparse -i - < OUT` lists it, fio replays it with\n"
@@ -150,5 +134,5 @@ const struct exporter_ops exporter_blktrace = {
 	.begin = bt_begin,
 	.record = bt_record,
 	.end = bt_end,
-	.destroy = bt_destroy,
+	.destroy = free,
 };

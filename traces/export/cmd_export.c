@@ -12,33 +12,6 @@
 #include "traces/util.h"
 #include "traces/export/exporter.h"
 
-static void export_usage(FILE *f)
-{
-	size_t n;
-	const struct exporter_ops *const *ex = exporters(&n);
-
-	fprintf(f,
-		"usage: trimsim export --to KIND TRACE -o OUT [--salvage] [OPTIONS]\n"
-		"\n"
-		"Writes a trace in a format other tools read. OUT is written atomically:\n"
-		"on any error nothing is left behind. OUT may be - (stdout), a pipe or a device.\n"
-		"TRACE is read twice (a survey, then the export): - or a pipe is copied once first.\n"
-		"A trace cut short (no footer) is refused unless --salvage: then its whole\n"
-		"records are exported.\n"
-		"\n"
-		"kinds and their options:\n");
-	for (size_t i = 0; i < n; i++)
-		cliopt__print_plugin(ex[i]->name, ex[i]->help, ex[i]->opts, f);
-	fprintf(f,
-		"\n"
-		"examples:\n"
-		"  trimsim export --to blktrace rm.tsim -o rm.blktrace\n"
-		"  blkparse -i - < rm.blktrace\n"
-		"  fio --name=replay --ioengine=libaio --direct=1 --read_iolog=rm.blktrace --replay_redirect=/dev/sdX\n"
-		"  trimsim export --to fio rm.tsim -o rm.iolog --ops discard --file /dev/sdX   (fio >= 3.34 for trims)\n"
-		"  trimsim export --to blktrace rm.tsim --records free -o frees.blktrace  (every free as a discard)\n");
-}
-
 /* First pass: counts per kind and the first record's time; a cut trace only with salvage (as convert). */
 static int survey(const char *in, bool salvage, struct export_ctx *c, char *err, size_t errlen)
 {
@@ -128,20 +101,37 @@ static int take_trace(void *ctx, const char *arg)
 	return 0;
 }
 
+static void export_usage(FILE *f);
+
 static const struct cliopt_cmd export_cmd = {
-	.cmd = "export", .opt = "--to", .flag = "--salvage", .none = "no TRACE given",
+	.cmd = "export", .opt = "--to", .plugin = exporter__plugin_at, .flag = "--salvage", .none = "no TRACE given",
+	.about = "usage: trimsim export --to KIND TRACE -o OUT [--salvage] [OPTIONS]\n"
+		 "\n"
+		 "Writes a trace in a format other tools read. OUT is written atomically:\n"
+		 "on any error nothing is left behind. OUT may be - (stdout), a pipe or a device.\n"
+		 "TRACE is read twice (a survey, then the export): - or a pipe is copied once first.\n"
+		 "A trace cut short (no footer) is refused unless --salvage: then its whole\n"
+		 "records are exported.\n",
+	.examples = "  trimsim export --to blktrace rm.tsim -o rm.blktrace\n"
+		    "  blkparse -i - < rm.blktrace\n"
+		    "  fio --name=replay --ioengine=libaio --direct=1 --read_iolog=rm.blktrace --replay_redirect=/dev/sdX\n"
+		    "  trimsim export --to fio rm.tsim -o rm.iolog --ops discard --file /dev/sdX   (fio >= 3.34 for trims)\n"
+		    "  trimsim export --to blktrace rm.tsim --records free -o frees.blktrace  (every free as a discard)\n",
 	.usage = export_usage, .operand = take_trace,
 };
 
+static void export_usage(FILE *f)
+{
+	cliopt__usage(&export_cmd, f);
+}
+
 int cmd_export(int argc, char **argv)
 {
-	const struct exporter_ops *ex;
+	struct cliopt_plugin p;
 	struct cliopt_args a = { 0 };
 	const char *in = NULL;
 	char err[512] = "";
 	int ret = 1;
-	size_t n;
-	long k;
 
 	if (cli_wants_help(argc, argv)) {
 		export_usage(stdout);
@@ -149,11 +139,10 @@ int cmd_export(int argc, char **argv)
 	}
 	if (exporters__validate(err, sizeof(err)))
 		goto out;
-	if ((k = cliopt__kind(argc, argv, "--to", exporter__name_at, err, sizeof(err))) < 0)
+	if (cliopt__kind(&export_cmd, argc, argv, &p, err, sizeof(err)))
 		return cli_usage_error("export", "%s", err);
-	ex = exporters(&n)[k];
-	ret = cliopt__args(&export_cmd, ex->name, ex->opts, ex->opts_size, argc, argv, &in, &a, err, sizeof(err));
-	if (!ret && run_export(ex, a.opts, in, a.out, a.flag, err, sizeof(err)))
+	ret = cliopt__args(&export_cmd, &p, argc, argv, &in, &a, err, sizeof(err));
+	if (!ret && run_export(p.ops, a.opts, in, a.out, a.flag, err, sizeof(err)))
 		ret = 1;
 out:
 	if (ret == 1)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "traces/import/cliopt.h"
 #include "traces/opts.h"
 #include "traces/trace.h"
 
@@ -35,6 +36,7 @@ struct exporter_ops {
 	const char *help;
 	const struct opt_spec *opts;
 	size_t opts_size;
+	/* Sets *state (export_base__new); a *state set before a failure is still destroyed. */
 	int (*begin)(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen);
 	/* Called for every record in trace order; rec_no counts from 0 for messages. */
 	int (*record)(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen);
@@ -42,9 +44,9 @@ struct exporter_ops {
 	void (*destroy)(void *state);	/* accepts NULL */
 };
 
-const struct exporter_ops *const *exporters(size_t *n);
 const struct exporter_ops *exporter__find(const char *name);
-const char *exporter__name_at(size_t i);	/* NULL past the end */
+/* The registry for export's command line (traces/import/cliopt.h): false past the end. */
+bool exporter__plugin_at(size_t i, struct cliopt_plugin *p);
 int exporters__validate(char *err, size_t errlen);
 
 /*
@@ -88,9 +90,19 @@ struct export_base {
 	unsigned kind, ops;	/* export_wants() */
 	uint64_t first_ns;
 };
-/* b from the shared options and c; -EINVAL "IN: no LAYER records to export" when the trace has none. */
-int export_base__init(struct export_base *b, const struct export_common *o, const struct export_ctx *c,
-		      char *err, size_t errlen);
+/*
+ * A begin hook's state: size bytes, zeroed, starting with a struct export_base set from
+ * opts (which start with struct export_common) and c; a state that owns nothing else is
+ * destroyed with free(). 0 with *state set; -ENOMEM, or -EINVAL "IN: no LAYER records to
+ * export" when the trace has none, with err and *state untouched.
+ */
+int export_base__new(void **state, size_t size, const void *opts, const struct export_ctx *c,
+		     char *err, size_t errlen);
+/* r's time since the trace's first record; 0 for a record before it. */
+static inline uint64_t export_base__since(const struct export_base *b, const struct ts_record *r)
+{
+	return r->time_ns >= b->first_ns ? r->time_ns - b->first_ns : 0;
+}
 /*
  * A record longer than one output entry holds is cut into pieces of at most
  * piece bytes (one for a record without length): put(arg, offset, length) writes

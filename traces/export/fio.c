@@ -123,20 +123,16 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 static int fio_begin(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen)
 {
 	const struct fio_opts *o = opts;
-	struct fio_state *s = calloc(1, sizeof(*s));
+	struct fio_state *s;
 	int ret;
 
-	if (!s)
-		return ts_errf(err, errlen, -ENOMEM, "out of memory");
-	if ((ret = export_base__init(&s->b, &o->common, c, err, errlen)) ||
-	    (strpbrk(o->file, " \t\n") &&
-	     (ret = ts_errf(err, errlen, -EINVAL, "--file '%s': fio iolog file names cannot hold spaces", o->file)))) {
-		free(s);
+	if ((ret = export_base__new(state, sizeof(*s), opts, c, err, errlen)))
 		return ret;
-	}
+	if (strpbrk(o->file, " \t\n"))	/* the caller destroys *state */
+		return ts_errf(err, errlen, -EINVAL, "--file '%s': fio iolog file names cannot hold spaces", o->file);
+	s = *state;
 	s->c = c;
 	snprintf(s->file, sizeof(s->file), "%s", o->file);
-	*state = s;
 	if (fprintf(s->b.out, "fio version 3 iolog\n") < 0)
 		return export_write_fail(s->b.out_path, err, errlen);
 	return 0;
@@ -158,7 +154,7 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 	/* DONE records are the completions of exported ISSUEs: nothing to replay. */
 	if (r->kind == TS_DONE || !export_wants(s->b.kind, s->b.ops, r))
 		return 0;
-	us = (r->time_ns >= s->b.first_ns ? r->time_ns - s->b.first_ns : 0) / 1000;
+	us = export_base__since(&s->b, r) / 1000;
 	if (us < s->last_us)
 		us = s->last_us;	/* fio replays differences: never negative */
 	s->last_us = us;
@@ -182,11 +178,6 @@ static int fio_end(void *state, char *err, size_t errlen)
 	return 0;
 }
 
-static void fio_destroy(void *state)
-{
-	free(state);
-}
-
 const struct exporter_ops exporter_fio = {
 	.name = "fio",
 	.help = "fio iolog version 3 (fio >= 3.31): read/write/sync/trim lines with microsecond timestamps;\n"
@@ -197,5 +188,5 @@ const struct exporter_ops exporter_fio = {
 	.begin = fio_begin,
 	.record = fio_record,
 	.end = fio_end,
-	.destroy = fio_destroy,
+	.destroy = free,
 };

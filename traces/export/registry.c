@@ -2,6 +2,7 @@
 /* Every exporter, in one explicit array, and the layer choice they share. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "traces/import/cliopt.h"
@@ -19,20 +20,18 @@ static const struct exporter_ops *const registry[] = {
 const char *const export_layer_choices[] = { "auto", "issue", "bio", "intent", "free", NULL };
 const char *const export_ops_choices[] = { "all", "discard", NULL };
 
-const struct exporter_ops *const *exporters(size_t *n)
+bool exporter__plugin_at(size_t i, struct cliopt_plugin *p)
 {
-	*n = sizeof(registry) / sizeof(registry[0]);
-	return registry;
-}
+	const struct exporter_ops *ex = i < sizeof(registry) / sizeof(registry[0]) ? registry[i] : NULL;
 
-const char *exporter__name_at(size_t i)
-{
-	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
+	if (ex)
+		*p = (struct cliopt_plugin){ ex, ex->name, ex->help, ex->opts, ex->opts_size };
+	return ex;
 }
 
 const struct exporter_ops *exporter__find(const char *name)
 {
-	long i = cliopt__plugin(exporter__name_at, name);
+	long i = cliopt__plugin(exporter__plugin_at, name);
 
 	return i < 0 ? NULL : registry[i];
 }
@@ -98,14 +97,21 @@ int export_check_stop(char *err, size_t errlen)
 	return trimsim_stop ? ts_errf(err, errlen, -EINTR, "interrupted") : 0;
 }
 
-int export_base__init(struct export_base *b, const struct export_common *o, const struct export_ctx *c,
-		      char *err, size_t errlen)
+int export_base__new(void **state, size_t size, const void *opts, const struct export_ctx *c,
+		     char *err, size_t errlen)
 {
-	*b = (struct export_base){ .out = c->out, .out_path = c->out_path, .in_path = c->in_path,
-				   .kind = export_layer_kind(o->records, c), .ops = o->ops, .first_ns = c->first_ns };
-	if (!b->kind)
+	const struct export_common *o = opts;
+	struct export_base *b;
+	unsigned kind = export_layer_kind(o->records, c);
+
+	if (!kind)
 		return ts_errf(err, errlen, -EINVAL, "%s: no %s records to export", c->in_path,
 			       export_layer_choices[o->records]);
+	if (!(b = calloc(1, size)))
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	*b = (struct export_base){ .out = c->out, .out_path = c->out_path, .in_path = c->in_path,
+				   .kind = kind, .ops = o->ops, .first_ns = c->first_ns };
+	*state = b;
 	return 0;
 }
 

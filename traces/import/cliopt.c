@@ -46,12 +46,12 @@ static int take_option(const struct opt_spec *t, void *obj, int argc, char **arg
 	return 1;
 }
 
-long cliopt__plugin(cliopt_name_fn name_at, const char *name)
+long cliopt__plugin(cliopt_plugin_fn at, const char *name)
 {
-	const char *n;
+	struct cliopt_plugin p;
 
-	for (size_t i = 0; (n = name_at(i)); i++)
-		if (!strcmp(n, name))
+	for (size_t i = 0; at(i, &p); i++)
+		if (!strcmp(p.name, name))
 			return (long)i;
 	return -1;
 }
@@ -66,22 +66,24 @@ static const char *kind_arg(int argc, char **argv, int i, const char *opt)
 	return !strncmp(argv[i], opt, n) && argv[i][n] == '=' ? argv[i] + n + 1 : NULL;
 }
 
-long cliopt__kind(int argc, char **argv, const char *opt, cliopt_name_fn name_at, char *err, size_t errlen)
+int cliopt__kind(const struct cliopt_cmd *c, int argc, char **argv, struct cliopt_plugin *p,
+		 char *err, size_t errlen)
 {
 	char names[256];
 	size_t used = 0;
-	const char *v, *n;
+	const char *v;
 	long k = -1;
 
 	names[0] = 0;
-	for (size_t i = 0; (n = name_at(i)) && used < sizeof(names); i++)
-		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", n);
+	for (size_t i = 0; c->plugin(i, p) && used < sizeof(names); i++)
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", p->name);
 	for (int i = 1; i < argc; i++)
-		if ((v = kind_arg(argc, argv, i, opt)) && (k = cliopt__plugin(name_at, v)) < 0)
-			return ts_errf(err, errlen, -EINVAL, "%s: unknown kind '%s' (%s)", opt, v, names);
+		if ((v = kind_arg(argc, argv, i, c->opt)) && (k = cliopt__plugin(c->plugin, v)) < 0)
+			return ts_errf(err, errlen, -EINVAL, "%s: unknown kind '%s' (%s)", c->opt, v, names);
 	if (k < 0)
-		return ts_errf(err, errlen, -EINVAL, "%s KIND is required (%s)", opt, names);
-	return k;
+		return ts_errf(err, errlen, -EINVAL, "%s KIND is required (%s)", c->opt, names);
+	c->plugin((size_t)k, p);
+	return 0;
 }
 
 /*
@@ -117,19 +119,19 @@ static int step(int argc, char **argv, const char *opt, int *i, const char **out
 	return r ? r : take_option(t, obj, argc, argv, i, err, errlen);
 }
 
-int cliopt__args(const struct cliopt_cmd *c, const char *name, const struct opt_spec *t, size_t size,
-		 int argc, char **argv, void *ctx, struct cliopt_args *a, char *err, size_t errlen)
+int cliopt__args(const struct cliopt_cmd *c, const struct cliopt_plugin *p, int argc, char **argv, void *ctx,
+		 struct cliopt_args *a, char *err, size_t errlen)
 {
 	bool operands = false;
 	char what[128];
 	int r;
 
-	if (!(a->opts = calloc(1, size ? size : 1)))
+	if (!(a->opts = calloc(1, p->opts_size ? p->opts_size : 1)))
 		return ts_errf(err, errlen, 1, "%s", strerror(errno));
-	if (opts__defaults(t, a->opts, err, errlen))
+	if (opts__defaults(p->opts, a->opts, err, errlen))
 		return 1;
 	for (int i = 1; i < argc;) {
-		if ((r = step(argc, argv, c->opt, &i, &a->out, t, a->opts, err, errlen)) < 0)
+		if ((r = step(argc, argv, c->opt, &i, &a->out, p->opts, a->opts, err, errlen)) < 0)
 			return cli_usage_error(c->cmd, "%s", err);
 		if (r)
 			continue;
@@ -137,7 +139,7 @@ int cliopt__args(const struct cliopt_cmd *c, const char *name, const struct opt_
 			a->flag = true;
 			i++;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			snprintf(what, sizeof(what), "%s %s", c->opt, name);
+			snprintf(what, sizeof(what), "%s %s", c->opt, p->name);
 			return cli_unknown_option_for(c->cmd, argv[i], what, c->usage);
 		} else if ((r = c->operand(ctx, argv[i++]))) {
 			return r;
@@ -184,15 +186,21 @@ void cliopt__print(const struct opt_spec *t, FILE *f)
 	}
 }
 
-void cliopt__print_plugin(const char *name, const char *help, const struct opt_spec *t, FILE *f)
+void cliopt__usage(const struct cliopt_cmd *c, FILE *f)
 {
-	fprintf(f, "  %s\n", name);
-	for (const char *p = help; *p;) {
-		const char *nl = strchr(p, '\n');
-		int len = nl ? (int)(nl - p) : (int)strlen(p);
+	struct cliopt_plugin p;
 
-		fprintf(f, "    %.*s\n", len, p);
-		p += len + (nl ? 1 : 0);
+	fprintf(f, "%s\nkinds and their options:\n", c->about);
+	for (size_t i = 0; c->plugin(i, &p); i++) {
+		fprintf(f, "  %s\n", p.name);	/* its help indented line by line, then its options */
+		for (const char *h = p.help; *h;) {
+			const char *nl = strchr(h, '\n');
+			int len = nl ? (int)(nl - h) : (int)strlen(h);
+
+			fprintf(f, "    %.*s\n", len, h);
+			h += len + (nl ? 1 : 0);
+		}
+		cliopt__print(p.opts, f);
 	}
-	cliopt__print(t, f);
+	fprintf(f, "\nexamples:\n%s", c->examples);
 }

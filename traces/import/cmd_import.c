@@ -11,32 +11,6 @@
 #include "traces/import/cliopt.h"
 #include "traces/import/importer.h"
 
-static void import_usage(FILE *f)
-{
-	size_t n;
-	const struct importer_ops *const *im = importers(&n);
-
-	fprintf(f,
-		"usage: trimsim import --from KIND [OPTIONS] FILE... -o OUT [--jsonl]\n"
-		"\n"
-		"Converts another tool's trace into a trimsim trace. A file OUT is written beside\n"
-		"itself and renamed into place: on any error or interrupt nothing is left behind.\n"
-		"OUT - is stdout; FILE - is stdin for dtrace (blktrace and trace-cmd read their\n"
-		"input twice: give files). --jsonl writes JSON Lines instead of binary.\n"
-		"\n"
-		"kinds and their options:\n");
-	for (size_t i = 0; i < n; i++)
-		cliopt__print_plugin(im[i]->name, im[i]->help, im[i]->opts, f);
-	fprintf(f,
-		"\n"
-		"examples:\n"
-		"  trimsim import --from blktrace sda.blktrace.0 sda.blktrace.1 -o rm.tsim --device-size 240G\n"
-		"  blkparse -i sda -d sda.bin >/dev/null; trimsim import --from blktrace sda.bin -o rm.tsim\n"
-		"  trimsim import --from trace-cmd trace.dat --device /dev/sdb1 -o rm.tsim\n"
-		"  trimsim import --from trace-cmd trace.dat --xfs-agblocks 65536 --fs-block-size 4096 -o rm.tsim\n"
-		"  dtrace -qs tracer/freebsd/trimsim.d > ufs.txt; trimsim import --from dtrace ufs.txt -o ufs.tsim\n");
-}
-
 static int write_trace(struct import_sink *sink, const char *out, json_t *header, bool jsonl,
 		       char *err, size_t errlen)
 {
@@ -149,20 +123,37 @@ static int take_file(void *ctx, const char *arg)
 	return ret;
 }
 
+static void import_usage(FILE *f);
+
 static const struct cliopt_cmd import_cmd = {
-	.cmd = "import", .opt = "--from", .flag = "--jsonl", .none = "no input FILE given",
+	.cmd = "import", .opt = "--from", .plugin = importer__plugin_at, .flag = "--jsonl", .none = "no input FILE given",
+	.about = "usage: trimsim import --from KIND [OPTIONS] FILE... -o OUT [--jsonl]\n"
+		 "\n"
+		 "Converts another tool's trace into a trimsim trace. A file OUT is written beside\n"
+		 "itself and renamed into place: on any error or interrupt nothing is left behind.\n"
+		 "OUT - is stdout; FILE - is stdin for dtrace (blktrace and trace-cmd read their\n"
+		 "input twice: give files). --jsonl writes JSON Lines instead of binary.\n",
+	.examples = "  trimsim import --from blktrace sda.blktrace.0 sda.blktrace.1 -o rm.tsim --device-size 240G\n"
+		    "  blkparse -i sda -d sda.bin >/dev/null; trimsim import --from blktrace sda.bin -o rm.tsim\n"
+		    "  trimsim import --from trace-cmd trace.dat --device /dev/sdb1 -o rm.tsim\n"
+		    "  trimsim import --from trace-cmd trace.dat --xfs-agblocks 65536 --fs-block-size 4096 -o rm.tsim\n"
+		    "  dtrace -qs tracer/freebsd/trimsim.d > ufs.txt; trimsim import --from dtrace ufs.txt -o ufs.tsim\n",
 	.usage = import_usage, .operand = take_file,
 };
+
+static void import_usage(FILE *f)
+{
+	cliopt__usage(&import_cmd, f);
+}
 
 int cmd_import(int argc, char **argv)
 {
 	const struct importer_ops *im = NULL;
+	struct cliopt_plugin p;
 	struct inputs in = { .files = calloc((size_t)argc + 1, sizeof(char *)) };
 	struct cliopt_args a = { 0 };
 	struct import_sink *sink = NULL;
 	json_t *header = NULL;
-	size_t n;
-	long k;
 	char err[512] = "";
 	int ret = 1;
 
@@ -174,13 +165,13 @@ int cmd_import(int argc, char **argv)
 	if (!in.files || importers__validate(err, sizeof(err)))
 		goto fail;
 	/* --from first: the importer's options depend on it. */
-	if ((k = cliopt__kind(argc, argv, "--from", importer__name_at, err, sizeof(err))) < 0) {
+	if (cliopt__kind(&import_cmd, argc, argv, &p, err, sizeof(err))) {
 		ret = cli_usage_error("import", "%s", err);
 		goto out;
 	}
-	im = importers(&n)[k];
+	im = p.ops;
 	in.rereads = im->rereads;
-	ret = cliopt__args(&import_cmd, im->name, im->opts, im->opts_size, argc, argv, &in, &a, err, sizeof(err));
+	ret = cliopt__args(&import_cmd, &p, argc, argv, &in, &a, err, sizeof(err));
 	if (ret == 1)
 		goto fail;
 	if (ret)

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "traces/import/cliopt.h"
 #include "traces/opts.h"
 #include "traces/trace.h"
 
@@ -33,9 +34,8 @@ struct importer_ops {
 		   char *err, size_t errlen);
 };
 
-/* The registry: every importer, in one array. */
-const struct importer_ops *const *importers(size_t *n);
-const char *importer__name_at(size_t i);	/* NULL past the end */
+/* The registry, for import's command line (traces/import/cliopt.h): false past the end. */
+bool importer__plugin_at(size_t i, struct cliopt_plugin *p);
 /* Validates every option table once (start-up). 0 or -EINVAL. */
 int importers__validate(char *err, size_t errlen);
 

@@ -17,15 +17,13 @@ static const struct importer_ops *const registry[] = {
 	&importer_dtrace,
 };
 
-const struct importer_ops *const *importers(size_t *n)
+bool importer__plugin_at(size_t i, struct cliopt_plugin *p)
 {
-	*n = sizeof(registry) / sizeof(registry[0]);
-	return registry;
-}
+	const struct importer_ops *im = i < sizeof(registry) / sizeof(registry[0]) ? registry[i] : NULL;
 
-const char *importer__name_at(size_t i)
-{
-	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i]->name : NULL;
+	if (im)
+		*p = (struct cliopt_plugin){ im, im->name, im->help, im->opts, im->opts_size };
+	return im;
 }
 
 int importers__validate(char *err, size_t errlen)
