@@ -76,9 +76,9 @@ static int plug_init(void *priv, const struct policy_env *env, struct policy_pro
 
 	(void)props, (void)err, (void)errlen;
 	if (!s->cfg.segments)
-		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
+		s->cfg.segments = POLICY_ENV_DEV(env, max_discard_segments, 1);
 	if (!s->cfg.max)
-		s->cfg.max = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : 4ull << 30;
+		s->cfg.max = POLICY_ENV_DEV(env, discard_max_bytes, 4ull << 30);
 	/*
 	 * Range arrays grow with the merges that happen, not with the limit: a
 	 * device may allow 65535 segments (traces/bounds.c) and 4096 requests may

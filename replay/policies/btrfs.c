@@ -130,7 +130,7 @@ static int btrfs_init(void *priv, const struct policy_env *env, struct policy_pr
 		return -ENOMEM;
 	s->set[SET_UNTRIMMED] = s->untrimmed;
 	s->set[SET_TRIMMED] = s->trimmed;
-	s->devsize = env->dev ? env->dev->size : 0;
+	s->devsize = POLICY_ENV_DEV(env, size, 0);
 	s->dev = env->devno;
 	s->work_at = UINT64_MAX;
 	/* btrfs_discard_calc_delay() */

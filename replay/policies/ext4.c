@@ -149,11 +149,11 @@ static int ext4_init(void *priv, const struct policy_env *env, struct policy_pro
 	if (!(s->rb = rbsim__new()) || !(s->free = ivset__new(true)))
 		return -ENOMEM;
 	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
-		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
+		uint64_t bs = POLICY_ENV_DEV(env, fs_block_size, 4096);
 
 		s->cfg.bgsize = 8 * bs * bs;	/* one bitmap block of blocks */
 	}
-	s->pstart = env->dev ? env->dev->partition_start : 0;
+	s->pstart = POLICY_ENV_DEV(env, partition_start, 0);
 	s->dev = env->devno;
 	s->deadline = s->kw_next = UINT64_MAX;
 	props->source = PS_FREE;

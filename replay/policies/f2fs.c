@@ -92,7 +92,7 @@ static int f2fs_init(void *priv, const struct policy_env *env, struct policy_pro
 	struct f2fs_state *s = priv;
 
 	(void)err, (void)errlen;
-	s->max_cmd = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : UINT64_MAX;
+	s->max_cmd = POLICY_ENV_DEV(env, discard_max_bytes, UINT64_MAX);
 	if (s->max_cmd < s->cfg.block)
 		s->max_cmd = s->cfg.block;
 	if (!(s->prefree = ivset__new(true)) ||

@@ -115,6 +115,13 @@ struct policy_env {
 					   FREE without an inode is an unused preallocation (ts_free_is_prealloc) */
 };
 
+/*
+ * A field of the traced device's header (struct ts_device: discard_max_bytes, fs_block_size, ...),
+ * or dflt where the trace does not give it (no device, or 0 there): what a stage's option of 0,
+ * "the device's value", stands for.
+ */
+#define POLICY_ENV_DEV(env, field, dflt) ((env)->dev && (env)->dev->field ? (env)->dev->field : (dflt))
+
 /* Where a stage sends its output (opaque; owned by the pipeline). */
 struct policy_out;
 /* 0 or -errno (propagate it). ev->time_ns must be >= the current call's time (now, see "Time"). */

@@ -317,10 +317,10 @@ static int merge_init(void *priv, const struct policy_env *env, struct policy_pr
 
 	(void)props, (void)err, (void)errlen;
 	g->merge = true;
-	if (!g->c.max && env && env->dev)
-		g->c.max = env->dev->discard_max_bytes;
+	if (!g->c.max)
+		g->c.max = POLICY_ENV_DEV(env, discard_max_bytes, 0);
 	if (!g->c.segments)
-		g->c.segments = env && env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
+		g->c.segments = POLICY_ENV_DEV(env, max_discard_segments, 1);
 	g->segs = calloc(g->c.segments, sizeof(*g->segs));
 	return g->segs ? 0 : -ENOMEM;
 }
