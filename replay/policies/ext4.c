@@ -350,16 +350,25 @@ static int new_node(struct ext4_state *s, uint32_t *root, uint32_t parent, bool 
 	return 0;
 }
 
-/* ext4_merge_freed_extents(): keep absorbs gone, which follows it directly. */
+/* Entry e takes the run [a, b) freed at freed_ns, adjacent to it on either side. */
+static void join(struct ext4_state *s, struct rbnode *e, uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	if (b == e->start)
+		e->start = a;
+	else
+		e->end = b;
+	if (freed_ns < e->val)
+		e->val = freed_ns;
+	s->merges++;
+}
+
+/* ext4_merge_freed_extents(), ext4_try_merge_freed_extent(): keep absorbs gone, its neighbour. */
 static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t gone)
 {
-	struct rbnode *k = rbsim__node(s->rb, keep), *g = rbsim__node(s->rb, gone);
+	const struct rbnode *g = rbsim__node(s->rb, gone);
 
-	k->end = g->end;
-	if (g->val < k->val)
-		k->val = g->val;
+	join(s, rbsim__node(s->rb, keep), g->start, g->end, g->val);
 	rbsim__erase(s->rb, root, gone);
-	s->merges++;
 }
 
 /*
@@ -388,17 +397,13 @@ static int merge_parent(struct ext4_state *s, uint32_t *root, uint32_t parent, b
 	uint32_t i, n;
 
 	if (e && b == e->start) {
-		e->start = a;
-		e->val = freed_ns < e->val ? freed_ns : e->val;
-		s->merges++;
+		join(s, e, a, b, freed_ns);
 		if ((i = rbsim__prev(s->rb, parent)) && rbsim__node(s->rb, i)->end == a)
 			absorb(s, root, i, parent);
 		return 0;
 	}
 	if (e && e->end == a) {
-		e->end = b;
-		e->val = freed_ns < e->val ? freed_ns : e->val;
-		s->merges++;
+		join(s, e, a, b, freed_ns);
 		if ((i = rbsim__next(s->rb, parent)) && rbsim__node(s->rb, i)->start == b)
 			absorb(s, root, parent, i);
 		return 0;
@@ -415,14 +420,8 @@ static int merge_neighbours(struct ext4_state *s, uint32_t *root, uint32_t paren
 
 	if ((err = new_node(s, root, parent, left, a, b, freed_ns, &n)))
 		return err;
-	if ((i = rbsim__prev(s->rb, n)) && rbsim__node(s->rb, i)->end == a) {
-		struct rbnode *p = rbsim__node(s->rb, i), *e = rbsim__node(s->rb, n);
-
-		e->start = p->start;
-		e->val = p->val < e->val ? p->val : e->val;
-		rbsim__erase(s->rb, root, i);
-		s->merges++;
-	}
+	if ((i = rbsim__prev(s->rb, n)) && rbsim__node(s->rb, i)->end == a)
+		absorb(s, root, n, i);
 	if ((i = rbsim__next(s->rb, n)) && rbsim__node(s->rb, i)->start == b)
 		absorb(s, root, n, i);
 	return 0;
