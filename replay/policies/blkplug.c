@@ -226,9 +226,7 @@ const struct policy_stage_ops stage_blk_plug = {
 	.help = "block-layer plug merging of discard bios issued at one instant (last request only)",
 	.follows = "block/blk-merge.c: blk_attempt_plug_merge(), bio_attempt_discard_merge(); "
 		   "block/blk-mq.c: blk_add_rq_to_plug() (Linux 6.12)",
-	.opts = plug_opts,
-	.cfg_size = sizeof(struct plug_cfg),
-	.state_size = POLICY_STATE_SIZE(struct plug_state, cfg),
+	POLICY_CONFIG(plug_opts, struct plug_state, cfg),
 	.positional = "segments",
 	.init = plug_init,
 	.push = plug_push,

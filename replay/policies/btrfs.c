@@ -611,9 +611,7 @@ const struct policy_stage_ops stage_btrfs_async = {
 	.follows = "fs/btrfs/discard.c: btrfs_discard_workfn(), __add_to_discard_list(), "
 		   "btrfs_discard_check_filter(), __btrfs_discard_schedule_work(); "
 		   "fs/btrfs/free-space-cache.c: trim_no_bitmap() (Linux 6.12)",
-	.opts = btrfs_opts,
-	.cfg_size = sizeof(struct btrfs_cfg),
-	.state_size = POLICY_STATE_SIZE(struct btrfs_state, cfg),
+	POLICY_CONFIG(btrfs_opts, struct btrfs_state, cfg),
 	.init = btrfs_init,
 	.observe = btrfs_observe,
 	.push = btrfs_push,

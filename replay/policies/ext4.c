@@ -575,9 +575,7 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_try_merge_freed_extent(), "
 		   "ext4_process_freed_data(), ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; "
 		   "merge=parent follows the 6.17+ ext4_mb_free_metadata())",
-	.opts = ext4_opts,
-	.cfg_size = sizeof(struct ext4_cfg),
-	.state_size = POLICY_STATE_SIZE(struct ext4_state, cfg),
+	POLICY_CONFIG(ext4_opts, struct ext4_state, cfg),
 	.positional = "commit",
 	.init = ext4_init,
 	.observe = ext4_observe,

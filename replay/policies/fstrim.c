@@ -415,9 +415,7 @@ const struct policy_stage_ops stage_fstrim = {
 	.help = "periodic FITRIM: free space not yet trimmed (tracked from FREE, ALLOC and the start snapshot)",
 	.follows = "fs/ext4/mballoc.c: ext4_trim_fs(), ext4_trim_all_free(); "
 		   "fs/xfs/xfs_discard.c: xfs_trim_extents() (Linux 6.12)",
-	.opts = fstrim_opts,
-	.cfg_size = sizeof(struct fstrim_cfg),
-	.state_size = POLICY_STATE_SIZE(struct fstrim_state, cfg),
+	POLICY_CONFIG(fstrim_opts, struct fstrim_state, cfg),
 	.positional = "interval",
 	.init = fstrim_init,
 	.observe = fstrim_observe,

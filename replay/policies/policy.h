@@ -157,6 +157,14 @@ struct policy_stat { const char *key; size_t off; enum policy_stat_type type; };
  */
 #define POLICY_STATE_SIZE(type, cfg) (sizeof(type) + 0 * sizeof(char[offsetof(type, cfg) == 0 ? 1 : -1]))
 
+/*
+ * .opts, .cfg_size and .state_size of a stage whose state struct begins with its config
+ * member cfg, the struct the options table points into; cfg_size is that member's size:
+ *	POLICY_CONFIG(xfs_opts, struct xfs_state, cfg),
+ */
+#define POLICY_CONFIG(opts_table, type, cfg) \
+	.opts = (opts_table), .cfg_size = sizeof(((type *)0)->cfg), .state_size = POLICY_STATE_SIZE(type, cfg)
+
 /* A completed discard command, for stages that pace on completions. */
 struct policy_done {
 	uint64_t submit_ns;

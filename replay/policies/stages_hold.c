@@ -97,8 +97,7 @@ static void batch_destroy(void *priv)
 
 const struct policy_stage_ops stage_batch = {
 	.name = "batch", .help = "hold requests for a window, then release them together (one instant)",
-	.opts = batch_opts, .cfg_size = sizeof(struct batch_cfg), .positional = "window",
-	.state_size = POLICY_STATE_SIZE(struct batch, c),
+	POLICY_CONFIG(batch_opts, struct batch, c), .positional = "window",
 	.push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
 	.flush = batch_flush, .stats = batch_stats, .destroy = batch_destroy,
 };
@@ -327,8 +326,7 @@ static int merge_init(void *priv, const struct policy_env *env, struct policy_pr
 
 const struct policy_stage_ops stage_merge = {
 	.name = "merge", .help = "coalesce contiguous ranges and pack ranges into multi-range commands",
-	.opts = merge_opts, .cfg_size = sizeof(struct merge_cfg), .positional = "max",
-	.state_size = POLICY_STATE_SIZE(struct group, c),
+	POLICY_CONFIG(merge_opts, struct group, c), .positional = "max",
 	.init = merge_init, .push = group_push, .tick = group_run, .next_deadline = group_deadline,
 	.flush = group_run, .stats = group_stats, .destroy = group_destroy,
 };
@@ -390,8 +388,7 @@ static void delay_destroy(void *priv)
 
 const struct policy_stage_ops stage_delay = {
 	.name = "delay", .help = "hold every request for a fixed time",
-	.opts = delay_opts, .cfg_size = sizeof(struct delay_cfg), .positional = "t",
-	.state_size = POLICY_STATE_SIZE(struct delay, c),
+	POLICY_CONFIG(delay_opts, struct delay, c), .positional = "t",
 	.push = delay_push, .tick = delay_tick, .next_deadline = delay_deadline,
 	.flush = delay_flush, .destroy = delay_destroy,
 };
@@ -488,8 +485,7 @@ static void rate_destroy(void *priv)
 
 const struct policy_stage_ops stage_rate = {
 	.name = "rate", .help = "pace commands to at most iops per second and bps bytes per second",
-	.opts = rate_opts, .cfg_size = sizeof(struct rate_cfg), .positional = "iops",
-	.state_size = POLICY_STATE_SIZE(struct rate, c),
+	POLICY_CONFIG(rate_opts, struct rate, c), .positional = "iops",
 	.push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
 	.flush = rate_flush, .stats = rate_stats, .destroy = rate_destroy,
 };
