@@ -11,15 +11,20 @@
 #include "replay/policies/evq.h"
 #include "replay/policies/stages.h"
 
+/* A held request goes out at its own time or now, whichever is later (never in the past). */
+static int emit_held(struct policy_out *out, struct policy_event e, uint64_t now)
+{
+	if (e.time_ns < now)
+		e.time_ns = now;
+	return policy_out__emit(out, &e);
+}
+
 static int emit_all(struct evq *q, uint64_t now, struct policy_out *out)
 {
 	for (size_t i = 0; i < evq__len(q); i++) {
-		struct policy_event e = evq__get(q, i);
-		int ret;
+		int ret = emit_held(out, evq__get(q, i), now);
 
-		if (e.time_ns < now)
-			e.time_ns = now;
-		if ((ret = policy_out__emit(out, &e)))
+		if (ret)
 			return ret;
 	}
 	evq__clear(q);
@@ -175,13 +180,9 @@ static int sort_emit(struct group *g, uint64_t now, struct policy_out *out)
 	for (size_t i = 0; i < n; i++)
 		g->keys[i] = (struct sort_key){ evq__get(&g->q, i).offset, i };
 	qsort(g->keys, n, sizeof(*g->keys), cmp_key);
-	for (size_t i = 0; i < n; i++) {
-		struct policy_event e = evq__get(&g->q, g->keys[i].idx);
-
-		e.time_ns = e.time_ns < now ? now : e.time_ns;
-		if ((ret = policy_out__emit(out, &e)))
+	for (size_t i = 0; i < n; i++)
+		if ((ret = emit_held(out, evq__get(&g->q, g->keys[i].idx), now)))
 			return ret;
-	}
 	g->out_cmds += n;
 	return 0;
 }
@@ -194,13 +195,12 @@ static int mcmd_emit(struct group *g, struct mcmd *c, uint64_t now, struct polic
 	if (!c->open)
 		return 0;
 	c->open = false;
-	c->ev.time_ns = c->ev.time_ns < now ? now : c->ev.time_ns;
 	c->ev.offset = g->segs[0].offset;
 	c->ev.length = g->segs[0].length;
 	c->ev.nr_segs = c->n > 1 ? c->n : 0;
 	c->ev.segs = c->n > 1 ? g->segs : NULL;
 	g->out_cmds++;
-	return policy_out__emit(out, &c->ev);
+	return emit_held(out, c->ev, now);
 }
 
 /* Adds range r of request e to the command, or says it does not fit. */
@@ -362,9 +362,7 @@ static int delay_release(struct delay *d, uint64_t now, uint64_t until, struct p
 		if (e.time_ns + d->c.t > until)
 			break;
 		e.time_ns += d->c.t;
-		if (e.time_ns < now)
-			e.time_ns = now;
-		if ((ret = policy_out__emit(out, &e)))
+		if ((ret = emit_held(out, e, now)))
 			return ret;
 		evq__pop(&d->q);
 	}
