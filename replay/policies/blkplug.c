@@ -76,9 +76,9 @@ static int plug_init(void *priv, const struct policy_env *env, struct policy_pro
 
 	(void)props, (void)err, (void)errlen;
 	if (!s->cfg.segments)
-		s->cfg.segments = env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
+		s->cfg.segments = POLICY_ENV_DEV(env, max_discard_segments, 1);
 	if (!s->cfg.max)
-		s->cfg.max = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : 4ull << 30;
+		s->cfg.max = POLICY_ENV_DEV(env, discard_max_bytes, 4ull << 30);
 	/*
 	 * Range arrays grow with the merges that happen, not with the limit: a
 	 * device may allow 65535 segments (traces/bounds.c) and 4096 requests may
@@ -226,9 +226,7 @@ const struct policy_stage_ops stage_blk_plug = {
 	.help = "block-layer plug merging of discard bios issued at one instant (last request only)",
 	.follows = "block/blk-merge.c: blk_attempt_plug_merge(), bio_attempt_discard_merge(); "
 		   "block/blk-mq.c: blk_add_rq_to_plug() (Linux 6.12)",
-	.opts = plug_opts,
-	.cfg_size = sizeof(struct plug_cfg),
-	.state_size = POLICY_STATE_SIZE(struct plug_state, cfg),
+	POLICY_CONFIG(plug_opts, struct plug_state, cfg),
 	.positional = "segments",
 	.init = plug_init,
 	.push = plug_push,

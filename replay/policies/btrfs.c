@@ -130,7 +130,7 @@ static int btrfs_init(void *priv, const struct policy_env *env, struct policy_pr
 		return -ENOMEM;
 	s->set[SET_UNTRIMMED] = s->untrimmed;
 	s->set[SET_TRIMMED] = s->trimmed;
-	s->devsize = env->dev ? env->dev->size : 0;
+	s->devsize = POLICY_ENV_DEV(env, size, 0);
 	s->dev = env->devno;
 	s->work_at = UINT64_MAX;
 	/* btrfs_discard_calc_delay() */
@@ -611,9 +611,7 @@ const struct policy_stage_ops stage_btrfs_async = {
 	.follows = "fs/btrfs/discard.c: btrfs_discard_workfn(), __add_to_discard_list(), "
 		   "btrfs_discard_check_filter(), __btrfs_discard_schedule_work(); "
 		   "fs/btrfs/free-space-cache.c: trim_no_bitmap() (Linux 6.12)",
-	.opts = btrfs_opts,
-	.cfg_size = sizeof(struct btrfs_cfg),
-	.state_size = POLICY_STATE_SIZE(struct btrfs_state, cfg),
+	POLICY_CONFIG(btrfs_opts, struct btrfs_state, cfg),
 	.init = btrfs_init,
 	.observe = btrfs_observe,
 	.push = btrfs_push,

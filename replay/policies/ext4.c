@@ -149,11 +149,11 @@ static int ext4_init(void *priv, const struct policy_env *env, struct policy_pro
 	if (!(s->rb = rbsim__new()) || !(s->free = ivset__new(true)))
 		return -ENOMEM;
 	if (!s->cfg.bgsize) {	/* fs_block_size <= 64 KiB (traces/bounds.c): at most 32 GiB, no wrap */
-		uint64_t bs = env->dev && env->dev->fs_block_size ? env->dev->fs_block_size : 4096;
+		uint64_t bs = POLICY_ENV_DEV(env, fs_block_size, 4096);
 
 		s->cfg.bgsize = 8 * bs * bs;	/* one bitmap block of blocks */
 	}
-	s->pstart = env->dev ? env->dev->partition_start : 0;
+	s->pstart = POLICY_ENV_DEV(env, partition_start, 0);
 	s->dev = env->devno;
 	s->deadline = s->kw_next = UINT64_MAX;
 	props->source = PS_FREE;
@@ -350,16 +350,25 @@ static int new_node(struct ext4_state *s, uint32_t *root, uint32_t parent, bool 
 	return 0;
 }
 
-/* ext4_merge_freed_extents(): keep absorbs gone, which follows it directly. */
+/* Entry e takes the run [a, b) freed at freed_ns, adjacent to it on either side. */
+static void join(struct ext4_state *s, struct rbnode *e, uint64_t a, uint64_t b, uint64_t freed_ns)
+{
+	if (b == e->start)
+		e->start = a;
+	else
+		e->end = b;
+	if (freed_ns < e->val)
+		e->val = freed_ns;
+	s->merges++;
+}
+
+/* ext4_merge_freed_extents(), ext4_try_merge_freed_extent(): keep absorbs gone, its neighbour. */
 static void absorb(struct ext4_state *s, uint32_t *root, uint32_t keep, uint32_t gone)
 {
-	struct rbnode *k = rbsim__node(s->rb, keep), *g = rbsim__node(s->rb, gone);
+	const struct rbnode *g = rbsim__node(s->rb, gone);
 
-	k->end = g->end;
-	if (g->val < k->val)
-		k->val = g->val;
+	join(s, rbsim__node(s->rb, keep), g->start, g->end, g->val);
 	rbsim__erase(s->rb, root, gone);
-	s->merges++;
 }
 
 /*
@@ -388,17 +397,13 @@ static int merge_parent(struct ext4_state *s, uint32_t *root, uint32_t parent, b
 	uint32_t i, n;
 
 	if (e && b == e->start) {
-		e->start = a;
-		e->val = freed_ns < e->val ? freed_ns : e->val;
-		s->merges++;
+		join(s, e, a, b, freed_ns);
 		if ((i = rbsim__prev(s->rb, parent)) && rbsim__node(s->rb, i)->end == a)
 			absorb(s, root, i, parent);
 		return 0;
 	}
 	if (e && e->end == a) {
-		e->end = b;
-		e->val = freed_ns < e->val ? freed_ns : e->val;
-		s->merges++;
+		join(s, e, a, b, freed_ns);
 		if ((i = rbsim__next(s->rb, parent)) && rbsim__node(s->rb, i)->start == b)
 			absorb(s, root, parent, i);
 		return 0;
@@ -415,14 +420,8 @@ static int merge_neighbours(struct ext4_state *s, uint32_t *root, uint32_t paren
 
 	if ((err = new_node(s, root, parent, left, a, b, freed_ns, &n)))
 		return err;
-	if ((i = rbsim__prev(s->rb, n)) && rbsim__node(s->rb, i)->end == a) {
-		struct rbnode *p = rbsim__node(s->rb, i), *e = rbsim__node(s->rb, n);
-
-		e->start = p->start;
-		e->val = p->val < e->val ? p->val : e->val;
-		rbsim__erase(s->rb, root, i);
-		s->merges++;
-	}
+	if ((i = rbsim__prev(s->rb, n)) && rbsim__node(s->rb, i)->end == a)
+		absorb(s, root, n, i);
 	if ((i = rbsim__next(s->rb, n)) && rbsim__node(s->rb, i)->start == b)
 		absorb(s, root, n, i);
 	return 0;
@@ -576,9 +575,7 @@ const struct policy_stage_ops stage_ext4_mb = {
 	.follows = "fs/ext4/mballoc.c: ext4_mb_free_metadata(), ext4_try_merge_freed_extent(), "
 		   "ext4_process_freed_data(), ext4_discard_work(), ext4_try_to_trim_range() (Linux 6.12; "
 		   "merge=parent follows the 6.17+ ext4_mb_free_metadata())",
-	.opts = ext4_opts,
-	.cfg_size = sizeof(struct ext4_cfg),
-	.state_size = POLICY_STATE_SIZE(struct ext4_state, cfg),
+	POLICY_CONFIG(ext4_opts, struct ext4_state, cfg),
 	.positional = "commit",
 	.init = ext4_init,
 	.observe = ext4_observe,

@@ -92,7 +92,7 @@ static int f2fs_init(void *priv, const struct policy_env *env, struct policy_pro
 	struct f2fs_state *s = priv;
 
 	(void)err, (void)errlen;
-	s->max_cmd = env->dev && env->dev->discard_max_bytes ? env->dev->discard_max_bytes : UINT64_MAX;
+	s->max_cmd = POLICY_ENV_DEV(env, discard_max_bytes, UINT64_MAX);
 	if (s->max_cmd < s->cfg.block)
 		s->max_cmd = s->cfg.block;
 	if (!(s->prefree = ivset__new(true)) ||
@@ -336,9 +336,7 @@ const struct policy_stage_ops stage_f2fs = {
 	.help = "f2fs: candidates at checkpoint, background rounds of 8 largest-first, granularity, idle-aware",
 	.follows = "fs/f2fs/segment.c: issue_discard_thread(), __issue_discard_cmd(), "
 		   "__init_discard_policy(), __update_discard_tree_range() (Linux 6.12)",
-	.opts = f2fs_opts,
-	.cfg_size = sizeof(struct f2fs_cfg),
-	.state_size = POLICY_STATE_SIZE(struct f2fs_state, cfg),
+	POLICY_CONFIG(f2fs_opts, struct f2fs_state, cfg),
 	.positional = "granularity",
 	.init = f2fs_init,
 	.observe = f2fs_observe,

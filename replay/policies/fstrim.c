@@ -93,25 +93,24 @@ static int fstrim_init(void *priv, const struct policy_env *env, struct policy_p
 		       char *err, size_t errlen)
 {
 	struct fstrim_state *s = priv;
-	const struct ts_device *d = env->dev;
+	uint64_t gran = POLICY_ENV_DEV(env, discard_granularity, 1);
 
 	(void)err, (void)errlen;
 	if (!(s->free = ivset__new(true)) || !(s->untrimmed = ivset__new(true)) ||
 	    !(s->held = ivset__new(true)) || !(s->pending = ivset__new(true)))
 		return -ENOMEM;
-	if (d && d->discard_granularity > s->cfg.minlen)
-		s->cfg.minlen = d->discard_granularity;
-	if (!s->cfg.minlen)
-		s->cfg.minlen = 1;
+	if (s->cfg.minlen < gran)
+		s->cfg.minlen = gran;
 	if (!s->cfg.group) {	/* header values in range (traces/bounds.c): at most 1 TiB, no wrap */
-		uint64_t bs = d && d->fs_block_size ? d->fs_block_size : 4096;
+		uint64_t bs = POLICY_ENV_DEV(env, fs_block_size, 4096);
+		uint64_t agblocks = POLICY_ENV_DEV(env, xfs_agblocks, 0);
 
-		if (s->cfg.mode == FM_XFS && d && d->xfs_agblocks)
-			s->cfg.group = d->xfs_agblocks * bs;
+		if (s->cfg.mode == FM_XFS && agblocks)
+			s->cfg.group = agblocks * bs;
 		else
 			s->cfg.group = 8 * bs * bs;
 	}
-	s->pstart = d ? d->partition_start : 0;
+	s->pstart = POLICY_ENV_DEV(env, partition_start, 0);
 	s->dev = env->devno;
 	s->next_pass = env->start_ns + (s->cfg.first ? s->cfg.first : s->cfg.interval);
 	s->commit_at = UINT64_MAX;
@@ -416,9 +415,7 @@ const struct policy_stage_ops stage_fstrim = {
 	.help = "periodic FITRIM: free space not yet trimmed (tracked from FREE, ALLOC and the start snapshot)",
 	.follows = "fs/ext4/mballoc.c: ext4_trim_fs(), ext4_trim_all_free(); "
 		   "fs/xfs/xfs_discard.c: xfs_trim_extents() (Linux 6.12)",
-	.opts = fstrim_opts,
-	.cfg_size = sizeof(struct fstrim_cfg),
-	.state_size = POLICY_STATE_SIZE(struct fstrim_state, cfg),
+	POLICY_CONFIG(fstrim_opts, struct fstrim_state, cfg),
 	.positional = "interval",
 	.init = fstrim_init,
 	.observe = fstrim_observe,

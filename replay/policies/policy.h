@@ -115,6 +115,13 @@ struct policy_env {
 					   FREE without an inode is an unused preallocation (ts_free_is_prealloc) */
 };
 
+/*
+ * A field of the traced device's header (struct ts_device: discard_max_bytes, fs_block_size, ...),
+ * or dflt where the trace does not give it (no device, or 0 there): what a stage's option of 0,
+ * "the device's value", stands for.
+ */
+#define POLICY_ENV_DEV(env, field, dflt) ((env)->dev && (env)->dev->field ? (env)->dev->field : (dflt))
+
 /* Where a stage sends its output (opaque; owned by the pipeline). */
 struct policy_out;
 /* 0 or -errno (propagate it). ev->time_ns must be >= the current call's time (now, see "Time"). */
@@ -149,6 +156,14 @@ struct policy_stat { const char *key; size_t off; enum policy_stat_type type; };
  * copies the config there); fails to compile if cfg is not first.
  */
 #define POLICY_STATE_SIZE(type, cfg) (sizeof(type) + 0 * sizeof(char[offsetof(type, cfg) == 0 ? 1 : -1]))
+
+/*
+ * .opts, .cfg_size and .state_size of a stage whose state struct begins with its config
+ * member cfg, the struct the options table points into; cfg_size is that member's size:
+ *	POLICY_CONFIG(xfs_opts, struct xfs_state, cfg),
+ */
+#define POLICY_CONFIG(opts_table, type, cfg) \
+	.opts = (opts_table), .cfg_size = sizeof(((type *)0)->cfg), .state_size = POLICY_STATE_SIZE(type, cfg)
 
 /* A completed discard command, for stages that pace on completions. */
 struct policy_done {

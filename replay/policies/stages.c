@@ -193,8 +193,8 @@ static int split_init(void *priv, const struct policy_env *env, struct policy_pr
 	/* A discard is whole sectors (max_discard_sectors): a smaller piece is no command a kernel sends. */
 	if (s->max && s->max < 512)
 		return opts__below(split_opts, "max", s->max, 512, "a sector", err, errlen);
-	if (!s->max && env && env->dev)
-		s->max = env->dev->discard_max_bytes;
+	if (!s->max)
+		s->max = POLICY_ENV_DEV(env, discard_max_bytes, 0);
 	return 0;
 }
 
@@ -259,10 +259,8 @@ static int align_init(void *priv, const struct policy_env *env, struct policy_pr
 	struct align_state *s = priv;
 
 	(void)props, (void)err, (void)errlen;
-	if (!s->gran && env && env->dev)
-		s->gran = env->dev->discard_granularity;
 	if (!s->gran)
-		s->gran = 4096;
+		s->gran = POLICY_ENV_DEV(env, discard_granularity, 4096);
 	return 0;
 }
 

@@ -11,15 +11,20 @@
 #include "replay/policies/evq.h"
 #include "replay/policies/stages.h"
 
+/* A held request goes out at its own time or now, whichever is later (never in the past). */
+static int emit_held(struct policy_out *out, struct policy_event e, uint64_t now)
+{
+	if (e.time_ns < now)
+		e.time_ns = now;
+	return policy_out__emit(out, &e);
+}
+
 static int emit_all(struct evq *q, uint64_t now, struct policy_out *out)
 {
 	for (size_t i = 0; i < evq__len(q); i++) {
-		struct policy_event e = evq__get(q, i);
-		int ret;
+		int ret = emit_held(out, evq__get(q, i), now);
 
-		if (e.time_ns < now)
-			e.time_ns = now;
-		if ((ret = policy_out__emit(out, &e)))
+		if (ret)
 			return ret;
 	}
 	evq__clear(q);
@@ -97,8 +102,7 @@ static void batch_destroy(void *priv)
 
 const struct policy_stage_ops stage_batch = {
 	.name = "batch", .help = "hold requests for a window, then release them together (one instant)",
-	.opts = batch_opts, .cfg_size = sizeof(struct batch_cfg), .positional = "window",
-	.state_size = POLICY_STATE_SIZE(struct batch, c),
+	POLICY_CONFIG(batch_opts, struct batch, c), .positional = "window",
 	.push = batch_push, .tick = batch_tick, .next_deadline = batch_deadline,
 	.flush = batch_flush, .stats = batch_stats, .destroy = batch_destroy,
 };
@@ -176,13 +180,9 @@ static int sort_emit(struct group *g, uint64_t now, struct policy_out *out)
 	for (size_t i = 0; i < n; i++)
 		g->keys[i] = (struct sort_key){ evq__get(&g->q, i).offset, i };
 	qsort(g->keys, n, sizeof(*g->keys), cmp_key);
-	for (size_t i = 0; i < n; i++) {
-		struct policy_event e = evq__get(&g->q, g->keys[i].idx);
-
-		e.time_ns = e.time_ns < now ? now : e.time_ns;
-		if ((ret = policy_out__emit(out, &e)))
+	for (size_t i = 0; i < n; i++)
+		if ((ret = emit_held(out, evq__get(&g->q, g->keys[i].idx), now)))
 			return ret;
-	}
 	g->out_cmds += n;
 	return 0;
 }
@@ -195,13 +195,12 @@ static int mcmd_emit(struct group *g, struct mcmd *c, uint64_t now, struct polic
 	if (!c->open)
 		return 0;
 	c->open = false;
-	c->ev.time_ns = c->ev.time_ns < now ? now : c->ev.time_ns;
 	c->ev.offset = g->segs[0].offset;
 	c->ev.length = g->segs[0].length;
 	c->ev.nr_segs = c->n > 1 ? c->n : 0;
 	c->ev.segs = c->n > 1 ? g->segs : NULL;
 	g->out_cmds++;
-	return policy_out__emit(out, &c->ev);
+	return emit_held(out, c->ev, now);
 }
 
 /* Adds range r of request e to the command, or says it does not fit. */
@@ -317,18 +316,17 @@ static int merge_init(void *priv, const struct policy_env *env, struct policy_pr
 
 	(void)props, (void)err, (void)errlen;
 	g->merge = true;
-	if (!g->c.max && env && env->dev)
-		g->c.max = env->dev->discard_max_bytes;
+	if (!g->c.max)
+		g->c.max = POLICY_ENV_DEV(env, discard_max_bytes, 0);
 	if (!g->c.segments)
-		g->c.segments = env && env->dev && env->dev->max_discard_segments ? env->dev->max_discard_segments : 1;
+		g->c.segments = POLICY_ENV_DEV(env, max_discard_segments, 1);
 	g->segs = calloc(g->c.segments, sizeof(*g->segs));
 	return g->segs ? 0 : -ENOMEM;
 }
 
 const struct policy_stage_ops stage_merge = {
 	.name = "merge", .help = "coalesce contiguous ranges and pack ranges into multi-range commands",
-	.opts = merge_opts, .cfg_size = sizeof(struct merge_cfg), .positional = "max",
-	.state_size = POLICY_STATE_SIZE(struct group, c),
+	POLICY_CONFIG(merge_opts, struct group, c), .positional = "max",
 	.init = merge_init, .push = group_push, .tick = group_run, .next_deadline = group_deadline,
 	.flush = group_run, .stats = group_stats, .destroy = group_destroy,
 };
@@ -364,9 +362,7 @@ static int delay_release(struct delay *d, uint64_t now, uint64_t until, struct p
 		if (e.time_ns + d->c.t > until)
 			break;
 		e.time_ns += d->c.t;
-		if (e.time_ns < now)
-			e.time_ns = now;
-		if ((ret = policy_out__emit(out, &e)))
+		if ((ret = emit_held(out, e, now)))
 			return ret;
 		evq__pop(&d->q);
 	}
@@ -390,8 +386,7 @@ static void delay_destroy(void *priv)
 
 const struct policy_stage_ops stage_delay = {
 	.name = "delay", .help = "hold every request for a fixed time",
-	.opts = delay_opts, .cfg_size = sizeof(struct delay_cfg), .positional = "t",
-	.state_size = POLICY_STATE_SIZE(struct delay, c),
+	POLICY_CONFIG(delay_opts, struct delay, c), .positional = "t",
 	.push = delay_push, .tick = delay_tick, .next_deadline = delay_deadline,
 	.flush = delay_flush, .destroy = delay_destroy,
 };
@@ -488,8 +483,7 @@ static void rate_destroy(void *priv)
 
 const struct policy_stage_ops stage_rate = {
 	.name = "rate", .help = "pace commands to at most iops per second and bps bytes per second",
-	.opts = rate_opts, .cfg_size = sizeof(struct rate_cfg), .positional = "iops",
-	.state_size = POLICY_STATE_SIZE(struct rate, c),
+	POLICY_CONFIG(rate_opts, struct rate, c), .positional = "iops",
 	.push = rate_push, .tick = rate_tick, .next_deadline = rate_deadline,
 	.flush = rate_flush, .stats = rate_stats, .destroy = rate_destroy,
 };

@@ -253,9 +253,7 @@ const struct policy_stage_ops stage_ufs = {
 	.help = "FreeBSD FFS: one BIO_DELETE per freed block, or (trimcons=1) runs grown by adjacent blocks",
 	.follows = "sys/ufs/ffs/ffs_alloc.c: ffs_blkfree(), trim_lookup(), ffs_blkfree_sendtrim(), "
 		   "ffs_blkrelease_start()/ffs_blkrelease_finish() (FreeBSD 12, r338517)",
-	.opts = ufs_opts,
-	.cfg_size = sizeof(struct ufs_cfg),
-	.state_size = POLICY_STATE_SIZE(struct ufs_state, cfg),
+	POLICY_CONFIG(ufs_opts, struct ufs_state, cfg),
 	.positional = "trimcons",
 	.init = ufs_init,
 	.push = ufs_push,

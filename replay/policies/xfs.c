@@ -307,9 +307,7 @@ const struct policy_stage_ops stage_xfs_cil = {
 	.follows = "fs/xfs/xfs_log_cil.c: xlog_cil_committed(); fs/xfs/xfs_extent_busy.c: "
 		   "xfs_extent_busy_insert()/_sort()/_reuse(); fs/xfs/libxfs/xfs_bmap.c: "
 		   "xfs_bmap_del_extent_real() (SKIP_DISCARD); fs/xfs/xfs_discard.c: xfs_discard_extents() (Linux 6.12)",
-	.opts = xfs_opts,
-	.cfg_size = sizeof(struct xfs_cfg),
-	.state_size = POLICY_STATE_SIZE(struct xfs_state, cfg),
+	POLICY_CONFIG(xfs_opts, struct xfs_state, cfg),
 	.positional = "commit",
 	.init = xfs_init,
 	.observe = xfs_observe,
