@@ -266,7 +266,7 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 static void param_prefetch(void *e, uint64_t off, uint64_t len)
 {
 	struct param *m = e;
-	uint64_t u = off / m->unit;
+	uint64_t u = div_by(off, m->unit, m->unit_shift);
 
 	(void)len;
 	if (u >= m->nunits)
