@@ -604,45 +604,65 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 /* Records ahead of the one being fed whose device discard the target is told to load (target_ops.prefetch). */
 #define PREFETCH_AHEAD 16
 
+/* The first record of the replayed device: the origins of trace and engine time. */
+static void engine_start(struct engine *e, uint64_t t0)
+{
+	const struct engine_observer *ob = e->cfg.observer;
+
+	e->started = true;
+	e->t0 = t0;
+	for (unsigned k = 0; k < e->nlanes; k++) {
+		lane_sync(&e->lane[k], 0);
+		e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
+	}
+	if (ob && ob->start)
+		ob->start(ob->arg, e->t0, e->base);
+}
+
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
 	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
 
+	e->records += n;	/* an error ends the replay: no result counts them */
 	for (size_t i = 0; i < n; i++) {
-		struct ts_record r = recs[i];
-		uint64_t queued, te;
+		const struct ts_record *rec = &recs[i];
+		struct ts_record r;
+		uint64_t queued, te, t;
 		bool fg, freed, reclaim, skip;
 		int ret;
 
 		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
 		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
 			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
-		e->records++;
-		if (e->cfg.devno && r.dev != e->cfg.devno)
+		if (e->cfg.devno && rec->dev != e->cfg.devno)
 			continue;
-		e->used++;
-		policy_input_count(&e->input, &r);
-		if (!e->started) {
-			e->started = true;
-			e->t0 = r.time_ns;
-			for (unsigned k = 0; k < e->nlanes; k++) {
-				lane_sync(&e->lane[k], 0);
-				e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
-			}
-			if (ob && ob->start)
-				ob->start(ob->arg, e->t0, e->base);
-		}
-		if (r.time_ns < e->last_trace) {
+		policy_input_count(&e->input, rec);
+		if (!e->started)
+			engine_start(e, rec->time_ns);
+		t = rec->time_ns;
+		if (t < e->last_trace) {
 			e->out_of_order++;
-			r.time_ns = e->last_trace;
+			t = e->last_trace;
 		}
-		e->last_trace = r.time_ns;
-		if (e->skip_idle && r.kind < 32 && (e->idle_kinds >> r.kind & 1)) {	/* as below, at once */
-			if (ob && ob->record)
-				ob->record(ob->arg, &recs[i]);
-			continue;
+		e->last_trace = t;
+		/*
+		 * A kind nothing could react to (idle_kinds, engine_setup.c): as below, at
+		 * once; with asap only while the policy is quiet.
+		 */
+		if (rec->kind < 32 && (e->idle_kinds >> rec->kind & 1)) {
+			if (e->cfg.timing != TIMING_ASAP) {
+				if (ob && ob->record)
+					ob->record(ob->arg, rec);
+				continue;
+			}
+			if (policy__quiet(e->pol)) {
+				e->drain_owed = true;
+				continue;
+			}
 		}
+		r = *rec;
+		r.time_ns = t;
 		fg = is_foreground(&r);
 		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
 		/*
@@ -680,7 +700,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				continue;
 			}
 			if (ob && ob->record)
-				ob->record(ob->arg, &recs[i]);
+				ob->record(ob->arg, rec);
 			continue;
 		}
 		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
@@ -692,7 +712,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			return ret;
 		queued = e->queued;
 		if (ob && ob->record)
-			ob->record(ob->arg, &recs[i]);
+			ob->record(ob->arg, rec);
 		/* after the completions due before it: the reclaim delay integrates in time order */
 		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
 						   r.kind == TS_INTENT, r.length)))
