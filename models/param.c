@@ -219,6 +219,8 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
  */
 static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
 {
+	if (!m->pend_n)	/* no write since the last flush (a trace of discards alone) */
+		return;
 	for (unsigned i = 0; i < NPEND; i++) {
 		if (m->pend[i].wa <= wb && m->pend[i].wb >= wa) {
 			map_set(m, m->pend[i].a, m->pend[i].b);
