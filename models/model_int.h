@@ -40,6 +40,8 @@ struct model_params {
 	uint64_t page_read, page_write, block_erase;
 	double prefill;			/* fraction of user space written before time 0 */
 	bool gc_idle;			/* collect in idle gaps between commands (background GC) */
+	/* derived by model_params_init(), no option */
+	uint64_t discard_max_cmd;	/* discard_max_bytes rounded down to the granularity: a command's most */
 };
 
 struct model_profile {

@@ -219,6 +219,8 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
  */
 static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
 {
+	if (!m->pend_n)	/* no write since the last flush (a trace of discards alone) */
+		return;
 	for (unsigned i = 0; i < NPEND; i++) {
 		if (m->pend[i].wa <= wb && m->pend[i].wb >= wa) {
 			map_set(m, m->pend[i].a, m->pend[i].b);
@@ -266,7 +268,7 @@ static uint64_t unmap(void *ctx, uint64_t off, uint64_t len, bool *aligned)
 static void param_prefetch(void *e, uint64_t off, uint64_t len)
 {
 	struct param *m = e;
-	uint64_t u = off / m->unit;
+	uint64_t u = div_by(off, m->unit, m->unit_shift);
 
 	(void)len;
 	if (u >= m->nunits)

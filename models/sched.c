@@ -156,7 +156,7 @@ static bool before(const struct msched *s, const struct msched_ent *a, const str
 }
 
 /* Sifts e up from the hole at i, moving parents down instead of swapping. */
-static void sift_up(struct msched *s, size_t i, struct msched_ent e)
+static inline __attribute__((always_inline)) void sift_up(struct msched *s, size_t i, struct msched_ent e)
 {
 	while (i && before(s, &e, &s->heap[(i - 1) / 2])) {
 		s->heap[i] = s->heap[(i - 1) / 2];
@@ -165,24 +165,24 @@ static void sift_up(struct msched *s, size_t i, struct msched_ent e)
 	s->heap[i] = e;
 }
 
-/* Sifts e down from the hole at the root. */
+/*
+ * Sifts e down from the hole at the root, bottom-up (Floyd): the hole goes down
+ * to a leaf along the earlier child, one comparison a level, and e rises from
+ * there. e came from the heap's end, so it belongs near the bottom: about half
+ * the comparisons of testing e at every level. The order is total, so the
+ * completions pop in the same sequence whichever way the heap is kept.
+ */
 static void sift_down(struct msched *s, struct msched_ent e)
 {
-	size_t i = 0;
+	size_t i = 0, c;
 
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= s->len)
-			break;
+	while ((c = 2 * i + 1) < s->len) {
 		if (c + 1 < s->len && before(s, &s->heap[c + 1], &s->heap[c]))
 			c++;
-		if (!before(s, &s->heap[c], &e))
-			break;
 		s->heap[i] = s->heap[c];
 		i = c;
 	}
-	s->heap[i] = e;
+	sift_up(s, i, e);
 }
 
 int msched__push(struct msched *s, const struct target_done *d)
@@ -271,11 +271,15 @@ uint64_t msched__next(const struct msched *s)
 
 void model_params_init(struct model_params *p, const struct model_profile *prof, const struct target_env *env)
 {
+	uint64_t g;
+
 	*p = prof->p;
 	if (env->qd)
 		p->qd = env->qd;
 	if (p->channels > p->qd)
 		p->channels = p->qd;
+	g = p->discard_granularity ? p->discard_granularity : 1;
+	p->discard_max_cmd = p->discard_max_bytes / g * g;	/* once here, not twice per discard */
 }
 
 uint64_t model_device_size(const struct model_params *p, const struct target_env *env)
@@ -310,8 +314,7 @@ static bool in_range(uint64_t size, const struct target_seg *r, uint32_t n)
  */
 static bool too_many_pieces(const struct model_params *p, const struct target_seg *r, uint32_t n)
 {
-	uint64_t g = p->discard_granularity ? p->discard_granularity : 1, max = p->discard_max_bytes / g * g;
-	uint64_t pieces = 0;
+	uint64_t max = p->discard_max_cmd, pieces = 0;
 
 	for (uint32_t i = 0; max && i < n; i++)
 		pieces += (r[i].length < max ? 0 : r[i].length / max) + 2;	/* the division only when it counts */
@@ -408,7 +411,7 @@ static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct 
 uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
 		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
 {
-	uint64_t g = p->discard_granularity, max = p->discard_max_bytes / g * g;
+	uint64_t g = p->discard_granularity, max = p->discard_max_cmd;
 	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
 	struct dcmd c = { 0 };
 

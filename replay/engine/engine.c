@@ -23,16 +23,22 @@ static int efail(struct engine *e, int ret, const char *fmt, const char *detail)
 }
 
 /* ---- time: trace ns <-> engine ns ---- */
-static uint64_t scale(const struct engine *e, uint64_t d)
+static uint64_t scale_speed(const struct engine *e, uint64_t d)	/* d / --speed, rounded */
 {
-	if (e->cfg.timing == TIMING_ASAP || e->cfg.speed == 1.0)
-		return d;
 	double x = (double)d / e->cfg.speed;
 
 	return x >= 9.2e18 ? (uint64_t)INT64_MAX : (uint64_t)llround(x);	/* llround() past 2^63 is undefined */
 }
 
-static uint64_t to_engine(const struct engine *e, uint64_t t)
+static inline uint64_t scale(const struct engine *e, uint64_t d)
+{
+	if (e->cfg.timing == TIMING_ASAP || e->cfg.speed == 1.0)
+		return d;
+	return scale_speed(e, d);
+}
+
+/* Inline: every record that runs the loop and every discard the policy emits converts its time. */
+static inline uint64_t to_engine(const struct engine *e, uint64_t t)
 {
 	if (t == UINT64_MAX)
 		return UINT64_MAX;
@@ -145,14 +151,15 @@ static int observe_submit(struct engine *e, const struct target_cmd *cmd)
 	return efail(e, ret < 0 ? ret : -EINVAL, "%s", "replay observer failed on a submit");
 }
 
-static int submit_discard(struct engine *e, struct lane *l)
+/* Submits discard ev (its time_ns: when it was ready, engine time) on lane l now. */
+static inline __attribute__((always_inline)) int submit_discard(struct engine *e, struct lane *l,
+								    const struct policy_event *ev)
 {
-	struct policy_event ev = evq__get(&l->dq, 0);
-	struct target_seg one = { ev.offset, ev.length };
+	struct target_seg one = { ev->offset, ev->length };
 	struct target_cmd cmd = {
-		.submit_ns = l->now, .offset = ev.offset, .length = ev.length,
-		.segs = ev.nr_segs > 1 ? ev.segs : NULL, .nr_segs = ev.nr_segs > 1 ? ev.nr_segs : 0,
-		.op = TS_OP_DISCARD, .klass = TC_DISCARD, .flags = ev.flags,
+		.submit_ns = l->now, .offset = ev->offset, .length = ev->length,
+		.segs = ev->nr_segs > 1 ? ev->segs : NULL, .nr_segs = ev->nr_segs > 1 ? ev->nr_segs : 0,
+		.op = TS_OP_DISCARD, .klass = TC_DISCARD, .flags = ev->flags,
 	};
 	struct slot *s;
 	size_t tag;
@@ -163,8 +170,8 @@ static int submit_discard(struct engine *e, struct lane *l)
 	s = &e->slots[tag];
 	s->pending = 1;
 	s->mc = (struct metrics_cmd){
-		.submit_ns = l->now, .ready_ns = ev.time_ns, .freed_ns = ev.freed_ns, .bytes = ev.bytes,
-		.segs = cmd.segs ? cmd.segs : &one, .nr_segs = cmd.nr_segs, .count = ev.count,
+		.submit_ns = l->now, .ready_ns = ev->time_ns, .freed_ns = ev->freed_ns, .bytes = ev->bytes,
+		.segs = cmd.segs ? cmd.segs : &one, .nr_segs = cmd.nr_segs, .count = ev->count,
 		.op = TS_OP_DISCARD, .klass = TC_DISCARD,
 	};
 	cmd.tag = tag;
@@ -177,13 +184,12 @@ static int submit_discard(struct engine *e, struct lane *l)
 	l->d_inflight++;
 	ret = metrics__submit(e->m, &s->mc);
 	s->mc.segs = NULL;
-	evq__pop(&l->dq);
 	return ret;
 }
 
-static int submit_fg(struct engine *e, struct lane *l)
+/* Submits foreground command *it (the lane's next) on lane l now. */
+static int submit_fg_item(struct engine *e, struct lane *l, const struct fg_item *it)
 {
-	struct fg_item *it = &l->fg[l->fg_head];
 	struct target_seg one = { it->offset, it->length };
 	struct target_cmd cmd = {
 		.tag = it->tag, .submit_ns = l->now, .offset = it->offset, .length = it->length,
@@ -196,8 +202,6 @@ static int submit_fg(struct engine *e, struct lane *l)
 		return efail(e, ret, "target %s: submit failed", l->ops->name);
 	l->next_done_ok = false;
 	l->inflight++;
-	l->fg_head = (l->fg_head + 1) & (l->fg_cap - 1);
-	l->fg_n--;
 	if (l->shadow)
 		return 0;
 	if ((ret = observe_submit(e, &cmd)))
@@ -211,11 +215,32 @@ static int submit_fg(struct engine *e, struct lane *l)
 	return ret;
 }
 
+/* Submits the oldest foreground command of the lane's queue. */
+static int submit_fg(struct engine *e, struct lane *l)
+{
+	struct fg_item it = l->fg[l->fg_head];
+
+	l->fg_head = (l->fg_head + 1) & (l->fg_cap - 1);
+	l->fg_n--;
+	return submit_fg_item(e, l, &it);
+}
+
 /* Whether the lane has room and a command ready by its now. */
 static inline bool lane_due(const struct lane *l)
 {
 	return l->inflight < l->max && ((l->fg_n && l->fg[l->fg_head].ready <= l->now) ||
 					(evq__len(&l->dq) && discard_room(l) && evq__head_time(&l->dq) <= l->now));
+}
+
+/*
+ * Whether a discard ready at t would be the lane's next submission, now: it is due,
+ * the lane has room, no discard waits before it and no foreground command is ready
+ * (that one would go first).
+ */
+static inline bool lane_takes_discard(const struct lane *l, uint64_t t)
+{
+	return t <= l->now && !evq__len(&l->dq) && l->inflight < l->max && discard_room(l) &&
+	       !(l->fg_n && l->fg[l->fg_head].ready <= l->now);
 }
 
 static int submit_due(struct engine *e, struct lane *l)
@@ -227,9 +252,12 @@ static int submit_due(struct engine *e, struct lane *l)
 
 		if (fg && d)	/* both ready: the one that was ready first; foreground on ties */
 			d = evq__head_time(&l->dq) < l->fg[l->fg_head].ready;
-		if (d)
-			ret = submit_discard(e, l);
-		else if (fg)
+		if (d) {
+			struct policy_event ev = evq__get(&l->dq, 0);
+
+			ret = submit_discard(e, l, &ev);
+			evq__pop(&l->dq);
+		} else if (fg)
 			ret = submit_fg(e, l);
 		else
 			return 0;
@@ -544,6 +572,8 @@ int engine_sink(void *arg, const struct policy_event *ev)
 
 	q.time_ns = to_engine(e, ev->time_ns);
 	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
+	if (e->sink_direct && lane_takes_discard(&e->lane[0], q.time_ns))
+		return submit_discard(e, &e->lane[0], &q);
 	e->queued++;
 	return evq__push(&e->lane[0].dq, &q);
 }
@@ -561,6 +591,7 @@ static bool is_foreground(const struct ts_record *r)
 /* r at engine time te (trace timing; asap: each lane's now) */
 static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 {
+	struct fg_item it;
 	size_t tag;
 	int ret;
 
@@ -577,6 +608,17 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 				return ret;
 			lane_sync(l, te);
 		}
+		it = (struct fg_item){
+			.tag = tag, .ready = e->cfg.timing == TIMING_ASAP ? l->now : te,
+			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
+		};
+		e->slots[tag].ready[i] = it.ready;
+		/* the twin with room and nothing queued: dispatch() below would submit it first */
+		if (i >= e->nloop && !l->fg_n && l->inflight < l->max) {
+			if ((ret = submit_fg_item(e, l, &it)))
+				return ret;
+			continue;
+		}
 		if (l->fg_n == l->fg_cap) {
 			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
 			struct fg_item *n = malloc(cap * sizeof(*n));
@@ -590,11 +632,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 			l->fg_cap = cap;
 			l->fg_head = 0;
 		}
-		e->slots[tag].ready[i] = e->cfg.timing == TIMING_ASAP ? l->now : te;
-		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = (struct fg_item){
-			.tag = tag, .ready = e->slots[tag].ready[i],
-			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
-		};
+		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
 	}
 	e->fg_records++;
 	e->queued++;
@@ -604,45 +642,65 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 /* Records ahead of the one being fed whose device discard the target is told to load (target_ops.prefetch). */
 #define PREFETCH_AHEAD 16
 
+/* The first record of the replayed device: the origins of trace and engine time. */
+static void engine_start(struct engine *e, uint64_t t0)
+{
+	const struct engine_observer *ob = e->cfg.observer;
+
+	e->started = true;
+	e->t0 = t0;
+	for (unsigned k = 0; k < e->nlanes; k++) {
+		lane_sync(&e->lane[k], 0);
+		e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
+	}
+	if (ob && ob->start)
+		ob->start(ob->arg, e->t0, e->base);
+}
+
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
 	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
 
+	e->records += n;	/* an error ends the replay: no result counts them */
 	for (size_t i = 0; i < n; i++) {
-		struct ts_record r = recs[i];
-		uint64_t queued, te;
+		const struct ts_record *rec = &recs[i];
+		struct ts_record r;
+		uint64_t queued, te, t;
 		bool fg, freed, reclaim, skip;
 		int ret;
 
 		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
 		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
 			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
-		e->records++;
-		if (e->cfg.devno && r.dev != e->cfg.devno)
+		if (e->cfg.devno && rec->dev != e->cfg.devno)
 			continue;
-		e->used++;
-		policy_input_count(&e->input, &r);
-		if (!e->started) {
-			e->started = true;
-			e->t0 = r.time_ns;
-			for (unsigned k = 0; k < e->nlanes; k++) {
-				lane_sync(&e->lane[k], 0);
-				e->base = e->lane[k].now > e->base ? e->lane[k].now : e->base;
-			}
-			if (ob && ob->start)
-				ob->start(ob->arg, e->t0, e->base);
-		}
-		if (r.time_ns < e->last_trace) {
+		policy_input_count(&e->input, rec);
+		if (!e->started)
+			engine_start(e, rec->time_ns);
+		t = rec->time_ns;
+		if (t < e->last_trace) {
 			e->out_of_order++;
-			r.time_ns = e->last_trace;
+			t = e->last_trace;
 		}
-		e->last_trace = r.time_ns;
-		if (e->skip_idle && r.kind < 32 && (e->idle_kinds >> r.kind & 1)) {	/* as below, at once */
-			if (ob && ob->record)
-				ob->record(ob->arg, &recs[i]);
-			continue;
+		e->last_trace = t;
+		/*
+		 * A kind nothing could react to (idle_kinds, engine_setup.c): as below, at
+		 * once; with asap only while the policy is quiet.
+		 */
+		if (rec->kind < 32 && (e->idle_kinds >> rec->kind & 1)) {
+			if (e->cfg.timing != TIMING_ASAP) {
+				if (ob && ob->record)
+					ob->record(ob->arg, rec);
+				continue;
+			}
+			if (policy__quiet(e->pol)) {
+				e->drain_owed = true;
+				continue;
+			}
 		}
+		r = *rec;
+		r.time_ns = t;
 		fg = is_foreground(&r);
 		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
 		/*
@@ -680,7 +738,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				continue;
 			}
 			if (ob && ob->record)
-				ob->record(ob->arg, &recs[i]);
+				ob->record(ob->arg, rec);
 			continue;
 		}
 		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
@@ -692,12 +750,20 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			return ret;
 		queued = e->queued;
 		if (ob && ob->record)
-			ob->record(ob->arg, &recs[i]);
+			ob->record(ob->arg, rec);
 		/* after the completions due before it: the reclaim delay integrates in time order */
 		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
 						   r.kind == TS_INTENT, r.length)))
 			return efail(e, ret, "%s", "engine: out of memory");
-		if ((ret = policy__record(e->pol, &r)))
+		/*
+		 * What the record makes the policy emit goes at once when it would be
+		 * dispatched next anyway (lane_takes_discard()): not for a foreground
+		 * record, whose own command, queued after, goes first on a tie.
+		 */
+		e->sink_direct = !fg && !e->realtime;
+		ret = policy__record(e->pol, &r);
+		e->sink_direct = false;
+		if (ret)
 			return efail(e, ret, "%s", policy__error(e->pol));
 		if (fg && (ret = enqueue_fg(e, &r, te)))
 			return efail(e, ret, "%s", "engine: out of memory");

@@ -49,14 +49,15 @@ struct engine {
 	unsigned nloop;			/* lanes run_until() drives: the twin only with --timing asap (engine.c) */
 	struct slot *slots;
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
-	uint64_t t0, base, last_trace, records, used, out_of_order, fg_records;
-	struct policy_input_counts input;	/* used records (engine__source_missing) */
+	uint64_t t0, base, last_trace, records, out_of_order, fg_records;
+	struct policy_input_counts input;	/* replayed records by kind (engine__source_missing, records.replayed) */
 	bool started, flushed, realtime;
 	bool skip_idle;			/* model target: records nothing reacts to are skipped (ENGINE.md) */
 	bool drain_owed;		/* asap: records were skipped since the last drain */
+	bool sink_direct;		/* engine_sink() may submit a discard at once (engine__feed()) */
 	uint64_t timer_dl, timer_te;	/* the policy's last deadline (trace time) and its engine time */
 	uint32_t wanted_kinds;		/* policy__wanted_kinds(): no policy__wants() call for the others */
-	uint32_t idle_kinds;		/* kinds never foreground, freed bytes or wanted: always skipped */
+	uint32_t idle_kinds;		/* kinds never foreground, freed bytes or wanted: skipped at once */
 	size_t peak_q;
 	uint64_t queued;			/* commands queued so far (foreground and the policy's) */
 	/*

@@ -68,8 +68,13 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		goto out;
 	}
 	e->wanted_kinds = policy__wanted_kinds(e->pol);
-	/* trace timing only: asap skips a record only while the policy is quiet (engine__feed()) */
-	e->idle_kinds = cfg->timing == TIMING_TRACE ? ~(e->wanted_kinds | 1u << TS_ISSUE | 1u << TS_FREE | 1u << TS_INTENT) : 0;
+	/*
+	 * Kinds never foreground, freed bytes or wanted: skipped right after the counters
+	 * (engine__feed()); asap skips one only while the policy is quiet, and never for
+	 * an observer of records (its drain would come after the record).
+	 */
+	if (e->skip_idle && (cfg->timing == TIMING_TRACE || !(cfg->observer && cfg->observer->record)))
+		e->idle_kinds = ~(e->wanted_kinds | 1u << TS_ISSUE | 1u << TS_FREE | 1u << TS_INTENT);
 	e->timer_dl = e->timer_te = UINT64_MAX;	/* to_engine(UINT64_MAX) */
 	e->nlanes = 1;
 	if ((ret = open_lane(e, &e->lane[0], false, err, errlen)))
@@ -105,8 +110,11 @@ json_t *engine__result(const struct engine *e)
 {
 	json_t *o = json_object(), *t = json_object(), *tr = json_object(), *rec = json_object();
 	json_t *pol = policy__report(e->pol);
+	uint64_t replayed = 0;
 	int ret = 0;
 
+	for (unsigned k = 0; k <= TS_KIND_MAX; k++)	/* policy_input_count() counted each once */
+		replayed += e->input.kind[k];
 	if (!o || !t || !tr || !rec || !pol) {
 		ret = -ENOMEM;
 		goto out;
@@ -119,7 +127,7 @@ json_t *engine__result(const struct engine *e)
 	json_object_set_new(tr, "mode", json_string(e->cfg.timing == TIMING_ASAP ? "asap" : "trace"));
 	json_object_set_new(tr, "speed", json_real(e->cfg.timing == TIMING_ASAP ? 0 : e->cfg.speed));
 	json_object_set_new(rec, "read", json_integer((json_int_t)e->records));
-	json_object_set_new(rec, "replayed", json_integer((json_int_t)e->used));
+	json_object_set_new(rec, "replayed", json_integer((json_int_t)replayed));
 	json_object_set_new(rec, "foreground", json_integer((json_int_t)e->fg_records));
 	json_object_set_new(rec, "out_of_order", json_integer((json_int_t)e->out_of_order));
 	json_object_set_new(rec, "span_ns", json_integer((json_int_t)(e->last_trace - e->t0)));
