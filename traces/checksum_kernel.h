@@ -29,6 +29,7 @@
  * record's dev as well (bytes 40..47) and dev xor the span's dev is ORed
  * into devx, which must stay 0.
  */
+#define KBLOCKS 4	/* blocks summed before one test of the accumulators */
 #if KSPAN
 #define KOK(r) (ts_record_ok(r) && ts_span_ok((r), sp))
 #else
@@ -111,8 +112,20 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 		unsigned ok = 1;
 		uint32_t devx = 0;
 
-		for (const uint64_t *key = sum2_key + q * 6, *kend = key + run * 6; key < kend; b += 2 * TS_RECORD_SIZE, key += 12)
-			KPAIR(b, key);
+		if (!q && nrec - i >= 2 * SUM2_BLOCK)	/* whole blocks, up to KBLOCKS, checked once */
+			run = ((nrec - i) / SUM2_BLOCK < KBLOCKS ? (nrec - i) / SUM2_BLOCK : KBLOCKS) * SUM2_BLOCK;
+		for (size_t k = 0; k < run; q = 0) {
+			size_t part = run - k < SUM2_BLOCK - q ? run - k : SUM2_BLOCK - q;
+
+			for (const uint64_t *key = sum2_key + q * 6, *kend = key + part * 6; key < kend;
+			     b += 2 * TS_RECORD_SIZE, key += 12)
+				KPAIR(b, key);
+			k += part;
+			if (q + part == SUM2_BLOCK) {
+				P = KSCR(P, kp, mul);
+				W = KSCR(W, kw, mul);
+			}
+		}
 		o0 = V_AND(o0, V_LOAD(sum2_mask[0]));
 		o1 = V_AND(o1, V_LOAD(sum2_mask[1]));
 		o2 = V_AND(o2, V_LOAD(sum2_mask[2]));
@@ -134,10 +147,6 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 		}
 		s->n += run;
 		i += run;
-		if (s->n % SUM2_BLOCK == 0) {
-			P = KSCR(P, kp, mul);
-			W = KSCR(W, kw, mul);
-		}
 	}
 	V_STORE(s->lane, P);
 	V_STORE(s->word, W);
@@ -150,6 +159,7 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 
 #undef KPAIR
 #undef KPAIR_REST
+#undef KBLOCKS
 #undef KOK
 #undef KFN
 #undef KSCR
