@@ -24,10 +24,9 @@
  * With KSPAN, also hi - end and offset - lo (bit 63 set iff the end is past hi
  * or the offset below lo, every value being below 2^63: the bit tests).
  *
- * Kind and op: ts_valid_ops, looked up with one 16-bit load per record (on
- * the scalar side, alongside the vectors); with KSPAN the load takes the
- * record's dev as well (bytes 40..47) and dev xor the span's dev is ORed
- * into devx, which must stay 0.
+ * Kind and op: ts_valid_ops, looked up on the scalar side alongside the
+ * vectors; with KSPAN, dev xor the span's dev is ORed into devx, which must
+ * stay 0.
  */
 #define KBLOCKS 4	/* blocks summed before one test of the accumulators */
 #if KSPAN
@@ -44,29 +43,25 @@ KATTR static inline VT KSCR(VT a, VT k, VT mul)
 
 /* One pair at b with its keys at key: summed into P and W, its tests ORed into the accumulators. */
 #if KSPAN
-#define KPAIR_REST(b, offs, ends)                                                                      \
+#define KPAIR_DEV(b, offs, ends)                                                                       \
 	do {                                                                                           \
-		uint64_t x0, x1;                                                                       \
+		uint32_t d0, d1;                                                                       \
                                                                                                        \
-		os = V_OR(os, V_OR(ends, V_OR(V_SUB(HI, ends), V_SUB(offs, LO))));                     \
-		memcpy(&x0, (b) + 40, 8);                                                              \
-		memcpy(&x1, (b) + 88, 8);                                                              \
-		ok &= ts_valid_ops[(x0 >> 32) & 0xff] >> ((x0 >> 40) & 7);                              \
-		ok &= ts_valid_ops[(x1 >> 32) & 0xff] >> ((x1 >> 40) & 7);                              \
-		devx |= ((uint32_t)x0 ^ sp->dev) | ((uint32_t)x1 ^ sp->dev);                           \
+		os = V_OR(os, V_OR(V_SUB(HI, ends), V_SUB(offs, LO)));                                 \
+		memcpy(&d0, (b) + 40, 4);                                                              \
+		memcpy(&d1, (b) + 88, 4);                                                              \
+		devx |= (d0 ^ sp->dev) | (d1 ^ sp->dev);                                               \
 	} while (0)
 #else
+#define KPAIR_DEV(b, offs, ends) do { } while (0)
+#endif
 #define KPAIR_REST(b, offs, ends)                                                                      \
 	do {                                                                                           \
-		uint16_t x0, x1;                                                                       \
-                                                                                                       \
 		os = V_OR(os, ends);                                                                   \
-		memcpy(&x0, (b) + 44, 2);                                                              \
-		memcpy(&x1, (b) + 92, 2);                                                              \
-		ok &= ts_valid_ops[x0 & 0xff] >> ((x0 >> 8) & 7);                                       \
-		ok &= ts_valid_ops[x1 & 0xff] >> ((x1 >> 8) & 7);                                       \
+		KPAIR_DEV(b, offs, ends);                                                              \
+		ok &= ts_valid_ops[(b)[44]] >> ((b)[45] & 7);                                          \
+		ok &= ts_valid_ops[(b)[92]] >> ((b)[93] & 7);                                          \
 	} while (0)
-#endif
 #define KPAIR(b, key)                                                                                  \
 	do {                                                                                           \
 		VT v0 = V_LOAD(b), v1 = V_LOAD((b) + 32), v2 = V_LOAD((b) + 64);                       \
@@ -159,6 +154,7 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 
 #undef KPAIR
 #undef KPAIR_REST
+#undef KPAIR_DEV
 #undef KBLOCKS
 #undef KOK
 #undef KFN
