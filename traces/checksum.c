@@ -268,15 +268,22 @@ static inline void sum2_record(struct ts_sum *s, const unsigned char *p)
 /*
  * The scalar form of the fused check + sum (every host; the definition above,
  * a pair of records at a time so that word j of the pair goes to lane j % 4 and
- * the sums stay in registers).
+ * the sums stay in registers). With sp, a record must also lie in the span.
  */
-static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size_t nrec)
+static inline bool rec_ok(const unsigned char *p, const struct ts_span *sp)
+{
+	const struct ts_record *r = (const struct ts_record *)p;
+
+	return ts_record_ok(r) && (!sp || ts_span_ok(r, sp));
+}
+
+static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size_t nrec, const struct ts_span *sp)
 {
 	uint64_t P[TS_SUM_LANES], W[TS_SUM_LANES];
 	size_t i = 0;
 
 	if (s->n % 2 && nrec) {
-		if (!ts_record_ok((const struct ts_record *)p))
+		if (!rec_ok(p, sp))
 			return 0;
 		sum2_record(s, p);
 		i = 1;
@@ -286,9 +293,9 @@ static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size
 	for (; i + 2 <= nrec; i += 2) {
 		const unsigned char *b = p + i * TS_RECORD_SIZE;
 		const uint64_t *key = sum2_key + (s->n % SUM2_BLOCK) * 6;
-		unsigned ok = ts_record_ok((const struct ts_record *)b);
+		unsigned ok = rec_ok(b, sp);
 
-		ok &= ts_record_ok((const struct ts_record *)(b + TS_RECORD_SIZE));
+		ok &= rec_ok(b + TS_RECORD_SIZE, sp);
 		if (!ok)
 			break;
 #pragma GCC unroll 12
@@ -307,7 +314,7 @@ static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size
 	}
 	memcpy(s->lane, P, sizeof(P));
 	memcpy(s->word, W, sizeof(W));
-	if (i < nrec && ts_record_ok((const struct ts_record *)(p + i * TS_RECORD_SIZE))) {
+	if (i < nrec && rec_ok(p + i * TS_RECORD_SIZE, sp)) {
 		sum2_record(s, p + i * TS_RECORD_SIZE);
 		i++;
 	}
@@ -323,13 +330,14 @@ static size_t sum2_records_scalar(struct ts_sum *s, const unsigned char *p, size
  * stay clear in the lanes that hold such a field: what ts_record_ok tests,
  * except the (kind, op) lookup, which stays scalar alongside. Per lane of the
  * three vectors: time, offset, length, - | latency, op, time, offset |
- * length, -, latency, op; offset + length of both records in lane 0 of os.
+ * length, -, latency, op; offset + length of each record in lanes 0 and 1 of
+ * os (checksum_kernel.h).
  */
 #define B63 0x8000000000000000ull
 #define OPHI 0x0000f80000000000ull	/* op (byte 45) >= 8 */
 static const uint64_t sum2_mul[4] __attribute__((aligned(32))) = { SUM2_MUL, SUM2_MUL, SUM2_MUL, SUM2_MUL };
 static const uint64_t sum2_mask[4][4] __attribute__((aligned(32))) = {
-	{ B63, B63, B63, 0 }, { B63, OPHI, B63, B63 }, { B63, 0, B63, OPHI }, { B63, 0, 0, 0 },
+	{ B63, B63, B63, 0 }, { B63, OPHI, B63, B63 }, { B63, 0, B63, OPHI }, { B63, B63, 0, 0 },
 };
 
 /* SSE2: a four-lane vector as two halves. */
@@ -339,6 +347,15 @@ static inline v4s s_xor(v4s x, v4s y) { return (v4s){ _mm_xor_si128(x.a, y.a), _
 static inline v4s s_or(v4s x, v4s y) { return (v4s){ _mm_or_si128(x.a, y.a), _mm_or_si128(x.b, y.b) }; }
 static inline v4s s_and(v4s x, v4s y) { return (v4s){ _mm_and_si128(x.a, y.a), _mm_and_si128(x.b, y.b) }; }
 static inline v4s s_add(v4s x, v4s y) { return (v4s){ _mm_add_epi64(x.a, y.a), _mm_add_epi64(x.b, y.b) }; }
+static inline v4s s_sub(v4s x, v4s y) { return (v4s){ _mm_sub_epi64(x.a, y.a), _mm_sub_epi64(x.b, y.b) }; }
+static inline v4s s_unpacklo(v4s x, v4s y)
+{
+	return (v4s){ _mm_unpacklo_epi64(x.a, y.a), _mm_unpacklo_epi64(x.b, y.b) };
+}
+static inline v4s s_unpackhi(v4s x, v4s y)
+{
+	return (v4s){ _mm_unpackhi_epi64(x.a, y.a), _mm_unpackhi_epi64(x.b, y.b) };
+}
 static inline v4s s_mullh(v4s x)
 {
 	return (v4s){ _mm_mul_epu32(x.a, _mm_srli_epi64(x.a, 32)), _mm_mul_epu32(x.b, _mm_srli_epi64(x.b, 32)) };
@@ -357,23 +374,48 @@ static inline void s_store(uint64_t *p, v4s x)
 	_mm_storeu_si128((__m128i *)p + 1, x.b);
 }
 
-#define KFN sum2_records_sse2
-#define KSCR sum2_scr_sse2
+#define KATTR
+#define VT v4s
 #define V_SRLI s_srli
 #define V_SLLI s_slli
 #define V_MULEU s_muleu
-#define KATTR
-#define VT v4s
 #define V_LOAD s_load
 #define V_XOR s_xor
 #define V_OR s_or
 #define V_AND s_and
 #define V_ADD s_add
+#define V_SUB s_sub
+#define V_UNPACKLO s_unpacklo
+#define V_UNPACKHI s_unpackhi
 #define V_MULLH s_mullh
 #define V_ZERO s_zero
 #define V_ISZERO s_iszero
 #define V_STORE s_store
+#define KFN sum2_records_sse2
+#define KSCR sum2_scr_sse2
+#define KSPAN 0
 #include "traces/checksum_kernel.h"
+#define KFN sum2_records_sse2_span
+#define KSCR sum2_scr_sse2_span
+#define KSPAN 1
+#include "traces/checksum_kernel.h"
+#undef KATTR
+#undef VT
+#undef V_SRLI
+#undef V_SLLI
+#undef V_MULEU
+#undef V_LOAD
+#undef V_XOR
+#undef V_OR
+#undef V_AND
+#undef V_ADD
+#undef V_SUB
+#undef V_UNPACKLO
+#undef V_UNPACKHI
+#undef V_MULLH
+#undef V_ZERO
+#undef V_ISZERO
+#undef V_STORE
 
 /* AVX2: one 256-bit vector (compiled for AVX2 only here; called only where the CPU has it). */
 #define A2 __attribute__((target("avx2"))) static inline
@@ -382,6 +424,9 @@ A2 __m256i a_xor(__m256i x, __m256i y) { return _mm256_xor_si256(x, y); }
 A2 __m256i a_or(__m256i x, __m256i y) { return _mm256_or_si256(x, y); }
 A2 __m256i a_and(__m256i x, __m256i y) { return _mm256_and_si256(x, y); }
 A2 __m256i a_add(__m256i x, __m256i y) { return _mm256_add_epi64(x, y); }
+A2 __m256i a_sub(__m256i x, __m256i y) { return _mm256_sub_epi64(x, y); }
+A2 __m256i a_unpacklo(__m256i x, __m256i y) { return _mm256_unpacklo_epi64(x, y); }
+A2 __m256i a_unpackhi(__m256i x, __m256i y) { return _mm256_unpackhi_epi64(x, y); }
 A2 __m256i a_mullh(__m256i x) { return _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)); }
 A2 __m256i a_srli(__m256i x, int n) { return _mm256_srli_epi64(x, n); }
 A2 __m256i a_slli(__m256i x, int n) { return _mm256_slli_epi64(x, n); }
@@ -390,23 +435,48 @@ A2 __m256i a_zero(void) { return _mm256_setzero_si256(); }
 A2 int a_iszero(__m256i x) { return _mm256_testz_si256(x, x); }
 A2 void a_store(uint64_t *p, __m256i x) { _mm256_storeu_si256((__m256i *)p, x); }
 
-#define KFN sum2_records_avx2
-#define KSCR sum2_scr_avx2
+#define KATTR __attribute__((target("avx2")))
+#define VT __m256i
 #define V_SRLI a_srli
 #define V_SLLI a_slli
 #define V_MULEU a_muleu
-#define KATTR __attribute__((target("avx2")))
-#define VT __m256i
 #define V_LOAD a_load
 #define V_XOR a_xor
 #define V_OR a_or
 #define V_AND a_and
 #define V_ADD a_add
+#define V_SUB a_sub
+#define V_UNPACKLO a_unpacklo
+#define V_UNPACKHI a_unpackhi
 #define V_MULLH a_mullh
 #define V_ZERO a_zero
 #define V_ISZERO a_iszero
 #define V_STORE a_store
+#define KFN sum2_records_avx2
+#define KSCR sum2_scr_avx2
+#define KSPAN 0
 #include "traces/checksum_kernel.h"
+#define KFN sum2_records_avx2_span
+#define KSCR sum2_scr_avx2_span
+#define KSPAN 1
+#include "traces/checksum_kernel.h"
+#undef KATTR
+#undef VT
+#undef V_SRLI
+#undef V_SLLI
+#undef V_MULEU
+#undef V_LOAD
+#undef V_XOR
+#undef V_OR
+#undef V_AND
+#undef V_ADD
+#undef V_SUB
+#undef V_UNPACKLO
+#undef V_UNPACKHI
+#undef V_MULLH
+#undef V_ZERO
+#undef V_ISZERO
+#undef V_STORE
 #endif
 
 static const char *const isa_names[TS_ISA_N] = { [TS_ISA_SCALAR] = "scalar", [TS_ISA_SSE2] = "sse2",
@@ -438,17 +508,18 @@ enum ts_sum_isa ts_sum_isa_best(void)
 	return ts_sum_isa_ok(TS_ISA_AVX2) ? TS_ISA_AVX2 : ts_sum_isa_ok(TS_ISA_SSE2) ? TS_ISA_SSE2 : TS_ISA_SCALAR;
 }
 
-size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec, enum ts_sum_isa isa)
+size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec, const struct ts_span *sp,
+			   enum ts_sum_isa isa)
 {
 	switch (isa) {
 #if defined(__x86_64__)
 	case TS_ISA_SSE2:
-		return sum2_records_sse2(s, p, nrec);
+		return sp ? sum2_records_sse2_span(s, p, nrec, sp) : sum2_records_sse2(s, p, nrec, NULL);
 	case TS_ISA_AVX2:
-		return sum2_records_avx2(s, p, nrec);
+		return sp ? sum2_records_avx2_span(s, p, nrec, sp) : sum2_records_avx2(s, p, nrec, NULL);
 #endif
 	default:
-		return sum2_records_scalar(s, p, nrec);
+		return sum2_records_scalar(s, p, nrec, sp);
 	}
 }
 
@@ -482,7 +553,12 @@ size_t ts_sum_records(struct ts_sum *s, const unsigned char *p, size_t nrec)
 {
 	if (s->version != 2)
 		return sum1_records(s, p, nrec);
-	return ts_sum2_records_isa(s, p, nrec, ts_sum_isa_best());
+	return ts_sum2_records_isa(s, p, nrec, NULL, ts_sum_isa_best());
+}
+
+size_t ts_sum2_records_span(struct ts_sum *s, const unsigned char *p, size_t nrec, const struct ts_span *sp)
+{
+	return ts_sum2_records_isa(s, p, nrec, sp, ts_sum_isa_best());
 }
 
 uint64_t ts_sum_final(const struct ts_sum *s)

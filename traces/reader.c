@@ -3,9 +3,10 @@
  * Trace reader: binary (either byte order) or JSON Lines, chosen by the
  * first bytes. Binary input is read() ~256 KiB at a time into one buffer
  * that is reused to the end (so it stays in L2 and its pages stay mapped),
- * checked and summed in one pass while the bytes are in cache, swapped in
- * place only for a big-endian file, and handed out in place by the batch
- * API. Why read() and not a mapping: BENCHMARKS.md "Reading" (a page mapped
+ * checked, summed and tested against the device table in one pass, 12 KiB at
+ * a time as the batch API asks, so the caller reads them from L1 (scan()),
+ * swapped in place only for a big-endian file, and handed out in place by the
+ * batch API. Why read() and not a mapping: BENCHMARKS.md "Reading" (a page mapped
  * for the first time costs from 0.2 to 2 us depending on the host and on
  * how the page cache was filled; read() into a warm buffer costs neither).
  * Layout: traces/FORMAT.md.
@@ -33,8 +34,7 @@ struct trace_reader {
 	struct ts_device *devs;
 	size_t ndev;
 	struct ts_devmap *devmap;	/* records against their device (bounds.c) */
-	uint32_t span_dev;		/* first_outside(): the last device seen and where its records lie */
-	uint64_t span_lo, span_hi;
+	struct ts_span span;		/* the last device seen and where its records lie (scan, first_outside) */
 	struct trace_status st;
 	char err[512];
 	int pending;		/* <0: error to return once the ready records are gone; 1: end */
@@ -42,7 +42,7 @@ struct trace_reader {
 	unsigned char *buf;	/* read() buffer, TS_BUF_BYTES; records at multiples of 48 */
 	size_t fill;		/* valid bytes in buf */
 	size_t pos;		/* next record to hand out */
-	size_t ready;		/* records before this byte are checked and in host order */
+	size_t ready;		/* records before this byte are checked and in host order (scan: a chunk at a time) */
 	uint64_t buf_off;	/* file offset of buf[0] */
 	bool eof;
 	struct ts_sum sum;
@@ -233,6 +233,12 @@ static size_t first_bad(const unsigned char *buf, size_t from, size_t end)
 	return end;
 }
 
+static void set_span(struct trace_reader *r, uint32_t dev)
+{
+	r->span.dev = dev;
+	ts_devmap__span(r->devmap, dev, &r->span.lo, &r->span.hi);
+}
+
 /*
  * Byte offset of the first record in buf[from..end) outside its device
  * (bounds.c), end if none. Records of one device come in runs: the span of
@@ -247,8 +253,8 @@ static size_t first_outside(struct trace_reader *r, size_t from, size_t end, cha
 	size_t i = from;
 
 	while (i < end) {
-		const uint32_t dev = r->span_dev;
-		const uint64_t lo = r->span_lo, hi = r->span_hi;
+		const uint32_t dev = r->span.dev;
+		const uint64_t lo = r->span.lo, hi = r->span.hi;
 		size_t stop;
 
 		for (; i + 8 * TS_RECORD_SIZE <= end; i += 8 * TS_RECORD_SIZE) {
@@ -266,24 +272,29 @@ static size_t first_outside(struct trace_reader *r, size_t from, size_t end, cha
 		for (; i < stop; i += TS_RECORD_SIZE) {
 			const struct ts_record *rec = (const struct ts_record *)(r->buf + i);
 
-			if (rec->dev == r->span_dev && rec->offset >= r->span_lo &&
-			    rec->offset + rec->length <= r->span_hi)
+			if (ts_span_ok(rec, &r->span))
 				continue;
 			if (ts_devmap__check(r->devmap, rec, why, len))
 				return i;
-			r->span_dev = rec->dev;
-			ts_devmap__span(r->devmap, rec->dev, &r->span_lo, &r->span_hi);
+			set_span(r, rec->dev);
 		}
 	}
 	return end;
 }
 
 /*
- * Checks, sums and converts the whole records in buf[ready..fill); sets
- * pending on footer/error. A file in host byte order needs no conversion:
- * one pass checks and sums (ts_sum_records), SCAN_CHUNK records at a time,
- * and first_outside tests those against their devices while they are still
- * in L1 (after a pass over the whole 256 KiB buffer they would be in L2 only).
+ * Checks, sums and converts the next whole records in buf[ready..fill),
+ * advancing ready past those that pass; sets pending on footer/error. A file
+ * in host byte order is taken SCAN_CHUNK records (12 KiB) at a time, when the
+ * batch API runs out of checked records, so that the records are still in L1
+ * when the caller reads them (the read() leaves the 256 KiB buffer in L2).
+ * One pass checks and sums them (ts_sum_records); in format version 2 the
+ * same pass also tests each against the span of the last device seen
+ * (ts_sum2_records_span); a record outside it goes to bounds.c, which
+ * refuses it or makes its device's span the new one, and the rest of that
+ * chunk is checked without the span and then tested by first_outside (a
+ * trace whose devices alternate costs what it did before the fused pass).
+ * A big-endian file is swapped in place and checked a buffer at a time.
  */
 #define SCAN_CHUNK 256u
 static void fail_outside(struct trace_reader *r, size_t at, const char *why)
@@ -295,24 +306,37 @@ static void fail_outside(struct trace_reader *r, size_t at, const char *why)
 
 static void scan(struct trace_reader *r)
 {
-	size_t end = r->fill - (r->fill - r->ready) % TS_RECORD_SIZE, at, out;
+	size_t end = r->fill - (r->fill - r->ready) % TS_RECORD_SIZE, at = r->ready, stop, got, out;
 	bool bounds = ts_devmap__bounds(r->devmap);
 	char why[300] = "";
 	int ret;
 
 	if (r->st.big_endian == TS_HOST_BIG_ENDIAN) {
-		for (at = r->ready; at < end;) {
-			size_t n = (end - at) / TS_RECORD_SIZE < SCAN_CHUNK ? (end - at) / TS_RECORD_SIZE : SCAN_CHUNK;
-			size_t got = ts_sum_records(&r->sum, r->buf + at, n) * TS_RECORD_SIZE;
+		bool rest = true;	/* records left in the chunk for the pass without the span */
 
+		stop = at + ((end - at) / TS_RECORD_SIZE < SCAN_CHUNK ? end - at : SCAN_CHUNK * TS_RECORD_SIZE);
+		if (bounds && r->sum.version == 2) {
+			const struct ts_record *rec;
+
+			at += ts_sum2_records_span(&r->sum, r->buf + at, (stop - at) / TS_RECORD_SIZE, &r->span) *
+			      TS_RECORD_SIZE;
+			rec = (const struct ts_record *)(r->buf + at);
+			rest = at < stop && ts_record_ok(rec);	/* else: the chunk's end, the footer or a bad record */
+			if (rest) {
+				if (ts_devmap__check(r->devmap, rec, why, sizeof(why)))
+					return fail_outside(r, at, why);
+				set_span(r, rec->dev);
+				at += ts_sum2_records_span(&r->sum, r->buf + at, 1, NULL) * TS_RECORD_SIZE;
+			}
+		}
+		if (rest) {
+			got = ts_sum_records(&r->sum, r->buf + at, (stop - at) / TS_RECORD_SIZE) * TS_RECORD_SIZE;
 			if (bounds && (out = first_outside(r, at, at + got, why, sizeof(why))) < at + got)
 				return fail_outside(r, out, why);
 			at += got;
-			if (got < n * TS_RECORD_SIZE)
-				break;
 		}
 	} else {
-		for (at = r->ready; at < end; at += TS_RECORD_SIZE)
+		for (stop = end; at < end; at += TS_RECORD_SIZE)
 			if (r->buf[at + 44] == TS_KIND_FOOTER)
 				break;
 		ts_sum_update(&r->sum, r->buf + r->ready, at - r->ready);
@@ -324,17 +348,16 @@ static void scan(struct trace_reader *r)
 			return fail_outside(r, out, why);
 	}
 	r->ready = at;
-	if (at == end)
-		end = r->fill - (r->fill - at) % TS_RECORD_SIZE;
-	if (at < end && r->buf[at + 44] == TS_KIND_FOOTER) {
+	if (at == stop)
+		return;
+	/* at holds the footer, or a record that fails its check */
+	if (r->buf[at + 44] == TS_KIND_FOOTER) {
 		r->pending = check_footer(r, at);
 		return;
 	}
-	if (at < end) {
-		ret = ts_record_check((const struct ts_record *)(r->buf + at), why, sizeof(why));
-		r->pending = fail(r, ret ? ret : -EBADMSG, "byte %" PRIu64 ": record %" PRIu64 ": %s",
-				  r->buf_off + at, r->st.records + (at - r->pos) / TS_RECORD_SIZE, why);
-	}
+	ret = ts_record_check((const struct ts_record *)(r->buf + at), why, sizeof(why));
+	r->pending = fail(r, ret ? ret : -EBADMSG, "byte %" PRIu64 ": record %" PRIu64 ": %s",
+			  r->buf_off + at, r->st.records + (at - r->pos) / TS_RECORD_SIZE, why);
 }
 
 static int finish_eof(struct trace_reader *r)
@@ -367,9 +390,6 @@ static int refill(struct trace_reader *r)
 		return r->pending = fail(r, (int)n, "byte %" PRIu64 ": %s", r->buf_off + keep, strerror((int)-n));
 	r->fill += (size_t)n;
 	r->eof = r->fill < TS_BUF_BYTES;
-	scan(r);
-	if (!r->pending && r->eof && r->ready == r->pos)
-		return finish_eof(r);
 	return 0;
 }
 
@@ -388,9 +408,12 @@ static ssize_t batch_binary(struct trace_reader *r, const struct ts_record **rec
 		}
 		if (r->pending)
 			return r->pending < 0 ? r->pending : 0;
-		if (r->eof)
+		if (r->fill - r->ready >= TS_RECORD_SIZE)
+			scan(r);
+		else if (r->eof)
 			return finish_eof(r), 0;
-		refill(r);
+		else
+			refill(r);
 	}
 }
 

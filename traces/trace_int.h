@@ -51,8 +51,32 @@ enum ts_sum_isa { TS_ISA_SCALAR, TS_ISA_SSE2, TS_ISA_AVX2, TS_ISA_N };
 bool ts_sum_isa_ok(enum ts_sum_isa isa);	/* this build and CPU run it */
 enum ts_sum_isa ts_sum_isa_best(void);
 const char *ts_sum_isa_name(enum ts_sum_isa isa);
-/* ts_sum_records for a version 2 sum through the given form (which must be ok). */
-size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec, enum ts_sum_isa isa);
+/*
+ * Where the records of one device lie (the reader's device-extent check, fused
+ * into the check + sum): a record is in the span if it is of dev and
+ * lo <= offset, offset + length <= hi (hi <= TS_MAX_BYTES). Stricter than
+ * ts_devmap__check (a record without bytes, or of no extent, may lie outside
+ * and still be valid): a record outside is for the caller to judge.
+ */
+struct ts_span {
+	uint64_t lo, hi;
+	uint32_t dev;
+};
+
+/* For a record that passed ts_record_ok (so offset + length does not wrap). */
+static inline bool ts_span_ok(const struct ts_record *r, const struct ts_span *sp)
+{
+	return r->dev == sp->dev && r->offset >= sp->lo && r->offset + r->length <= sp->hi;
+}
+
+/*
+ * ts_sum_records for a version 2 sum that also stops before the first record
+ * outside sp (not NULL). The reader's hot path.
+ */
+size_t ts_sum2_records_span(struct ts_sum *s, const unsigned char *p, size_t nrec, const struct ts_span *sp);
+/* ts_sum2_records_span (sp NULL: ts_sum_records) through the given form (which must be ok). */
+size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec, const struct ts_span *sp,
+			   enum ts_sum_isa isa);
 
 /* Converts a host-order record to the file's little-endian layout, in place. */
 void ts_record_to_le(struct ts_record *r);

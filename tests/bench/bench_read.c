@@ -496,7 +496,7 @@ static void sum_alone(struct bench *b)
 			ts_sum_start(&s, f ? 2 : 1, b->buf, 16);
 			c0 = cpu_s();
 			for (int k = 0; k < PASSES; k++) {
-				ok += f ? ts_sum2_records_isa(&s, b->buf, n, (enum ts_sum_isa)(f - 1)) :
+				ok += f ? ts_sum2_records_isa(&s, b->buf, n, NULL, (enum ts_sum_isa)(f - 1)) :
 					  ts_sum_records(&s, b->buf, n);
 				__asm__ volatile("" ::: "memory");
 			}

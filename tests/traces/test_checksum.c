@@ -228,8 +228,8 @@ Test(checksum, isa_forms_agree)
 						ts_sum_start(&s1, 2, hdr, HLEN);
 						ts_sum_update(&s1, pre, ph * TS_RECORD_SIZE);
 						s2 = s1;
-						got1 = ts_sum2_records_isa(&s1, p, n, TS_ISA_SCALAR);
-						got2 = ts_sum2_records_isa(&s2, p, n, (enum ts_sum_isa)isa);
+						got1 = ts_sum2_records_isa(&s1, p, n, NULL, TS_ISA_SCALAR);
+						got2 = ts_sum2_records_isa(&s2, p, n, NULL, (enum ts_sum_isa)isa);
 						cr_assert_eq(got1, bad < n ? bad : n, "%s: n %zu phase %zu",
 							     ts_sum_isa_name(TS_ISA_SCALAR), n, ph);
 						cr_assert_eq(got2, got1, "%s: n %zu phase %zu align %zu bad %zu: %zu, scalar %zu",
@@ -244,6 +244,96 @@ Test(checksum, isa_forms_agree)
 	}
 	cr_assert_geq(forms, 1);
 	free(base);
+}
+
+/*
+ * The fused check + sum + device span (the reader's hot path for format
+ * version 2): records of one device placed in [lo, hi), then one record made
+ * to fail ts_record_ok or the span (another dev, an offset below lo, an end
+ * past hi), or placed exactly at its edges (which pass). Every form this CPU
+ * runs must stop where the definition does (the first record failing
+ * ts_record_ok or ts_span_ok) and hold the same checksum; none may stop on a
+ * record that passes.
+ */
+#define SPAN_LO (1ull << 30)
+#define SPAN_HI (2ull << 30)
+#define SPAN_DEV TS_DEV_MK(259, 3)
+
+static void set_u64(unsigned char *p, uint64_t v)
+{
+	for (int k = 0; k < 8; k++)
+		p[k] = (unsigned char)(v >> (8 * k));
+}
+
+/* How the record at p is changed: 0..5 spoil() (ts_record_ok), 6..9 the span, 10..12 the span's edges (pass). */
+static bool span_spoil(unsigned char *p, unsigned how)
+{
+	uint64_t len = 8192;
+
+	switch (how) {
+	case 6: p[40] ^= 1; return true;					/* another dev */
+	case 7: set_u64(p + 8, SPAN_LO - 4096); return true;			/* below lo */
+	case 8: set_u64(p + 8, SPAN_HI - len + 512); set_u64(p + 16, len); return true;	/* past hi */
+	case 9: set_u64(p + 8, SPAN_LO - 4096); set_u64(p + 16, 0); return true;	/* no bytes, below lo */
+	case 10: set_u64(p + 8, SPAN_HI - len); set_u64(p + 16, len); return false;	/* ends at hi */
+	case 11: set_u64(p + 8, SPAN_LO); return false;				/* starts at lo */
+	case 12: set_u64(p + 8, SPAN_HI); set_u64(p + 16, 0); return false;	/* no bytes, at hi */
+	default: spoil(p, how); return true;
+	}
+}
+
+Test(checksum, span_forms_agree)
+{
+	enum { MAXN = 40, PHASES = 17, HOWS = 13 };
+	const struct ts_span sp = { .lo = SPAN_LO, .hi = SPAN_HI, .dev = SPAN_DEV };
+	unsigned char hdr[HLEN], *p = aligned_alloc(64, MAXN * TS_RECORD_SIZE), pre[PHASES * TS_RECORD_SIZE];
+	unsigned forms = 0;
+
+	cr_assert_not_null(p);
+	fill_random(hdr, sizeof(hdr), 6);
+	fill_records(pre, PHASES, 10);
+	for (int isa = 0; isa < TS_ISA_N; isa++) {
+		if (!ts_sum_isa_ok((enum ts_sum_isa)isa))
+			continue;
+		forms++;
+		for (size_t n = 0; n <= MAXN; n++)
+			for (size_t ph = 0; ph < PHASES; ph += 3)
+				for (unsigned how = 0; how <= HOWS; how++) {
+					size_t at = n ? (n * 5 + ph + how) % n : 0, want = n;
+					struct ts_sum s1, s2, s3;
+					size_t got1, got2, got3;
+
+					fill_records(p, n, n + ph + how);
+					for (size_t i = 0; i < n; i++) {	/* every record on the span's device, inside it */
+						unsigned char *q = p + i * TS_RECORD_SIZE;
+						uint64_t off = 0;
+
+						for (int k = 7; k >= 0; k--)
+							off = off << 8 | q[8 + k];
+						set_u64(q + 8, SPAN_LO + off);
+						for (int k = 0; k < 4; k++)
+							q[40 + k] = (unsigned char)(SPAN_DEV >> (8 * k));
+					}
+					if (how < HOWS && n && span_spoil(p + at * TS_RECORD_SIZE, how))
+						want = at;
+					ts_sum_start(&s1, 2, hdr, HLEN);
+					ts_sum_update(&s1, pre, ph * TS_RECORD_SIZE);
+					s3 = s2 = s1;
+					got1 = ts_sum2_records_isa(&s1, p, n, &sp, TS_ISA_SCALAR);
+					got2 = ts_sum2_records_isa(&s2, p, n, &sp, (enum ts_sum_isa)isa);
+					got3 = ts_sum2_records_isa(&s3, p, n, NULL, (enum ts_sum_isa)isa);
+					cr_assert_eq(got1, want, "scalar: n %zu phase %zu how %u at %zu: %zu", n, ph, how, at, got1);
+					cr_assert_eq(got2, want, "%s: n %zu phase %zu how %u at %zu: %zu",
+						     ts_sum_isa_name((enum ts_sum_isa)isa), n, ph, how, at, got2);
+					cr_assert_eq(ts_sum_final(&s2), ts_sum_final(&s1), "%s: n %zu phase %zu how %u",
+						     ts_sum_isa_name((enum ts_sum_isa)isa), n, ph, how);
+					/* without the span, only ts_record_ok stops it */
+					cr_assert_eq(got3, how < 6 && n ? at : n, "%s without span: n %zu how %u",
+						     ts_sum_isa_name((enum ts_sum_isa)isa), n, how);
+				}
+	}
+	cr_assert_geq(forms, 1);
+	free(p);
 }
 
 /* What it must detect: a flipped bit anywhere, two words swapped, a record dropped, two records swapped. */
