@@ -109,38 +109,58 @@ static void tc_probe_fault(int sig)
  * library faults there, the import stops with a one-line error instead of a
  * crash. The child writes nothing (the sink's spool is the parent's) and leaves
  * with _exit(): no atexit handlers, no stdio flush, no leak check.
+ *
+ * tc_probe_child() is that child's body: its return value is the child's exit code.
  */
-int tc_probe(const char *path, char *err, size_t errlen)
+int tc_probe_child(const char *path)
 {
-	int st, sig;
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction sa = { .sa_handler = tc_probe_fault };
+	struct tracecmd_input **hs;
+	char msg[256];
+	int nb, null = open("/dev/null", O_WRONLY);
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
+	if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
+		return 0;	/* the parent's own open reports it */
+	tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
+	return 0;
+}
+
+/*
+ * Runs tc_probe_child(path) in a forked child; its wait status in *status. Weak: the fuzz
+ * harness (tests/fuzz/fuzz_import_tracecmd.c) replaces it with a request to a small fork
+ * server that runs the same child body, because forking the 30 MB fuzzer process per input
+ * cost most of the harness's time. `trimsim import` links this one.
+ */
+__attribute__((weak)) int tc_probe_run(const char *path, int *status, char *err, size_t errlen)
+{
 	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return ts_errf(err, errlen, -errno, "%s: fork: %s", path, strerror(errno));
-	if (pid == 0) {
-		static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-		struct sigaction sa = { .sa_handler = tc_probe_fault };
-		struct tracecmd_input **hs;
-		char msg[256];
-		int nb, null = open("/dev/null", O_WRONLY);
-
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			sigaction(sigs[i], &sa, NULL);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
-		if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
-			_exit(0);	/* the parent's own open reports it */
-		tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
-		_exit(0);
-	}
-	while (waitpid(pid, &st, 0) < 0) {
+	if (pid == 0)
+		_exit(tc_probe_child(path));
+	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR)
 			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
 		if (trimsim_stop)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
 			kill(pid, SIGKILL);
 	}
+	return 0;
+}
+
+int tc_probe(const char *path, char *err, size_t errlen)
+{
+	int st, sig, ret = tc_probe_run(path, &st, err, errlen);
+
+	if (ret)
+		return ret;
 	if (trimsim_stop)
 		return ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
 	/*
