@@ -4,8 +4,8 @@
  * default options, one input file, every record the sink spooled read back.
  * Each fuzz_import_NAME.c defines FUZZ_IMPORTER and includes this file. It may define
  * FUZZ_IMPORT_FATAL too: an error message holding that text is the harness's own failure
- * (not the input's), and stops the run with the message; and FUZZ_IMPORT_PREPARE(), run
- * before each input.
+ * (not the input's), and stops the run with the message; and FUZZ_IMPORT_PREPARE(data, size),
+ * run before each input.
  */
 #ifndef TRIMSIM_FUZZ_IMPORT_H
 #define TRIMSIM_FUZZ_IMPORT_H
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd;
 
 #ifdef FUZZ_IMPORT_PREPARE
-	FUZZ_IMPORT_PREPARE();
+	FUZZ_IMPORT_PREPARE(data, size);
 #endif
 	fd = fuzz_memfile(NULL, 0, data, size, path, sizeof(path));
 

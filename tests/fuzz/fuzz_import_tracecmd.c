@@ -11,12 +11,24 @@
  * tracecmd_close(), strdup() and strcmp() past unterminated strings, kbuffer
  * reading past a page) stopped the fuzzer ten times in three minutes, and
  * those are the faults the probe turns into a one-line error. The probe costs
- * a second parse of each input and a fork.
+ * a second parse of each input and a fork: here the fork of a small server
+ * process (the probe server below), not of the fuzzer.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <sanitizer/common_interface_defs.h>
+
+#include "traces/util.h"
+#include "traces/import/tcfile.h"
+#include "tests/fuzz/fuzz_util.h"
 
 #define FUZZ_IMPORTER importer_tracecmd
 /*
@@ -25,25 +37,31 @@
  * the allocation cap below).
  */
 #define FUZZ_IMPORT_FATAL ": fork: "
-#if !defined(__has_feature) || !__has_feature(address_sanitizer)
 /*
- * Without ASan (make fuzz FUZZ_SAN=ubsan) the allocation cap set for ASan further down
- * (max_allocation_size_mb) is glibc's malloc wrapped: from the first input on, an allocation
- * above 1 MiB fails (a section of a 128 KiB input, decompressed, is far less). Without it, the sizes libtracecmd mallocs from the file and then
- * leaks (a format buffer whose read fails: suppressed for LeakSanitizer, see
- * traces/import/tracecmd.c) added up to 25 GB of untouched virtual memory in a few minutes,
- * and the probe's fork() then failed with ENOMEM (the kernel's overcommit heuristic charges
- * a fork all private writable memory): every later input ended at the fork, 580 inputs/s of
- * nothing. libFuzzer's own tables (a 20 MB InputCorpus) are allocated before the first input.
+ * The allocation cap: from the first input on, an allocation above 1 MiB fails (a section of
+ * a 128 KiB input, decompressed, is far less), in both builds, in the fuzzer process and in the
+ * probe's children. Without ASan (make fuzz FUZZ_SAN=ubsan) there was no cap at first: the sizes
+ * libtracecmd mallocs from the file and then leaks (a format buffer whose read fails: suppressed
+ * for LeakSanitizer, see traces/import/tracecmd.c) added up to 25 GB of untouched virtual memory
+ * in a few minutes, and the probe's fork() then failed with ENOMEM (the kernel's overcommit
+ * heuristic charges a fork all private writable memory): every later input ended at the fork,
+ * 580 inputs/s of nothing. The ASan build had max_allocation_size_mb=64 instead (below), so the
+ * allocation-failure paths the fast build takes between 1 and 64 MiB were never run under ASan;
+ * now both wrap malloc, calloc and realloc the same way (glibc's, or ASan's interceptors, which
+ * ASan's runtime exports as weak malloc/calloc/realloc). libFuzzer's own tables (a 20 MB
+ * InputCorpus) are allocated before the first input.
  */
-#include <errno.h>
-
 #define FUZZ_TC_ALLOC_MAX ((size_t)1 << 20)
-static bool fuzz_tc_capped;	/* set at the first input */
+static bool fuzz_tc_capped;	/* set at the first input, and in the probe server */
 
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t n);
+#if defined(__has_feature) && __has_feature(address_sanitizer)
+#define FUZZ_TC_REAL(f) __interceptor_##f
+#else
+#define FUZZ_TC_REAL(f) __libc_##f
+#endif
+void *FUZZ_TC_REAL(malloc)(size_t n);
+void *FUZZ_TC_REAL(calloc)(size_t n, size_t size);
+void *FUZZ_TC_REAL(realloc)(void *p, size_t n);
 
 void *malloc(size_t n)
 {
@@ -51,7 +69,7 @@ void *malloc(size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return __libc_malloc(n);
+	return FUZZ_TC_REAL(malloc)(n);
 }
 
 void *calloc(size_t n, size_t size)
@@ -62,7 +80,7 @@ void *calloc(size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return __libc_calloc(n, size);
+	return FUZZ_TC_REAL(calloc)(n, size);
 }
 
 void *realloc(void *p, size_t n)
@@ -71,10 +89,41 @@ void *realloc(void *p, size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return __libc_realloc(p, n);
+	return FUZZ_TC_REAL(realloc)(p, n);
 }
-#define FUZZ_IMPORT_PREPARE() (fuzz_tc_capped = true)
-#endif
+
+/*
+ * libtracecmd (3.1.6) leaks the mmap()ed pages of a file it gives up on: tracecmd_close() frees
+ * its list of page maps without munmap(). Each leaked mapping holds an earlier input's memfd;
+ * after about 60,000 inputs the fuzzer reached vm.max_map_count (65,530 mappings, 5,212 of them
+ * memfds a minute into a run), every mmap() failed and the run ended in std::bad_alloc. Before
+ * an input nothing may map an earlier input's memfd (fuzz_memfile() names them "fuzz"): what does
+ * is unmapped.
+ */
+static void fuzz_tc_unmap_leaks(void)
+{
+	struct { unsigned long lo, hi; } m[512];
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[4096];
+	size_t n = 0;
+
+	if (!f)
+		return;
+	while (n < sizeof(m) / sizeof(m[0]) && fgets(line, sizeof(line), f))
+		if (strstr(line, " /memfd:fuzz") && sscanf(line, "%lx-%lx", &m[n].lo, &m[n].hi) == 2)
+			n++;
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		munmap((void *)m[i].lo, m[i].hi - m[i].lo);
+}
+
+static void fuzz_tc_prepare(const uint8_t *data, size_t size)
+{
+	fuzz_tc_capped = true;
+	fuzz_tc_unmap_leaks();
+	fuzz_ring_keep(data, size);
+}
+#define FUZZ_IMPORT_PREPARE(data, size) fuzz_tc_prepare(data, size)
 #include "tests/fuzz/fuzz_import.h"
 #include "tests/fuzz/fuzz_mutate_tracecmd.h"
 
@@ -90,7 +139,8 @@ void *realloc(void *p, size_t n)
  * eighth of its size) at malloc and again at free, which took 97% of the CPU
  * in a profile of a campaign (a 320 MB format buffer per input). Above 64 MiB
  * (more than any section of a 128 KiB input holds) malloc fails here, as it
- * does past the memory a machine has, and libtracecmd returns its error.
+ * does past the memory a machine has, and libtracecmd returns its error; from
+ * the first input on the 1 MiB cap above applies, as in the UBSan build.
  * A small quarantine: with the default 256 MiB every input's allocations (the
  * event formats libtraceevent parses) landed on fresh pages, and page faults
  * were half of the CPU time in this VM.
@@ -112,12 +162,201 @@ static void fuzz_tracecmd_child(void)
 	__sanitizer_set_death_callback(NULL);
 }
 
+/*
+ * The probe server. tc_probe() runs the probe through tc_probe_run() (traces/import/tcfile.c),
+ * whose default forks the calling process; forking this 30 MB fuzzer process was 19 of the
+ * 22 ms of CPU an input cost in the UBSan build (copy-on-write faults and TLB flushes, slow in
+ * this VM). So LLVMFuzzerInitialize(), before libFuzzer allocates its tables, forks a server
+ * that stays small, and tc_probe_run() below sends it the input (an fd of the memfd, as
+ * SCM_RIGHTS, over a SOCK_SEQPACKET pair); the server forks a child per request that runs
+ * the same child body, tc_probe_child(), on /proc/self/fd/N of that fd, and answers with the
+ * child's pid and then its wait status. The child inherits what the old one did from this
+ * process: the allocation cap, the pthread_atfork() handler above, the ASan options.
+ *
+ * A hung child: the fuzzer waits in recv(), and libFuzzer's alarm ends the fuzzer as a
+ * timeout of this input; the server (PR_SET_PDEATHSIG) and then its child die with it.
+ * SIGINT/SIGTERM (trimsim_stop, set by trimsim's handler; libFuzzer's own handlers leave
+ * it 0) kill the child as tc_probe_run() in tcfile.c does. If the server is gone, the
+ * probe cannot run: the error names ": fork: ", FUZZ_IMPORT_FATAL, and the run stops.
+ */
+static int fuzz_tc_srv = -1;	/* the fuzzer's end of the pair */
+static pid_t fuzz_tc_srv_pid;
+
+struct fuzz_tc_msg {
+	int32_t kind;	/* FUZZ_TC_PID: val is the child's pid; FUZZ_TC_STATUS: its wait status; FUZZ_TC_ERR: errno */
+	int32_t val;
+};
+enum { FUZZ_TC_PID, FUZZ_TC_STATUS, FUZZ_TC_ERR };
+
+static int fuzz_tc_answer(int s, int32_t kind, int32_t val)
+{
+	struct fuzz_tc_msg m = { kind, val };
+
+	return send(s, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1;
+}
+
+/* One request: the fd in its SCM_RIGHTS, -1 when the fuzzer is gone. */
+static int fuzz_tc_request(int s)
+{
+	char byte, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd;
+
+	while ((n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+	return fd;
+}
+
+static void fuzz_tc_serve(int s)
+{
+	int fd, st;
+
+	fuzz_tc_capped = true;
+	while ((fd = fuzz_tc_request(s)) >= 0) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			char path[64];
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			close(s);
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+			_exit(tc_probe_child(path));
+		}
+		close(fd);
+		if (pid < 0) {
+			if (fuzz_tc_answer(s, FUZZ_TC_ERR, errno))
+				break;
+			continue;
+		}
+		if (fuzz_tc_answer(s, FUZZ_TC_PID, pid))
+			break;
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				_exit(2);
+		if (fuzz_tc_answer(s, FUZZ_TC_STATUS, st))
+			break;
+	}
+	_exit(0);
+}
+
+static int fuzz_tc_server_start(void)
+{
+	pid_t parent = getpid(), pid;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -errno;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(0);
+		close(sv[0]);
+		fuzz_tc_serve(sv[1]);
+	}
+	close(sv[1]);
+	fuzz_tc_srv = sv[0];
+	fuzz_tc_srv_pid = pid;
+	return 0;
+}
+
+/*
+ * At a normal exit the server sees the end of the pair and leaves; waiting for it puts its
+ * CPU time (and its children's, which it waited for) into this process's rusage, which
+ * time(1) reports.
+ */
+static void fuzz_tc_server_stop(void)
+{
+	close(fuzz_tc_srv);
+	while (waitpid(fuzz_tc_srv_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+static int fuzz_tc_gone(const char *path, const char *what, int e, char *err, size_t errlen)
+{
+	return ts_errf(err, errlen, e ? -e : -EPIPE, "%s: fork: probe server: %s%s%s", path, what,
+		       e ? ": " : "", e ? strerror(e) : "");
+}
+
+int tc_probe_run(const char *path, int *status, char *err, size_t errlen)
+{
+	char byte = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	struct fuzz_tc_msg m;
+	pid_t pid = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	while ((n = sendmsg(fuzz_tc_srv, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n != 1)
+		return fuzz_tc_gone(path, "request", n < 0 ? errno : 0, err, errlen);
+	for (;;) {
+		n = recv(fuzz_tc_srv, &m, sizeof(m), 0);
+		if (n < 0 && errno == EINTR) {
+			if (trimsim_stop && pid > 0)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
+				kill(pid, SIGKILL);
+			continue;
+		}
+		if (n != (ssize_t)sizeof(m))
+			return fuzz_tc_gone(path, n ? "answer" : "exited", n < 0 ? errno : 0, err, errlen);
+		if (m.kind == FUZZ_TC_ERR)
+			return ts_errf(err, errlen, -m.val, "%s: fork: %s", path, strerror(m.val));
+		if (m.kind == FUZZ_TC_PID) {
+			pid = m.val;
+			if (trimsim_stop)
+				kill(pid, SIGKILL);
+			continue;
+		}
+		*status = m.val;
+		ret = 0;
+		break;
+	}
+	return ret;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	int ret;
+
 	(void)argc;
-	(void)argv;
-	return pthread_atfork(NULL, NULL, fuzz_tracecmd_child);
+	/*
+	 * libtracecmd and libtraceevent are linked for lazy binding: every probe child resolved
+	 * the same few hundred symbols again (do_lookup_x, and a copy-on-write fault per GOT
+	 * page), 8% of the CPU. Bound at start instead (once, by running again with LD_BIND_NOW;
+	 * only when and how symbols are resolved changes).
+	 */
+	if (!getenv("LD_BIND_NOW") && !setenv("LD_BIND_NOW", "1", 1))
+		execv("/proc/self/exe", *argv);	/* returns only on failure: run on, lazily bound */
+	if ((ret = pthread_atfork(NULL, NULL, fuzz_tracecmd_child)) || (ret = -fuzz_tc_server_start()) ||
+	    (ret = atexit(fuzz_tc_server_stop) ? ENOMEM : 0)) {
+		fprintf(stderr, "fuzz harness: cannot start the probe server: %s\n", strerror(ret));
+		exit(1);
+	}
+	return 0;
 }
 
 /* A trace.dat at all: the magic, and longer than its header_page and header_event texts alone. */

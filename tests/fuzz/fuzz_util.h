@@ -5,7 +5,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +31,40 @@ static inline int fuzz_memfile(const void *pre, size_t plen, const uint8_t *data
 	}
 	snprintf(path, pathlen, "/proc/self/fd/%d", fd);
 	return fd;
+}
+
+/*
+ * TRIMSIM_FUZZ_RING=DIR in the environment: each input, before it runs, is written to
+ * DIR/PID-NNNNNNNNNN (NNNNNNNNNN counts this process's inputs) and the one FUZZ_RING_KEEP
+ * inputs older is removed, so the last FUZZ_RING_KEEP executed inputs are on disk when the
+ * process dies outside an execution (libFuzzer writes a crash file only for a fault inside
+ * one; heap corruption that glibc detects later, in the mutator, leaves nothing): replay
+ * them through the ASan+UBSan build. Off (nothing written) without the variable.
+ */
+#define FUZZ_RING_KEEP 64
+static inline void fuzz_ring_keep(const uint8_t *data, size_t size)
+{
+	static const char *dir;
+	static unsigned long long seq;
+	static int on = -1;
+	char path[4096];
+	int fd;
+
+	if (on < 0)
+		on = (dir = getenv("TRIMSIM_FUZZ_RING")) && *dir;
+	if (!on)
+		return;
+	snprintf(path, sizeof(path), "%s/%d-%010llu", dir, (int)getpid(), seq);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size) || close(fd)) {
+		fprintf(stderr, "fuzz harness: TRIMSIM_FUZZ_RING: %s: %s\n", path, strerror(errno));
+		_exit(1);
+	}
+	if (seq >= FUZZ_RING_KEEP) {
+		snprintf(path, sizeof(path), "%s/%d-%010llu", dir, (int)getpid(), seq - FUZZ_RING_KEEP);
+		unlink(path);
+	}
+	seq++;
 }
 
 /* Splits data at the first NUL: *a = [0, n) and *b the rest; b empty when there is no NUL. */

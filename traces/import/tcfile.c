@@ -85,12 +85,44 @@ void tc_close_all(struct tracecmd_input **hs, int nb)
 	free(hs);
 }
 
+/*
+ * The child's exit code when a buffer's walk does not advance. kbuffer (libtraceevent 1.7.1,
+ * kbuffer-parse.c, translate_data()) takes an event of type_len 0 to be its length word minus
+ * 4, rounded: a length word below 4 makes the length negative, the next event starts at or
+ * before this one, and libtracecmd returns the same record again and again: the walk, and the
+ * import after it, never ended (found by tests/fuzz/fuzz_import_tracecmd; input in
+ * tests/fuzz/regress/fuzz_import_tracecmd/kbuffer-length-below-4-loops.dat).
+ */
+#define TC_PROBE_STUCK 3
+
+/* Where each buffer's CPU last was: its records lie at increasing offsets of the file. */
+struct tc_probe_walk {
+	struct tc_probe_pos {
+		const struct tracecmd_input *h;
+		int cpu;
+		unsigned long long off;
+	} *pos;
+	size_t n, cap, last;
+};
+
 static int tc_probe_event(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
-	(void)h;
-	(void)rec;
-	(void)cpu;
-	(void)data;
+	struct tc_probe_walk *w = data;
+	size_t i = w->last;
+
+	if (i >= w->n || w->pos[i].h != h || w->pos[i].cpu != cpu)
+		for (i = 0; i < w->n && (w->pos[i].h != h || w->pos[i].cpu != cpu); i++)
+			;
+	if (i == w->n) {
+		if (grow_array((void **)&w->pos, &w->cap, w->n + 1, sizeof(*w->pos)))
+			return 0;	/* out of memory: walk on unchecked, as before */
+		w->pos[w->n++] = (struct tc_probe_pos){ h, cpu, rec->offset };
+	} else if (rec->offset <= w->pos[i].off) {
+		_exit(TC_PROBE_STUCK);	/* the iteration may not stop on a non-zero return */
+	} else {
+		w->pos[i].off = rec->offset;
+	}
+	w->last = i;
 	return 0;
 }
 
@@ -105,42 +137,64 @@ static void tc_probe_fault(int sig)
  * half-built handle and reads a NULL pointer when an instance buffer's
  * section is broken (found by tests/fuzz/fuzz_import_tracecmd; input in
  * tests/fuzz/regress/fuzz_import_tracecmd/). So a forked child first opens the
- * file and every instance and walks the events with a no-op callback; if the
- * library faults there, the import stops with a one-line error instead of a
- * crash. The child writes nothing (the sink's spool is the parent's) and leaves
+ * file and every instance and walks the events (checking only that each
+ * buffer's CPU moves forward: tc_probe_event()); if the library faults or
+ * loops there, the import stops with a one-line error instead of a crash or
+ * a hang. The child writes nothing (the sink's spool is the parent's) and leaves
  * with _exit(): no atexit handlers, no stdio flush, no leak check.
+ *
+ * tc_probe_child() is that child's body: its return value is the child's exit code.
  */
-int tc_probe(const char *path, char *err, size_t errlen)
+int tc_probe_child(const char *path)
 {
-	int st, sig;
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+	struct sigaction sa = { .sa_handler = tc_probe_fault };
+	struct tc_probe_walk walk = { 0 };
+	struct tracecmd_input **hs;
+	char msg[256];
+	int nb, null = open("/dev/null", O_WRONLY);
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
+	if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
+		return 0;	/* the parent's own open reports it */
+	tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, &walk);
+	return 0;
+}
+
+/*
+ * Runs tc_probe_child(path) in a forked child; its wait status in *status. Weak: the fuzz
+ * harness (tests/fuzz/fuzz_import_tracecmd.c) replaces it with a request to a small fork
+ * server that runs the same child body, because forking the 30 MB fuzzer process per input
+ * cost most of the harness's time. `trimsim import` links this one.
+ */
+__attribute__((weak)) int tc_probe_run(const char *path, int *status, char *err, size_t errlen)
+{
 	pid_t pid;
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return ts_errf(err, errlen, -errno, "%s: fork: %s", path, strerror(errno));
-	if (pid == 0) {
-		static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-		struct sigaction sa = { .sa_handler = tc_probe_fault };
-		struct tracecmd_input **hs;
-		char msg[256];
-		int nb, null = open("/dev/null", O_WRONLY);
-
-		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-			sigaction(sigs[i], &sa, NULL);
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
-		if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
-			_exit(0);	/* the parent's own open reports it */
-		tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, NULL);
-		_exit(0);
-	}
-	while (waitpid(pid, &st, 0) < 0) {
+	if (pid == 0)
+		_exit(tc_probe_child(path));
+	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR)
 			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
 		if (trimsim_stop)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
 			kill(pid, SIGKILL);
 	}
+	return 0;
+}
+
+int tc_probe(const char *path, char *err, size_t errlen)
+{
+	int st, sig, ret = tc_probe_run(path, &st, err, errlen);
+
+	if (ret)
+		return ret;
 	if (trimsim_stop)
 		return ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
 	/*
@@ -155,6 +209,10 @@ int tc_probe(const char *path, char *err, size_t errlen)
 	if (sig)
 		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
 			       path, strsignal(sig));
+	if (WIFEXITED(st) && WEXITSTATUS(st) == TC_PROBE_STUCK)
+		return ts_errf(err, errlen, -EINVAL,
+			       "%s: malformed trace.dat: libtracecmd reads a record at or before the one it read last "
+			       "and would never finish", path);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd fails reading it (exit %d)",
 			       path, WIFEXITED(st) ? WEXITSTATUS(st) : -1);

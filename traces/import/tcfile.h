@@ -17,5 +17,13 @@ int tc_open_all(const char *path, struct tracecmd_input ***hsp, int *nb, char *e
 void tc_close_all(struct tracecmd_input **hs, int nb);
 /* Opens and walks the file in a forked child: 0, or -EINVAL with err if libtracecmd faults or fails there. */
 int tc_probe(const char *path, char *err, size_t errlen);
+/* The probe's child body (it opens and walks path); returns the child's exit code. */
+int tc_probe_child(const char *path);
+/*
+ * Runs tc_probe_child(path) in a child process and gives its wait status in *status:
+ * 0, or -errno with err ("PATH: fork: ..." when no child could run). A weak definition
+ * that forks; the fuzz harness links its own (a fork server).
+ */
+int tc_probe_run(const char *path, int *status, char *err, size_t errlen);
 
 #endif
