@@ -391,31 +391,8 @@ static inline void s_store(uint64_t *p, v4s x)
 #define V_ZERO s_zero
 #define V_ISZERO s_iszero
 #define V_STORE s_store
-#define KFN sum2_records_sse2
-#define KSCR sum2_scr_sse2
-#define KSPAN 0
-#include "traces/checksum_kernel.h"
-#define KFN sum2_records_sse2_span
-#define KSCR sum2_scr_sse2_span
-#define KSPAN 1
-#include "traces/checksum_kernel.h"
-#undef KATTR
-#undef VT
-#undef V_SRLI
-#undef V_SLLI
-#undef V_MULEU
-#undef V_LOAD
-#undef V_XOR
-#undef V_OR
-#undef V_AND
-#undef V_ADD
-#undef V_SUB
-#undef V_UNPACKLO
-#undef V_UNPACKHI
-#undef V_MULLH
-#undef V_ZERO
-#undef V_ISZERO
-#undef V_STORE
+#define KISA sse2
+#include "traces/checksum_forms.h"
 
 /* AVX2: one 256-bit vector (compiled for AVX2 only here; called only where the CPU has it). */
 #define A2 __attribute__((target("avx2"))) static inline
@@ -452,31 +429,8 @@ A2 void a_store(uint64_t *p, __m256i x) { _mm256_storeu_si256((__m256i *)p, x); 
 #define V_ZERO a_zero
 #define V_ISZERO a_iszero
 #define V_STORE a_store
-#define KFN sum2_records_avx2
-#define KSCR sum2_scr_avx2
-#define KSPAN 0
-#include "traces/checksum_kernel.h"
-#define KFN sum2_records_avx2_span
-#define KSCR sum2_scr_avx2_span
-#define KSPAN 1
-#include "traces/checksum_kernel.h"
-#undef KATTR
-#undef VT
-#undef V_SRLI
-#undef V_SLLI
-#undef V_MULEU
-#undef V_LOAD
-#undef V_XOR
-#undef V_OR
-#undef V_AND
-#undef V_ADD
-#undef V_SUB
-#undef V_UNPACKLO
-#undef V_UNPACKHI
-#undef V_MULLH
-#undef V_ZERO
-#undef V_ISZERO
-#undef V_STORE
+#define KISA avx2
+#include "traces/checksum_forms.h"
 #endif
 
 static const char *const isa_names[TS_ISA_N] = { [TS_ISA_SCALAR] = "scalar", [TS_ISA_SSE2] = "sse2",

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The fused check + version 2 sum over records, for one vector width: included
- * by traces/checksum.c once per instruction set and span test, with KFN (the
+ * by traces/checksum_forms.h once per instruction set and span test, with KFN (the
  * function's name), KSCR (its scramble's), KATTR (its target attribute), KSPAN
  * (1: the records must also lie in the span sp, ts_span_ok; 0: sp is not
  * read), VT (a vector of four 64-bit lanes) and the V_* operations on it
- * defined; it undefines KFN, KSCR and KSPAN (checksum.c the rest). Not a
+ * defined; it undefines KFN, KSCR and KSPAN (checksum_forms.h the rest). Not a
  * header of its own.
  *
  * Pairs of records, three vectors each, so every vector holds lanes 0..3 of
