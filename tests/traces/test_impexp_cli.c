@@ -294,6 +294,9 @@ ParameterizedTestParameters(impexp_cli, tracecmd_small_files)
 		/* an event length word below 4: libtracecmd returned the same record forever (the import hung) */
 		{ .path = "regress/fuzz_import_tracecmd/kbuffer-length-below-4-loops.dat",
 		  .msg = "libtracecmd reads a record at or before the one it read last and would never finish" },
+		/* a length word of 1.9 GB: libtraceevent read common_type 39 MB past the page (SIGSEGV) */
+		{ .path = "regress/fuzz_import_tracecmd/record-past-its-page.dat",
+		  .msg = "record 1 (byte 40976): its 1929379912 bytes run past its 4096-byte ring-buffer page" },
 	};
 
 	return cr_make_param_array(struct tcfile, t, sizeof(t) / sizeof(t[0]));

@@ -472,16 +472,42 @@ struct tc_iter {
 	int ret;
 };
 
+/*
+ * True if the record lies inside its ring-buffer page. kbuffer (libtraceevent 1.7.1,
+ * kbuffer-parse.c, translate_data()) takes an event's length from its length word without
+ * comparing it with the page's end: a length word of 1.9 GB made a record of 1,929,379,904
+ * bytes, field_in() then let a common_type offset of 39 MB pass, and tep_data_type() read far
+ * past the page: `trimsim import` died with SIGSEGV (found by tests/fuzz/fuzz_import_tracecmd;
+ * input in tests/fuzz/regress/fuzz_import_tracecmd/record-past-its-page.dat). The per-CPU
+ * data of a trace.dat starts page aligned and is read a page at a time (trace-cmd 3.1.6,
+ * trace-input.c: get_page(), init_cpu()), so an event (header and data, rec->record_size)
+ * that starts at byte rec->offset % page size of its page ends by the page's end.
+ */
+int tracecmd_page_size(struct tracecmd_input *handle);	/* exported by libtracecmd 1.3, not in trace-cmd.h */
+
+static bool rec_in_page(struct tracecmd_input *h, const struct tep_record *rec)
+{
+	int ps = tracecmd_page_size(h);
+
+	return ps > 0 && rec->size >= 0 && rec->record_size >= rec->size &&
+	       (uint64_t)rec->record_size <= (uint64_t)ps - rec->offset % (uint64_t)ps;
+}
+
 static int tc_callback(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct tc_iter *it = data;
 
-	(void)h;
 	(void)cpu;
 	/* libtracecmd 1.3 does not stop every iteration on a non-zero return: keep the first error. */
 	if (it->ret < 0)
 		return 1;
 	it->s->nrec++;
+	if (!rec_in_page(h, rec)) {
+		it->ret = ts_errf(it->err, it->errlen, -EINVAL, "%s: record %" PRIu64 " (byte %llu): its %d bytes "
+				  "run past its %d-byte ring-buffer page", it->s->path, it->s->nrec,
+				  (unsigned long long)rec->offset, rec->record_size, tracecmd_page_size(h));
+		return 1;
+	}
 	it->ret = tc_record(it->s, rec, it->err, it->errlen);
 	if (it->ret == -ENOMEM)
 		ts_errf(it->err, it->errlen, it->ret, "%s: record %" PRIu64 ": out of memory", it->s->path, it->s->nrec);
