@@ -5,16 +5,18 @@
  * libtraceevent/libtracecmd live beside the importer (traces/import/tracecmd.c,
  * __lsan_default_suppressions).
  *
- * The import is the whole path `trimsim import` runs, the forked probe
- * included (tc_probe() in traces/import/tcfile.c): without it, faults inside
- * libtracecmd and libtraceevent on malformed files (a NULL read in
- * tracecmd_close(), strdup() and strcmp() past unterminated strings, kbuffer
- * reading past a page) stopped the fuzzer ten times in three minutes, and
- * those are the faults the probe turns into a one-line error. The probe costs
- * a second parse of each input and a fork: here the fork of a small server
- * process (the probe server below), not of the fuzzer.
+ * The import is the whole path `trimsim import` runs, the child that reads the
+ * file included (tc_import_child() in traces/import/tracecmd.c; tcfile.c says
+ * why libtracecmd runs only there): faults inside libtracecmd and
+ * libtraceevent on malformed files (a NULL read in tracecmd_close(), strdup()
+ * and strcmp() past unterminated strings, kbuffer reading past a page, heap
+ * overflows that fault later or never) end that child, and the import turns
+ * them into a one-line error. The child costs a fork: here the fork of a small
+ * server process (the fork server below), not of the fuzzer.
  */
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -32,7 +34,7 @@
 
 #define FUZZ_IMPORTER importer_tracecmd
 /*
- * The probe's fork failing is this process's state, not the input's: every later input
+ * The reading child's fork failing is this process's state, not the input's: every later input
  * would end there, cheaply, and the fuzzer would run on while testing nothing (it did, see
  * the allocation cap below).
  */
@@ -40,10 +42,10 @@
 /*
  * The allocation cap: from the first input on, an allocation above 1 MiB fails (a section of
  * a 128 KiB input, decompressed, is far less), in both builds, in the fuzzer process and in the
- * probe's children. Without ASan (make fuzz FUZZ_SAN=ubsan) there was no cap at first: the sizes
+ * reading children. Without ASan (make fuzz FUZZ_SAN=ubsan) there was no cap at first: the sizes
  * libtracecmd mallocs from the file and then leaks (a format buffer whose read fails: suppressed
  * for LeakSanitizer, see traces/import/tracecmd.c) added up to 25 GB of untouched virtual memory
- * in a few minutes, and the probe's fork() then failed with ENOMEM (the kernel's overcommit
+ * in a few minutes, and the reading child's fork() then failed with ENOMEM (the kernel's overcommit
  * heuristic charges a fork all private writable memory): every later input ended at the fork,
  * 580 inputs/s of nothing. The ASan build had max_allocation_size_mb=64 instead (below), so the
  * allocation-failure paths the fast build takes between 1 and 64 MiB were never run under ASan;
@@ -52,7 +54,7 @@
  * InputCorpus) are allocated before the first input.
  */
 #define FUZZ_TC_ALLOC_MAX ((size_t)1 << 20)
-static bool fuzz_tc_capped;	/* set at the first input, and in the probe server */
+static bool fuzz_tc_capped;	/* set at the first input, and in the fork server */
 
 #if defined(__has_feature) && __has_feature(address_sanitizer)
 #define FUZZ_TC_REAL(f) __interceptor_##f
@@ -152,10 +154,10 @@ const char *__asan_default_options(void)
 }
 
 /*
- * In the probe's child a sanitizer report (libtracecmd reading past a block)
+ * In the reading child a sanitizer report (libtracecmd reading past a block)
  * must end the child alone: libFuzzer's death callback would write a crash
  * file for the parent's input and print its statistics. Without it the child
- * exits with AddressSanitizer's code, and tc_probe() refuses the file.
+ * exits with AddressSanitizer's code, and the import refuses the file.
  */
 static void fuzz_tracecmd_child(void)
 {
@@ -163,30 +165,104 @@ static void fuzz_tracecmd_child(void)
 }
 
 /*
- * The probe server. tc_probe() runs the probe through tc_probe_run() (traces/import/tcfile.c),
- * whose default forks the calling process; forking this 30 MB fuzzer process was 19 of the
- * 22 ms of CPU an input cost in the UBSan build (copy-on-write faults and TLB flushes, slow in
- * this VM). So LLVMFuzzerInitialize(), before libFuzzer allocates its tables, forks a server
- * that stays small, and tc_probe_run() below sends it the input (an fd of the memfd, as
- * SCM_RIGHTS, over a SOCK_SEQPACKET pair); the server forks a child per request that runs
- * the same child body, tc_probe_child(), on /proc/self/fd/N of that fd, and answers with the
+ * The fork server. An import reads the file in a child (tc_child_start() and tc_child_wait() in
+ * traces/import/tcfile.c, whose defaults fork the calling process); forking this 30 MB fuzzer
+ * process was 19 of the 22 ms of CPU an input cost in the UBSan build (copy-on-write faults and
+ * TLB flushes, slow in this VM). So LLVMFuzzerInitialize(), before libFuzzer allocates its
+ * tables, forks a server that stays small, and tc_child_start() below sends it the input (an fd
+ * of the memfd) and the write end of the records' pipe, as SCM_RIGHTS over a SOCK_SEQPACKET
+ * pair, with the child's argument as the message; the server forks a child per request that
+ * runs the same body, tc_import_child(), on /proc/self/fd/N of that fd, and answers with the
  * child's pid and then its wait status. The child inherits what the old one did from this
  * process: the allocation cap, the pthread_atfork() handler above, the ASan options.
  *
- * A hung child: the fuzzer waits in recv(), and libFuzzer's alarm ends the fuzzer as a
- * timeout of this input; the server (PR_SET_PDEATHSIG) and then its child die with it.
+ * A hung child: the fuzzer waits in read() or recv(), and libFuzzer's alarm ends the fuzzer as
+ * a timeout of this input; the server (PR_SET_PDEATHSIG) and then its child die with it.
  * SIGINT/SIGTERM (trimsim_stop, set by trimsim's handler; libFuzzer's own handlers leave
- * it 0) kill the child as tc_probe_run() in tcfile.c does. If the server is gone, the
- * probe cannot run: the error names ": fork: ", FUZZ_IMPORT_FATAL, and the run stops.
+ * it 0) kill the child as tc_child_wait() in tcfile.c does. If the server is gone, no child
+ * can run: the error names ": fork: ", FUZZ_IMPORT_FATAL, and the run stops.
  */
 static int fuzz_tc_srv = -1;	/* the fuzzer's end of the pair */
 static pid_t fuzz_tc_srv_pid;
+
+/*
+ * The child's coverage. The importer's own decoding (tc_record() and the field checks in
+ * traces/import/tracecmd.c) runs in the child, whose hits of libFuzzer's inline 8-bit counters
+ * (the __sancov_cntrs section) libFuzzer never sees: with the child alone the harness reached
+ * 110 edges on the seeds and regression inputs where the in-process import reached 172. So the
+ * child starts from zeroed counters and, when tc_import_child() returns, copies them into a
+ * shared mapping made before the server was forked; tc_child_wait() adds them to this process's
+ * counters before libFuzzer reads them after the input. A child that faults or is killed
+ * gives nothing (the mapping is cleared after every input).
+ */
+static uint8_t *fuzz_tc_cntrs;	/* this process's counters (the __sancov_cntrs section) */
+static size_t fuzz_tc_ncntrs;
+static uint8_t *fuzz_tc_cov;	/* shared with the server and its children */
+
+/*
+ * The counters' section, from this executable's section headers (a program referring to
+ * __start___sancov_cntrs in an instrumented file lost its counters: libFuzzer saw none).
+ */
+static int fuzz_tc_bias(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(uintptr_t *)data = info->dlpi_addr;	/* the first object is the executable */
+	return 1;
+}
+
+static void fuzz_tc_find_cntrs(void)
+{
+	FILE *f = fopen("/proc/self/exe", "rb");
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh, strsh;
+	uintptr_t bias = 0;
+	char name[32];
+
+	if (!f)
+		return;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || eh.e_shentsize != sizeof(sh) ||
+	    fseek(f, (long)(eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(sh)), SEEK_SET) ||
+	    fread(&strsh, sizeof(strsh), 1, f) != 1)
+		goto out;
+	dl_iterate_phdr(fuzz_tc_bias, &bias);
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		if (fseek(f, (long)(eh.e_shoff + (uint64_t)i * sizeof(sh)), SEEK_SET) || fread(&sh, sizeof(sh), 1, f) != 1 ||
+		    fseek(f, (long)(strsh.sh_offset + sh.sh_name), SEEK_SET) || !fgets(name, sizeof(name), f))
+			break;
+		if (!strcmp(name, "__sancov_cntrs") && sh.sh_size) {
+			fuzz_tc_cntrs = (uint8_t *)(bias + sh.sh_addr);
+			fuzz_tc_ncntrs = sh.sh_size;
+			break;
+		}
+	}
+out:
+	fclose(f);
+}
+
+static size_t fuzz_tc_cov_size(void)
+{
+	return fuzz_tc_ncntrs;
+}
+
+static void fuzz_tc_cov_merge(void)
+{
+	size_t n = fuzz_tc_cov_size();
+
+	for (size_t i = 0; fuzz_tc_cov && i < n; i++) {
+		unsigned sum = fuzz_tc_cntrs[i] + fuzz_tc_cov[i];
+
+		fuzz_tc_cntrs[i] = sum > 255 ? 255 : (uint8_t)sum;
+	}
+	if (fuzz_tc_cov)
+		memset(fuzz_tc_cov, 0, n);
+}
 
 struct fuzz_tc_msg {
 	int32_t kind;	/* FUZZ_TC_PID: val is the child's pid; FUZZ_TC_STATUS: its wait status; FUZZ_TC_ERR: errno */
 	int32_t val;
 };
 enum { FUZZ_TC_PID, FUZZ_TC_STATUS, FUZZ_TC_ERR };
+#define FUZZ_TC_ARG_MAX 256
 
 static int fuzz_tc_answer(int s, int32_t kind, int32_t val)
 {
@@ -195,31 +271,33 @@ static int fuzz_tc_answer(int s, int32_t kind, int32_t val)
 	return send(s, &m, sizeof(m), MSG_NOSIGNAL) == (ssize_t)sizeof(m) ? 0 : -1;
 }
 
-/* One request: the fd in its SCM_RIGHTS, -1 when the fuzzer is gone. */
-static int fuzz_tc_request(int s)
+/* One request: the input's fd and the pipe's write end in its SCM_RIGHTS, the argument; -1 when the fuzzer is gone. */
+static int fuzz_tc_request(int s, int fd[2], char *arg, size_t *arglen)
 {
-	char byte, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	struct iovec iov = { arg, FUZZ_TC_ARG_MAX };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *c;
 	ssize_t n;
-	int fd;
 
 	while ((n = recvmsg(s, &mh, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
 		;
 	c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL;
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
 		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(fd));
-	return fd;
+	memcpy(fd, CMSG_DATA(c), 2 * sizeof(int));
+	*arglen = (size_t)n;
+	return 0;
 }
 
 static void fuzz_tc_serve(int s)
 {
-	int fd, st;
+	char arg[FUZZ_TC_ARG_MAX];
+	size_t arglen;
+	int fd[2], st;
 
 	fuzz_tc_capped = true;
-	while ((fd = fuzz_tc_request(s)) >= 0) {
+	while (!fuzz_tc_request(s, fd, arg, &arglen)) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
@@ -227,10 +305,16 @@ static void fuzz_tc_serve(int s)
 
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			close(s);
-			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-			_exit(tc_probe_child(path));
+			snprintf(path, sizeof(path), "/proc/self/fd/%d", fd[0]);
+			if (fuzz_tc_cov)
+				memset(fuzz_tc_cntrs, 0, fuzz_tc_cov_size());
+			st = tc_import_child(path, arg, arglen, fd[1]);
+			if (fuzz_tc_cov)
+				memcpy(fuzz_tc_cov, fuzz_tc_cntrs, fuzz_tc_cov_size());
+			_exit(st);
 		}
-		close(fd);
+		close(fd[0]);
+		close(fd[1]);
 		if (pid < 0) {
 			if (fuzz_tc_answer(s, FUZZ_TC_ERR, errno))
 				break;
@@ -252,6 +336,12 @@ static int fuzz_tc_server_start(void)
 	pid_t parent = getpid(), pid;
 	int sv[2];
 
+	fuzz_tc_find_cntrs();
+	if (fuzz_tc_cov_size()) {
+		fuzz_tc_cov = mmap(NULL, fuzz_tc_cov_size(), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (fuzz_tc_cov == MAP_FAILED)
+			return -errno;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	pid = fork();
@@ -287,54 +377,81 @@ static void fuzz_tc_server_stop(void)
 
 static int fuzz_tc_gone(const char *path, const char *what, int e, char *err, size_t errlen)
 {
-	return ts_errf(err, errlen, e ? -e : -EPIPE, "%s: fork: probe server: %s%s%s", path, what,
+	return ts_errf(err, errlen, e ? -e : -EPIPE, "%s: fork: fork server: %s%s%s", path, what,
 		       e ? ": " : "", e ? strerror(e) : "");
 }
 
-int tc_probe_run(const char *path, int *status, char *err, size_t errlen)
+/* The server's next answer; -EINTR when a signal came first. */
+static int fuzz_tc_recv(struct fuzz_tc_msg *m)
 {
-	char byte = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &byte, 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	struct fuzz_tc_msg m;
-	pid_t pid = 0;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+	ssize_t n = recv(fuzz_tc_srv, m, sizeof(*m), 0);
 
-	if (fd < 0)
+	if (n < 0)
+		return -errno;
+	return n == (ssize_t)sizeof(*m) ? 0 : -EPIPE;
+}
+
+int tc_child_start(const char *path, const void *arg, size_t arglen, struct tc_child *c, char *err, size_t errlen)
+{
+	char cbuf[CMSG_SPACE(2 * sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)arg, arglen };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct fuzz_tc_msg m;
+	int fd[2], p[2], ret;
+	ssize_t n;
+
+	if (arglen == 0 || arglen > FUZZ_TC_ARG_MAX)
+		return ts_errf(err, errlen, -EINVAL, "%s: fork server: an argument of %zu bytes", path, arglen);
+	if ((fd[0] = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return ts_errf(err, errlen, -errno, "%s: %s", path, strerror(errno));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	if (pipe2(p, O_CLOEXEC)) {
+		ret = ts_errf(err, errlen, -errno, "%s: pipe: %s", path, strerror(errno));
+		close(fd[0]);
+		return ret;
+	}
+	fd[1] = p[1];
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(fd));
+	memcpy(CMSG_DATA(cm), fd, sizeof(fd));
 	while ((n = sendmsg(fuzz_tc_srv, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
 		;
-	close(fd);
-	if (n != 1)
+	close(fd[0]);
+	close(p[1]);
+	if (n != (ssize_t)arglen) {
+		close(p[0]);
 		return fuzz_tc_gone(path, "request", n < 0 ? errno : 0, err, errlen);
-	for (;;) {
-		n = recv(fuzz_tc_srv, &m, sizeof(m), 0);
-		if (n < 0 && errno == EINTR) {
-			if (trimsim_stop && pid > 0)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
-				kill(pid, SIGKILL);
-			continue;
-		}
-		if (n != (ssize_t)sizeof(m))
-			return fuzz_tc_gone(path, n ? "answer" : "exited", n < 0 ? errno : 0, err, errlen);
-		if (m.kind == FUZZ_TC_ERR)
-			return ts_errf(err, errlen, -m.val, "%s: fork: %s", path, strerror(m.val));
-		if (m.kind == FUZZ_TC_PID) {
-			pid = m.val;
-			if (trimsim_stop)
-				kill(pid, SIGKILL);
-			continue;
-		}
-		*status = m.val;
-		ret = 0;
-		break;
 	}
-	return ret;
+	while ((ret = fuzz_tc_recv(&m)) == -EINTR)
+		;
+	if (ret) {
+		close(p[0]);
+		return fuzz_tc_gone(path, "answer", -ret, err, errlen);
+	}
+	if (m.kind != FUZZ_TC_PID) {
+		close(p[0]);
+		return ts_errf(err, errlen, -m.val, "%s: fork: %s", path, strerror(m.val));
+	}
+	*c = (struct tc_child){ .path = path, .pid = m.val, .fd = p[0] };
+	if (trimsim_stop)
+		kill(c->pid, SIGKILL);
+	return 0;
+}
+
+int tc_child_wait(struct tc_child *c, int *status, char *err, size_t errlen)
+{
+	struct fuzz_tc_msg m;
+	int ret;
+
+	while ((ret = fuzz_tc_recv(&m)) == -EINTR)
+		if (trimsim_stop)	/* SIGINT/SIGTERM: its records are not wanted any more */
+			kill(c->pid, SIGKILL);
+	if (ret || m.kind != FUZZ_TC_STATUS)
+		return fuzz_tc_gone(c->path, "exited", ret ? -ret : 0, err, errlen);
+	*status = m.val;
+	fuzz_tc_cov_merge();
+	return 0;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -344,7 +461,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	/*
-	 * libtracecmd and libtraceevent are linked for lazy binding: every probe child resolved
+	 * libtracecmd and libtraceevent are linked for lazy binding: every reading child resolved
 	 * the same few hundred symbols again (do_lookup_x, and a copy-on-write fault per GOT
 	 * page), 8% of the CPU. Bound at start instead (once, by running again with LD_BIND_NOW;
 	 * only when and how symbols are resolved changes).
@@ -353,7 +470,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		execv("/proc/self/exe", *argv);	/* returns only on failure: run on, lazily bound */
 	if ((ret = pthread_atfork(NULL, NULL, fuzz_tracecmd_child)) || (ret = -fuzz_tc_server_start()) ||
 	    (ret = atexit(fuzz_tc_server_stop) ? ENOMEM : 0)) {
-		fprintf(stderr, "fuzz harness: cannot start the probe server: %s\n", strerror(ret));
+		fprintf(stderr, "fuzz harness: cannot start the fork server: %s\n", strerror(ret));
 		exit(1);
 	}
 	return 0;

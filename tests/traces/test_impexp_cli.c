@@ -265,6 +265,7 @@ Test(impexp_cli, tracecmd_huge_allocation_is_an_error)
  * sanitized binary: the v6 seed failed on libtracecmd's leaked clock name, and the
  * reads past a string's block ended the probe's child with AddressSanitizer's exit code,
  * which tc_probe() took for success before the parent then read past the block itself.
+ * (libtracecmd now runs only in the child that reads the file: tc_import_child().)
  */
 struct tcfile {
 	char path[96];		/* under tests/fuzz/ */
@@ -272,7 +273,7 @@ struct tcfile {
 	char msg[96];		/* in the one-line error when it does not */
 };
 
-/* The sanitized build refuses at the probe, a plain build when libtracecmd's own open fails. */
+/* The sanitized build's child ends with AddressSanitizer's code, a plain build's open fails. */
 #define TC_OVERREAD "trace.dat"
 
 ParameterizedTestParameters(impexp_cli, tracecmd_small_files)
@@ -291,9 +292,15 @@ ParameterizedTestParameters(impexp_cli, tracecmd_small_files)
 		{ .path = "regress/fuzz_import_tracecmd/common-type-past-record.dat",
 		  .msg = "record 1: field 'common_type' lies past the record's 68 bytes" },
 		{ .path = "regress/fuzz_import_tracecmd/v6-format-read-fails-leak.dat", .msg = "not a readable trace-cmd trace.dat file" },
-		/* an event length word below 4: libtracecmd returned the same record forever (the import hung) */
+		/*
+		 * an event length word below 4: libtracecmd returned the same record forever (the import
+		 * hung); the probe that walked the file first said so, the import now stops at the first
+		 * record that runs past its page, before the loop
+		 */
 		{ .path = "regress/fuzz_import_tracecmd/kbuffer-length-below-4-loops.dat",
-		  .msg = "libtracecmd reads a record at or before the one it read last and would never finish" },
+		  .msg = "record 48 (byte 43976): its 1050688 bytes run past its 4096-byte ring-buffer page" },
+		/* a printk size of 0xffffffff: libtracecmd read the file into malloc(0) (a heap overflow) */
+		{ .path = "regress/fuzz_import_tracecmd/printk-size-wraps.dat", .msg = TC_OVERREAD },
 		/* a length word of 1.9 GB: libtraceevent read common_type 39 MB past the page (SIGSEGV) */
 		{ .path = "regress/fuzz_import_tracecmd/record-past-its-page.dat",
 		  .msg = "record 1 (byte 40976): its 1929379912 bytes run past its 4096-byte ring-buffer page" },
@@ -320,5 +327,44 @@ ParameterizedTest(struct tcfile *p, impexp_cli, tracecmd_small_files, .timeout =
 		cr_expect(strstr(err, p->msg), "%s", err);
 		cr_expect_eq(nfiles(), 0, "nothing left");
 	}
+	free(err);
+}
+
+/*
+ * libtracecmd and libtraceevent never run in the importing process: a malformed trace.dat
+ * corrupts the heap of the child that reads it, not trimsim's (traces/import/tcfile.c). A
+ * printk size of 0xffffffff made libtracecmd read the rest of the file into malloc(0); the
+ * forked probe that walked the file first came back clean and the import then did the same
+ * in its own process (glibc abort in the fuzz harness 4,142 inputs into a run). An
+ * LD_PRELOAD shim, compiled here, aborts when tracecmd_open() is called by the process that
+ * started: the plain binary of the tree before this test was written died with SIGABRT on
+ * the seed; it imports now.
+ */
+Test(impexp_cli, tracecmd_runs_only_in_a_child, .timeout = 120)
+{
+	static const char shim[] =
+		"#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <stdlib.h>\n#include <unistd.h>\n"
+		"static pid_t first;\n"
+		"__attribute__((constructor)) static void init(void) { first = getpid(); }\n"
+		"void *tracecmd_open(const char *file, int flags)\n"
+		"{\n\tvoid *(*real)(const char *, int) = (void *(*)(const char *, int))dlsym(RTLD_NEXT, \"tracecmd_open\");\n"
+		"\tif (getpid() == first || !real)\n\t\tabort();\n\treturn real(file, flags);\n}\n";
+	const char *plain = getenv("TRIMSIM_PLAIN"), *cc = getenv("CC");
+	char path[512], cmd[2048], *err = NULL;
+	int st;
+
+	cr_assert(plain, "TRIMSIM_PLAIN is not set (run through make)");
+	snprintf(path, sizeof(path), "%s/shim.c", th_dir());
+	cr_assert_eq(th_write(path, shim, sizeof(shim) - 1), 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s -shared -fPIC -o shim.so shim.c -ldl", th_dir(), cc && *cc ? cc : "cc");
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 0, "compiling the shim: exit %d: %s", st, err);
+	free(err);
+	err = NULL;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && LD_PRELOAD=./shim.so '%s' import --from trace-cmd "
+		 "'%s/tests/fuzz/seeds/fuzz_import_tracecmd/block-v6.dat' -o out.tsim", th_dir(), plain, th_src());
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	cr_expect(strstr(err, "110 ISSUE"), "%s", err);
 	free(err);
 }

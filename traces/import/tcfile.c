@@ -2,8 +2,9 @@
 /*
  * Opening a trace.dat safely for the trace-cmd importer (traces/import/tracecmd.c):
  * the fixed header checked before libtracecmd sees the file, every buffer
- * instance opened, and a forked probe that walks the events first so that a
- * fault inside libtracecmd or libtraceevent becomes a one-line error.
+ * instance opened, and the forked child that reads it (libtracecmd and
+ * libtraceevent never run in the importing process) with the frames it sends
+ * its records in.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -86,135 +87,171 @@ void tc_close_all(struct tracecmd_input **hs, int nb)
 }
 
 /*
- * The child's exit code when a buffer's walk does not advance. kbuffer (libtraceevent 1.7.1,
- * kbuffer-parse.c, translate_data()) takes an event of type_len 0 to be its length word minus
- * 4, rounded: a length word below 4 makes the length negative, the next event starts at or
- * before this one, and libtracecmd returns the same record again and again: the walk, and the
- * import after it, never ended (found by tests/fuzz/fuzz_import_tracecmd; input in
- * tests/fuzz/regress/fuzz_import_tracecmd/kbuffer-length-below-4-loops.dat).
+ * The reading child. libtracecmd (trace-cmd 3.1.6) and libtraceevent (1.7.1) read a
+ * malformed trace.dat unsafely in ways no header check sees. Some fault at once: a NULL read
+ * in tracecmd_close() on a half-built instance handle, strdup()/strcmp() past unterminated
+ * strings, kbuffer reading past a page (found by tests/fuzz/fuzz_import_tracecmd; inputs in
+ * tests/fuzz/regress/fuzz_import_tracecmd/). Others write past a heap block and fault later or
+ * never: read_ftrace_printk() and read_proc_kallsyms() malloc(size + 1) for a 4-byte size of
+ * 0xffffffff, which wraps to malloc(0), and then read the rest of the file into it;
+ * read_data_and_size() does the same for an 8-byte cmdlines or trace-clock size of 2^64 - 1;
+ * read_string() writes its NUL one byte past a system name of 8 KiB or more; the CPUSTAT
+ * option writes buf[size - 1] for a size of 0 (trace-input.c). The heap such a file corrupts
+ * must not be trimsim's: a forked probe that only walked the file first, as before, came back
+ * clean on the printk case (glibc noticed nothing before the probe exited), and the import
+ * then corrupted its own heap reading the same file (glibc abort "smallbin double linked
+ * list corrupted" in the fuzzer, 4,142 inputs into a run; the input is
+ * tests/fuzz/regress/fuzz_import_tracecmd/printk-size-wraps.dat). So every libtracecmd and
+ * libtraceevent call of an import runs in a forked child that decodes the events and sends
+ * records to the parent through a pipe (traces/import/tracecmd.c, tc_import_child()); the
+ * parent only checks the frames and stores the records. A child that faults, hangs or dies
+ * becomes a one-line error; one whose heap is corrupted silently can only send records that
+ * the parent stores like any other, each decoded and range-checked as before.
  */
-#define TC_PROBE_STUCK 3
-
-/* Where each buffer's CPU last was: its records lie at increasing offsets of the file. */
-struct tc_probe_walk {
-	struct tc_probe_pos {
-		const struct tracecmd_input *h;
-		int cpu;
-		unsigned long long off;
-	} *pos;
-	size_t n, cap, last;
-};
-
-static int tc_probe_event(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
-{
-	struct tc_probe_walk *w = data;
-	size_t i = w->last;
-
-	if (i >= w->n || w->pos[i].h != h || w->pos[i].cpu != cpu)
-		for (i = 0; i < w->n && (w->pos[i].h != h || w->pos[i].cpu != cpu); i++)
-			;
-	if (i == w->n) {
-		if (grow_array((void **)&w->pos, &w->cap, w->n + 1, sizeof(*w->pos)))
-			return 0;	/* out of memory: walk on unchecked, as before */
-		w->pos[w->n++] = (struct tc_probe_pos){ h, cpu, rec->offset };
-	} else if (rec->offset <= w->pos[i].off) {
-		_exit(TC_PROBE_STUCK);	/* the iteration may not stop on a non-zero return */
-	} else {
-		w->pos[i].off = rec->offset;
-	}
-	w->last = i;
-	return 0;
-}
-
-static void tc_probe_fault(int sig)
+static void tc_child_fault_exit(int sig)
 {
 	_exit(128 + sig);
 }
 
-/*
- * libtracecmd (trace-cmd 3.1.6) can crash on a malformed file no header check
- * catches: tracecmd_buffer_instance_handle() calls tracecmd_close() on a
- * half-built handle and reads a NULL pointer when an instance buffer's
- * section is broken (found by tests/fuzz/fuzz_import_tracecmd; input in
- * tests/fuzz/regress/fuzz_import_tracecmd/). So a forked child first opens the
- * file and every instance and walks the events (checking only that each
- * buffer's CPU moves forward: tc_probe_event()); if the library faults or
- * loops there, the import stops with a one-line error instead of a crash or
- * a hang. The child writes nothing (the sink's spool is the parent's) and leaves
- * with _exit(): no atexit handlers, no stdio flush, no leak check.
- *
- * tc_probe_child() is that child's body: its return value is the child's exit code.
- */
-int tc_probe_child(const char *path)
+void tc_child_enter(void)
 {
 	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-	struct sigaction sa = { .sa_handler = tc_probe_fault };
-	struct tc_probe_walk walk = { 0 };
-	struct tracecmd_input **hs;
-	char msg[256];
-	int nb, null = open("/dev/null", O_WRONLY);
+	struct sigaction sa = { .sa_handler = tc_child_fault_exit };
+	int null = open("/dev/null", O_WRONLY);
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
-	if (null >= 0)
+	signal(SIGPIPE, SIG_DFL);	/* the parent gone: nobody reads the records */
+	if (null >= 0) {
 		dup2(null, STDERR_FILENO);	/* the library's chatter; the parent says what happened */
-	if (tc_open_all(path, &hs, &nb, msg, sizeof(msg)))
-		return 0;	/* the parent's own open reports it */
-	tracecmd_iterate_events_multi(hs, nb + 1, tc_probe_event, &walk);
-	return 0;
+		close(null);
+	}
 }
 
 /*
- * Runs tc_probe_child(path) in a forked child; its wait status in *status. Weak: the fuzz
- * harness (tests/fuzz/fuzz_import_tracecmd.c) replaces it with a request to a small fork
- * server that runs the same child body, because forking the 30 MB fuzzer process per input
- * cost most of the harness's time. `trimsim import` links this one.
+ * Weak: the fuzz harness (tests/fuzz/fuzz_import_tracecmd.c) replaces these two with requests to
+ * a small fork server that runs the same body, because forking the 30 MB fuzzer process per input
+ * cost most of the harness's time. `trimsim import` links these.
  */
-__attribute__((weak)) int tc_probe_run(const char *path, int *status, char *err, size_t errlen)
+__attribute__((weak)) int tc_child_start(const char *path, const void *arg, size_t arglen, struct tc_child *c,
+					 char *err, size_t errlen)
 {
-	pid_t pid;
+	int p[2];
 
+	if (pipe2(p, O_CLOEXEC))
+		return ts_errf(err, errlen, -errno, "%s: pipe: %s", path, strerror(errno));
 	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return ts_errf(err, errlen, -errno, "%s: fork: %s", path, strerror(errno));
-	if (pid == 0)
-		_exit(tc_probe_child(path));
-	while (waitpid(pid, status, 0) < 0) {
+	c->pid = fork();
+	if (c->pid < 0) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return ts_errf(err, errlen, -e, "%s: fork: %s", path, strerror(e));
+	}
+	c->path = path;
+	if (c->pid == 0) {
+		close(p[0]);
+		_exit(tc_import_child(path, arg, arglen, p[1]));
+	}
+	close(p[1]);
+	c->fd = p[0];
+	return 0;
+}
+
+__attribute__((weak)) int tc_child_wait(struct tc_child *c, int *status, char *err, size_t errlen)
+{
+	while (waitpid(c->pid, status, 0) < 0) {
 		if (errno != EINTR)
-			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", path, strerror(errno));
-		if (trimsim_stop)	/* SIGINT/SIGTERM: the probe writes nothing, it need not finish */
-			kill(pid, SIGKILL);
+			return ts_errf(err, errlen, -errno, "%s: waitpid: %s", c->path, strerror(errno));
+		if (trimsim_stop)	/* SIGINT/SIGTERM: its records are not wanted any more */
+			kill(c->pid, SIGKILL);
 	}
 	return 0;
 }
 
-int tc_probe(const char *path, char *err, size_t errlen)
+int tc_child_status(const char *path, int st, char *err, size_t errlen)
 {
-	int st, sig, ret = tc_probe_run(path, &st, err, errlen);
-
-	if (ret)
-		return ret;
-	if (trimsim_stop)
-		return ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
 	/*
-	 * tc_probe_fault() exits with 128 + the signal; a signal it did not catch ends the child
-	 * itself. Any other exit but 0 is a fault too: in a sanitized build (build/san, the fuzz
-	 * harness) AddressSanitizer ends the child with its exit code when libtracecmd or
+	 * tc_child_fault_exit() exits with 128 + the signal; a signal it did not catch ends the
+	 * child itself. Any other exit but 0 is a fault too: in a sanitized build (build/san, the
+	 * fuzz harness) AddressSanitizer ends the child with its exit code when libtracecmd or
 	 * libtraceevent reads past a heap block of the file's strings (strdup() and strcmp() of
 	 * text that has no NUL; found by tests/fuzz/fuzz_import_tracecmd), where a plain build
 	 * reads on.
 	 */
-	sig = WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
+	int sig = WIFSIGNALED(st) ? WTERMSIG(st) : WIFEXITED(st) && WEXITSTATUS(st) > 128 ? WEXITSTATUS(st) - 128 : 0;
+
 	if (sig)
 		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd faults reading it (%s)",
 			       path, strsignal(sig));
-	if (WIFEXITED(st) && WEXITSTATUS(st) == TC_PROBE_STUCK)
-		return ts_errf(err, errlen, -EINVAL,
-			       "%s: malformed trace.dat: libtracecmd reads a record at or before the one it read last "
-			       "and would never finish", path);
-	if (!WIFEXITED(st) || WEXITSTATUS(st))
-		return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd fails reading it (exit %d)",
-			       path, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return ts_errf(err, errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd fails reading it (exit %d)",
+		       path, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+/* ---- Frames: a 4-byte type and a 4-byte length, then the payload, in host order ---- */
+
+int tc_out_frame(struct tc_out *o, uint32_t type, const void *p, uint32_t len)
+{
+	uint32_t h[2] = { type, len };
+	int ret;
+
+	if (len > TC_FRAME_MAX)
+		return -EMSGSIZE;
+	if (o->n + sizeof(h) + len > sizeof(o->buf) && (ret = tc_out_flush(o)))
+		return ret;
+	memcpy(o->buf + o->n, h, sizeof(h));
+	memcpy(o->buf + o->n + sizeof(h), p, len);
+	o->n += sizeof(h) + len;
 	return 0;
+}
+
+int tc_out_flush(struct tc_out *o)
+{
+	for (size_t done = 0; done < o->n;) {
+		ssize_t w = write(o->fd, o->buf + done, o->n - done);
+
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		done += w > 0 ? (size_t)w : 0;
+	}
+	o->n = 0;
+	return 0;
+}
+
+int tc_in_frame(struct tc_in *in, uint32_t *type, const void **p, uint32_t *len)
+{
+	uint32_t h[2];
+
+	for (;;) {
+		size_t avail = in->have - in->pos;
+
+		if (avail >= sizeof(h)) {
+			memcpy(h, in->buf + in->pos, sizeof(h));
+			if (h[1] > TC_FRAME_MAX)
+				return -EPROTO;
+			if (avail >= sizeof(h) + h[1]) {
+				*type = h[0];
+				*len = h[1];
+				*p = in->buf + in->pos + sizeof(h);
+				in->pos += sizeof(h) + h[1];
+				return 1;
+			}
+		}
+		memmove(in->buf, in->buf + in->pos, avail);
+		in->have = avail;
+		in->pos = 0;
+		ssize_t r = read(in->fd, in->buf + in->have, sizeof(in->buf) - in->have);
+
+		if (r < 0 && errno == EINTR) {
+			if (trimsim_stop)
+				return -EINTR;
+			continue;
+		}
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return avail ? -EPROTO : 0;
+		in->have += (size_t)r;
+	}
 }

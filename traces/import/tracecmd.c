@@ -30,9 +30,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <trace-cmd.h>
 #include <event-parse.h>
 
@@ -88,6 +90,9 @@ struct tc_geom {
 	uint64_t bs, agblocks, bpg, first, cratio, part;
 };
 
+/* The child's frames (traces/import/tcfile.h): a record, a record whose device the sink adds, the end. */
+enum { TC_F_REC = 1, TC_F_REC_DEV, TC_F_END };
+
 /*
  * ext4 discards every extent through ext4_issue_discard() (fs/ext4/mballoc.c), which traces
  * ext4_discard_blocks; on the trim path (FITRIM, and on 6.x kernels online discard too) the
@@ -110,7 +115,7 @@ struct tc_state {
 	struct tep_format_field *common[2];	/* what tep_data_type() and tep_data_pid() read */
 	struct tep_event *ev[EV_N];
 	struct inflight *fl;
-	struct import_sink *sink;
+	struct tc_out *out;	/* to the parent (tc_import_child()) */
 	struct tc_geom g;
 	uint64_t nrec;
 	uint64_t skipped;
@@ -419,7 +424,7 @@ static int tc_record(struct tc_state *s, struct tep_record *rec, char *err, size
 		struct ts_record lost = { .time_ns = rec->ts, .kind = TS_META, .op = TS_META_LOST,
 					  .length = (uint64_t)rec->missed_events, .ino = (uint64_t)rec->cpu };
 
-		if ((ret = import_sink__record(s->sink, &lost)))
+		if ((ret = tc_out_frame(s->out, TC_F_REC, &lost, sizeof(lost))))
 			return ret;
 	}
 	for (int i = 0; i < EV_N; i++) {
@@ -429,15 +434,14 @@ static int tc_record(struct tc_state *s, struct tep_record *rec, char *err, size
 					  : fs_event(s, i, s->ev[i], rec, &r, err, errlen);
 		if (ret <= 0)
 			return ret;
-		if (!import_sink__device(s->sink, r.dev))
-			return -ENOMEM;
-		return import_sink__record(s->sink, &r);
+		return tc_out_frame(s->out, TC_F_REC_DEV, &r, sizeof(r));
 	}
 	s->skipped++;
 	return 0;
 }
 
-static int tc_geometry(const struct tc_opts *o, struct tc_state *s, char *err, size_t errlen)
+static int tc_geometry(const struct tc_opts *o, struct import_sink *sink, struct tc_geom *tg, char *err,
+		       size_t errlen)
 {
 	struct fsgeom g = { .ext4_cluster_ratio = 1 };
 	struct ts_device d;
@@ -448,29 +452,68 @@ static int tc_geometry(const struct tc_opts *o, struct tc_state *s, char *err, s
 
 		if ((ret = fsgeom__probe(o->device, &d, &g, err, errlen)))
 			return ret;
-		sd = import_sink__device(s->sink, d.dev);
+		sd = import_sink__device(sink, d.dev);
 		if (!sd)
 			return -ENOMEM;
 		*sd = d;
-		s->g.part = d.partition_start;
+		tg->part = d.partition_start;
 	}
-	s->g.bs = o->fs_block_size ? o->fs_block_size : g.block_size;
-	s->g.agblocks = o->xfs_agblocks ? o->xfs_agblocks : g.xfs_agblocks;
-	s->g.bpg = o->ext4_blocks_per_group ? o->ext4_blocks_per_group
-		   : g.ext4_blocks_per_group ? g.ext4_blocks_per_group : 8 * s->g.bs;
-	s->g.first = g.ext4_blocks_per_group ? g.ext4_first_data_block : s->g.bs == 1024;
-	s->g.cratio = g.ext4_cluster_ratio ? g.ext4_cluster_ratio : 1;
+	tg->bs = o->fs_block_size ? o->fs_block_size : g.block_size;
+	tg->agblocks = o->xfs_agblocks ? o->xfs_agblocks : g.xfs_agblocks;
+	tg->bpg = o->ext4_blocks_per_group ? o->ext4_blocks_per_group
+		  : g.ext4_blocks_per_group ? g.ext4_blocks_per_group : 8 * tg->bs;
+	tg->first = g.ext4_blocks_per_group ? g.ext4_first_data_block : tg->bs == 1024;
+	tg->cratio = g.ext4_cluster_ratio ? g.ext4_cluster_ratio : 1;
 	if (o->partition_start)
-		s->g.part = o->partition_start;
+		tg->part = o->partition_start;
 	return 0;
 }
 
+/* Where each buffer's CPU last was: its records lie at increasing offsets of the file. */
+struct tc_walk {
+	struct tc_pos {
+		const struct tracecmd_input *h;
+		int cpu;
+		unsigned long long off;
+	} *pos;
+	size_t n, cap, last;
+};
+
 struct tc_iter {
 	struct tc_state *s;
+	struct tc_walk walk;
 	char *err;
 	size_t errlen;
 	int ret;
 };
+
+/*
+ * False if a buffer's CPU did not move forward. kbuffer (libtraceevent 1.7.1,
+ * kbuffer-parse.c, translate_data()) takes an event of type_len 0 to be its length word minus
+ * 4, rounded: a length word below 4 makes the length negative, the next event starts at or
+ * before this one, and libtracecmd returns the same record again and again: the import never
+ * ended (found by tests/fuzz/fuzz_import_tracecmd; input in
+ * tests/fuzz/regress/fuzz_import_tracecmd/kbuffer-length-below-4-loops.dat).
+ */
+static bool tc_forward(struct tc_walk *w, const struct tracecmd_input *h, int cpu, unsigned long long off)
+{
+	size_t i = w->last;
+
+	if (i >= w->n || w->pos[i].h != h || w->pos[i].cpu != cpu)
+		for (i = 0; i < w->n && (w->pos[i].h != h || w->pos[i].cpu != cpu); i++)
+			;
+	if (i == w->n) {
+		if (grow_array((void **)&w->pos, &w->cap, w->n + 1, sizeof(*w->pos)))
+			return true;	/* out of memory: on unchecked */
+		w->pos[w->n++] = (struct tc_pos){ h, cpu, off };
+	} else if (off <= w->pos[i].off) {
+		return false;
+	} else {
+		w->pos[i].off = off;
+	}
+	w->last = i;
+	return true;
+}
 
 /*
  * True if the record lies inside its ring-buffer page. kbuffer (libtraceevent 1.7.1,
@@ -493,14 +536,33 @@ static bool rec_in_page(struct tracecmd_input *h, const struct tep_record *rec)
 	       (uint64_t)rec->record_size <= (uint64_t)ps - rec->offset % (uint64_t)ps;
 }
 
+/* The child's last frame: the import's result and, if it failed, its message. */
+static int tc_end(struct tc_out *o, int ret, const char *err)
+{
+	struct { int32_t ret; char msg[TC_FRAME_MAX - 4]; } e = { ret };
+	size_t n = ret < 0 ? strnlen(err, sizeof(e.msg) - 1) : 0;
+
+	memcpy(e.msg, err, n);
+	if ((ret = tc_out_frame(o, TC_F_END, &e, (uint32_t)(4 + n))) || (ret = tc_out_flush(o)))
+		return 2;
+	return 0;
+}
+
 static int tc_callback(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
 {
 	struct tc_iter *it = data;
 
-	(void)cpu;
-	/* libtracecmd 1.3 does not stop every iteration on a non-zero return: keep the first error. */
-	if (it->ret < 0)
-		return 1;
+	/*
+	 * libtracecmd 1.3 does not stop every iteration on a non-zero return: the first error is
+	 * kept, and an iteration that went on after it stops here, and so does one that would
+	 * return the same record for ever (tc_forward()).
+	 */
+	if (it->ret < 0 || !tc_forward(&it->walk, h, cpu, rec->offset)) {
+		if (it->ret >= 0)
+			ts_errf(it->err, it->errlen, -EINVAL, "%s: malformed trace.dat: libtracecmd reads a record "
+				"at or before the one it read last and would never finish", it->s->path);
+		_exit(tc_end(it->s->out, it->ret < 0 ? it->ret : -EINVAL, it->err));
+	}
 	it->s->nrec++;
 	if (!rec_in_page(h, rec)) {
 		it->ret = ts_errf(it->err, it->errlen, -EINVAL, "%s: record %" PRIu64 " (byte %llu): its %d bytes "
@@ -511,32 +573,41 @@ static int tc_callback(struct tracecmd_input *h, struct tep_record *rec, int cpu
 	it->ret = tc_record(it->s, rec, it->err, it->errlen);
 	if (it->ret == -ENOMEM)
 		ts_errf(it->err, it->errlen, it->ret, "%s: record %" PRIu64 ": out of memory", it->s->path, it->s->nrec);
+	else if (it->ret == -EPIPE)
+		ts_errf(it->err, it->errlen, it->ret, "%s: the importing process is gone", it->s->path);
 	if (!it->ret && trimsim_stop)
 		it->ret = ts_errf(it->err, it->errlen, -EINTR, "%s: interrupted", it->s->path);
 	return it->ret < 0;
 }
 
-
-/* The top buffer and every instance buffer (trace-cmd extract -B), merged by time. */
-static int tc_file(const struct tc_opts *o, const char *path, struct import_sink *sink, char *err, size_t errlen)
+/*
+ * The reading child (traces/import/tcfile.c says why there is one): the top buffer and every
+ * instance buffer (trace-cmd extract -B), merged by time, decoded into records sent to out.
+ * arg is the geometry (struct tc_geom). Its exit code: 0 once its last frame is written.
+ */
+int tc_import_child(const char *path, const void *arg, size_t arglen, int out)
 {
-	struct tc_state s = { .path = path, .sink = sink };
+	static struct tc_out o;
+	struct tc_state s = { .path = path, .out = &o };
 	struct tracecmd_input **hs = NULL;
-	struct tc_iter it = { .s = &s, .err = err, .errlen = errlen };
+	char err[TC_FRAME_MAX - 4] = "";
+	struct tc_iter it = { .s = &s, .err = err, .errlen = sizeof(err) };
 	int nb = 0, ret;
 
+	tc_child_enter();
+	o = (struct tc_out){ .fd = out };
+	if (arglen != sizeof(s.g))
+		return 2;
+	memcpy(&s.g, arg, sizeof(s.g));
 	/* the libraries' own warnings ("Can not mmap file, will read instead") are not ours to print */
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
-	if ((ret = tc_geometry(o, &s, err, errlen)) || (ret = tc_precheck(path, err, errlen)) ||
-	    (ret = tc_probe(path, err, errlen)))
-		return ret;
-	if ((ret = tc_open_all(path, &hs, &nb, err, errlen)))
+	if ((ret = tc_open_all(path, &hs, &nb, err, sizeof(err))))
 		goto out;
 	s.tep = tracecmd_get_tep(hs[0]);
 	s.fl = inflight__new();
 	if (!s.tep || !s.fl) {
-		ret = ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
+		ret = ts_errf(err, sizeof(err), -ENOMEM, "%s: out of memory", path);
 		goto out;
 	}
 	for (int i = 0; i < EV_N; i++)
@@ -545,8 +616,69 @@ static int tc_file(const struct tc_opts *o, const char *path, struct import_sink
 	tracecmd_iterate_events_multi(hs, nb + 1, tc_callback, &it);
 	ret = it.ret < 0 ? it.ret : 0;
 out:
-	tc_close_all(hs, nb);
-	inflight__free(s.fl);
+	tc_close_all(hs, nb);	/* it faults on some malformed files: before the last frame */
+	return tc_end(&o, ret, err);
+}
+
+/* The importing side: the geometry, then the child's records into the sink. */
+static int tc_file(const struct tc_opts *o, const char *path, struct import_sink *sink, char *err, size_t errlen)
+{
+	struct tc_child c = { .fd = -1 };
+	struct tc_geom g = { 0 };
+	struct tc_in *in = NULL;
+	struct ts_record r;
+	const void *p;
+	uint32_t type, len;
+	char werr[256];
+	int ret, st, got = 0, wret;
+	bool end = false;
+
+	if ((ret = tc_geometry(o, sink, &g, err, errlen)) || (ret = tc_precheck(path, err, errlen)))
+		return ret;
+	if (!(in = malloc(sizeof(*in))))
+		return ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
+	if ((ret = tc_child_start(path, &g, sizeof(g), &c, err, errlen)))
+		goto out;
+	*in = (struct tc_in){ .fd = c.fd };
+	while (!end && (got = tc_in_frame(in, &type, &p, &len)) > 0) {
+		if (type == TC_F_END && len >= 4) {
+			int32_t cret;
+
+			memcpy(&cret, p, 4);
+			end = true;
+			if (cret < 0)
+				ret = ts_errf(err, errlen, cret, "%.*s", (int)(len - 4), (const char *)p + 4);
+		} else if ((type == TC_F_REC || type == TC_F_REC_DEV) && len == sizeof(r)) {
+			memcpy(&r, p, sizeof(r));
+			if (type == TC_F_REC_DEV && !import_sink__device(sink, r.dev))
+				ret = -ENOMEM;
+			else
+				ret = import_sink__record(sink, &r);
+			if (ret) {
+				ts_errf(err, errlen, ret, "%s: %s", path, strerror(-ret));
+				break;
+			}
+		} else {
+			got = -EPROTO;
+			break;
+		}
+	}
+	if (!end)
+		kill(c.pid, SIGKILL);	/* an error of ours, a bad frame, or nothing more to come */
+	close(c.fd);
+	wret = tc_child_wait(&c, &st, werr, sizeof(werr));
+	if (ret)
+		;	/* the child's own error, or the sink's */
+	else if (got == -EINTR || trimsim_stop)
+		ret = ts_errf(err, errlen, -EINTR, "%s: interrupted", path);
+	else if (wret)
+		ret = ts_errf(err, errlen, wret, "%s", werr);
+	else if (!end && got == -EPROTO && WIFEXITED(st) && !WEXITSTATUS(st))
+		ret = ts_errf(err, errlen, -EPROTO, "%s: the child reading it sent a malformed frame", path);
+	else if (!end || st)
+		ret = tc_child_status(path, st, err, errlen);
+out:
+	free(in);
 	return ret;
 }
 
