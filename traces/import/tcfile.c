@@ -56,7 +56,7 @@ int tc_precheck(const char *path, char *err, size_t errlen)
 
 /*
  * The top buffer and every instance buffer (trace-cmd extract -B) as *hsp[0..*nb];
- * -errno with err set. Whatever was opened is in *hsp, for tc_close_all(), even then.
+ * -errno with err set. Nothing is closed: only the reading child opens them, and it exits.
  */
 int tc_open_all(const char *path, struct tracecmd_input ***hsp, int *nb, char *err, size_t errlen)
 {
@@ -77,13 +77,6 @@ int tc_open_all(const char *path, struct tracecmd_input ***hsp, int *nb, char *e
 			return ts_errf(err, errlen, -EINVAL, "%s: cannot open buffer instance %s", path,
 				       tracecmd_buffer_instance_name(in, i));
 	return 0;
-}
-
-void tc_close_all(struct tracecmd_input **hs, int nb)
-{
-	for (int i = nb; hs && i >= 0; i--)
-		tracecmd_close(hs[i]);
-	free(hs);
 }
 
 /*

@@ -13,10 +13,9 @@ struct tracecmd_input;
 int tc_precheck(const char *path, char *err, size_t errlen);
 /*
  * The top buffer and every instance buffer (trace-cmd extract -B) as *hsp[0..*nb];
- * -errno with err set. Whatever was opened is in *hsp, for tc_close_all(), even then.
+ * -errno with err set. Nothing is closed: only the reading child opens them, and it exits.
  */
 int tc_open_all(const char *path, struct tracecmd_input ***hsp, int *nb, char *err, size_t errlen);
-void tc_close_all(struct tracecmd_input **hs, int nb);
 
 /*
  * The child that reads a trace.dat for an import: every libtracecmd and libtraceevent call
