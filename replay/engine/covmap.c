@@ -475,7 +475,21 @@ int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, u
 		}
 		c->touch ^= any;
 		for (size_t k = 0; k < m; k++) {
-			int64_t a = covmap__add(c, r[i + k].offset, r[i + k].length);
+			uint64_t off = r[i + k].offset, len = r[i + k].length, g;
+			int64_t a;
+
+			/*
+			 * What covmap__add() does for whole granules inside one leaf
+			 * that exists, with no pieces to subtract (add_granules()),
+			 * without its cutting and dispatch: most discards.
+			 */
+			if (!((off | len) & (GRAN - 1)) && len && len <= UINT64_MAX - off && l[k] &&
+			    !ivset__count(c->part) && fill_leaf(c, off >> GRAN_SHIFT, (off + len) >> GRAN_SHIFT, &g)) {
+				c->bytes += g << GRAN_SHIFT;
+				sum += g << GRAN_SHIFT;
+				continue;
+			}
+			a = covmap__add(c, off, len);
 
 			if (a < 0)
 				return (int)a;
