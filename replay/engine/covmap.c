@@ -170,10 +170,17 @@ void covmap__free(struct covmap *c)
 }
 
 /* Sets bits [from, to) of a leaf; the bits that were clear. */
-static uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
+static inline uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
 {
 	uint64_t n = 0;
 
+	if (from < to && from >> 6 == (to - 1) >> 6) {	/* inside one word: most discards */
+		unsigned w = (unsigned)(from >> 6), b = (unsigned)(from & 63), k = (unsigned)(to - from);
+		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b, fresh = mask & ~l->w[w];
+
+		l->w[w] |= mask;
+		return fresh == mask ? k : (uint64_t)__builtin_popcountll(fresh);
+	}
 	while (from < to) {
 		unsigned w = (unsigned)(from >> 6), b = (unsigned)(from & 63);
 		uint64_t k = min64(to - from, 64 - b);
