@@ -166,18 +166,25 @@ bool model_reject(struct msched *s, const struct model_params *p, uint64_t size,
 bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
 			 struct msched *s, const struct model_params *p, uint64_t size, struct discard_stats *st,
 			 int *ret);
-/* model_cmd_begin_any(), with its common case inline: one range inside the device, not a discard. */
+/*
+ * model_cmd_begin_any(), with its common case inline: one range inside the device,
+ * and for a discard, a device with discard support and a range shorter than its
+ * largest command (2 pieces at most: never too many, model_reject()).
+ */
 static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd *cmd, struct model_op_count *counts,
 				   struct msched *s, const struct model_params *p, uint64_t size,
 				   struct discard_stats *st, int *ret)
 {
-	if (cmd->op > TS_OP_MAX || (cmd->segs && cmd->nr_segs) || cmd->op == TS_OP_DISCARD ||
-	    cmd->op == TS_OP_SECURE_ERASE || cmd->offset > size || cmd->length > size - cmd->offset)
+	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+
+	if (cmd->op > TS_OP_MAX || (cmd->segs && cmd->nr_segs) || cmd->offset > size ||
+	    cmd->length > size - cmd->offset ||
+	    (discard && (!p->discard_supported || (p->discard_max_cmd && cmd->length >= p->discard_max_cmd))))
 		return model_cmd_begin_any(c, cmd, counts, s, p, size, st, ret);
 	c->one = (struct target_seg){ cmd->offset, cmd->length };
 	c->r = &c->one;
 	c->n = 1;
-	c->discard = false;
+	c->discard = discard;
 	c->d = (struct target_done){ .tag = cmd->tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
 				     .dev_cmds = 1, .op = cmd->op, .klass = cmd->klass };
 	counts[cmd->op].cmds++;

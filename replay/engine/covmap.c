@@ -32,13 +32,24 @@
 #define FAN		(1u << FAN_BITS)
 #define MAX_HEIGHT	5			/* 12 + 5 * 8 = 52 bits of granule index */
 
-struct leaf {
+/*
+ * Both kinds of node begin with the same header: the granules set below it, and
+ * where it hangs (its parent, NULL at the root, and its index there), so an add
+ * that knows its leaf counts up without walking down (covmap__add_many()).
+ */
+struct node {
 	uint64_t set;
+	struct inner *up;
+	unsigned at;
+};
+
+struct leaf {
+	struct node hd;
 	uint64_t w[LEAF_WORDS];
 };
 
 struct inner {
-	uint64_t set;
+	struct node hd;
 	void *c[FAN];
 };
 
@@ -71,6 +82,7 @@ struct covmap {
 	struct ivset *part;    		/* pieces of granules (unaligned ranges) */
 	struct pool pool;
 	uint64_t touch;			/* sink for the loads of covmap__add_many */
+	uint64_t drops;			/* nodes dropped so far: a leaf found before is still valid while it is unchanged */
 	int err;
 };
 
@@ -143,6 +155,7 @@ static void drop(struct covmap *c, void *p, unsigned h)
 		for (unsigned i = 0; i < FAN; i++)
 			drop(c, ((struct inner *)p)->c[i], h - 1);
 	c->mem -= node_size(h);
+	c->drops++;
 	*(void **)p = c->pool.free_node[!!h];
 	c->pool.free_node[!!h] = p;
 }
@@ -170,10 +183,17 @@ void covmap__free(struct covmap *c)
 }
 
 /* Sets bits [from, to) of a leaf; the bits that were clear. */
-static uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
+static inline uint64_t leaf_fill(struct leaf *l, uint64_t from, uint64_t to)
 {
 	uint64_t n = 0;
 
+	if (from < to && from >> 6 == (to - 1) >> 6) {	/* inside one word: most discards */
+		unsigned w = (unsigned)(from >> 6), b = (unsigned)(from & 63), k = (unsigned)(to - from);
+		uint64_t mask = (k == 64 ? ~0ull : ((1ull << k) - 1)) << b, fresh = mask & ~l->w[w];
+
+		l->w[w] |= mask;
+		return fresh == mask ? k : (uint64_t)__builtin_popcountll(fresh);
+	}
 	while (from < to) {
 		unsigned w = (unsigned)(from >> 6), b = (unsigned)(from & 63);
 		uint64_t k = min64(to - from, 64 - b);
@@ -201,8 +221,12 @@ static uint64_t leaf_count(const struct leaf *l, uint64_t from, uint64_t to)
 	return n;
 }
 
-/* Sets granules [lo, hi) under *pp (a level-h node spanning [base, base + span)); the granules that were clear. */
-static uint64_t fill(struct covmap *c, void **pp, unsigned h, uint64_t base, uint64_t lo, uint64_t hi)
+/*
+ * Sets granules [lo, hi) under *pp (a level-h node spanning [base, base + span), child
+ * at of up, or the root when up is NULL); the granules that were clear.
+ */
+static uint64_t fill(struct covmap *c, struct inner *up, unsigned at, void **pp, unsigned h, uint64_t base,
+		     uint64_t lo, uint64_t hi)
 {
 	uint64_t span = 1ull << span_bits(h), n = 0;
 	void *p = *pp;
@@ -220,6 +244,8 @@ static uint64_t fill(struct covmap *c, void **pp, unsigned h, uint64_t base, uin
 			c->err = -ENOMEM;
 			return 0;
 		}
+		((struct node *)p)->up = up;
+		((struct node *)p)->at = at;
 		*pp = p;
 	}
 	if (!h) {
@@ -230,7 +256,7 @@ static uint64_t fill(struct covmap *c, void **pp, unsigned h, uint64_t base, uin
 		for (uint64_t i = (lo - base) >> cb; i <= (hi - 1 - base) >> cb; i++) {
 			uint64_t cbase = base + (i << cb);
 
-			n += fill(c, &((struct inner *)p)->c[i], h - 1, cbase, max64(lo, cbase),
+			n += fill(c, p, (unsigned)i, &((struct inner *)p)->c[i], h - 1, cbase, max64(lo, cbase),
 				  min64(hi, cbase + (1ull << cb)));
 		}
 	}
@@ -282,8 +308,11 @@ static int grow(struct covmap *c, uint64_t hi)
 		if (c->root) {
 			if (!(n = node_new(c, c->height + 1)))
 				return -ENOMEM;
-			n->set = count(c->root, c->height);
+			n->hd.set = count(c->root, c->height);
+			n->hd.up = NULL;
 			n->c[0] = c->root;
+			if (c->root != FULL)
+				((struct node *)c->root)->up = n, ((struct node *)c->root)->at = 0;
 			c->root = n;
 		}
 		c->height++;
@@ -341,7 +370,7 @@ static uint64_t fill_granules(struct covmap *c, uint64_t lo, uint64_t hi)
 		c->err = ret;
 		return 0;
 	}
-	return fill(c, &c->root, c->height, 0, lo, hi);
+	return fill(c, NULL, 0, &c->root, c->height, 0, lo, hi);
 }
 
 /* [a, b) inside granule g, not all of it. */
@@ -450,6 +479,34 @@ static const struct leaf *leaf_of(const struct covmap *c, uint64_t g)
 	return NULL;
 }
 
+/*
+ * Sets bits [from, to) of leaf l, a leaf that is in the map: the counts go up
+ * through its parents, and a node that filled becomes FULL, from the leaf up
+ * (what fill_leaf() does after walking down to it). The granules that were clear.
+ */
+static uint64_t leaf_add(struct covmap *c, struct leaf *l, uint64_t from, uint64_t to)
+{
+	uint64_t n = leaf_fill(l, from, to);
+	struct node *x = &l->hd;
+
+	if (!n)
+		return 0;
+	l->hd.set += n;
+	for (struct inner *u = l->hd.up; u; u = u->hd.up)
+		u->hd.set += n;
+	for (unsigned h = 0; x->set == 1ull << span_bits(h); h++) {
+		struct inner *up = x->up;
+		void **slot = up ? &up->c[x->at] : &c->root;
+
+		drop(c, x, h);
+		*slot = FULL;
+		if (!up)
+			break;
+		x = &up->hd;
+	}
+	return n;
+}
+
 #define TOUCH_BATCH 64
 
 int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, uint64_t *fresh)
@@ -459,7 +516,7 @@ int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, u
 	for (size_t i = 0; i < n; i += TOUCH_BATCH) {
 		size_t m = n - i < TOUCH_BATCH ? n - i : TOUCH_BATCH;
 		const struct leaf *l[TOUCH_BATCH];
-		uint64_t any = 0;
+		uint64_t any = 0, drops;
 
 		/*
 		 * Random offsets cost a cache miss each. Loading the words first,
@@ -471,11 +528,33 @@ int covmap__add_many(struct covmap *c, const struct covmap_range *r, size_t n, u
 		for (size_t k = 0; k < m; k++) {	/* its count and the word: two cache lines */
 			uint64_t g = r[i + k].offset >> GRAN_SHIFT;
 
-			any |= l[k] ? l[k]->set ^ l[k]->w[(g >> 6) & (LEAF_WORDS - 1)] : 0;
+			any |= l[k] ? l[k]->hd.set ^ l[k]->w[(g >> 6) & (LEAF_WORDS - 1)] : 0;
 		}
 		c->touch ^= any;
+		drops = c->drops;
 		for (size_t k = 0; k < m; k++) {
-			int64_t a = covmap__add(c, r[i + k].offset, r[i + k].length);
+			uint64_t off = r[i + k].offset, len = r[i + k].length, g, lo, hi;
+			int64_t a;
+
+			/*
+			 * What covmap__add() does for whole granules inside one leaf
+			 * that exists, with no pieces to subtract (add_granules()),
+			 * without its cutting and dispatch, and with the leaf found
+			 * above, unless a node was dropped since (it may be reused):
+			 * most discards.
+			 */
+			lo = off >> GRAN_SHIFT;
+			hi = (off + len) >> GRAN_SHIFT;
+			if (!((off | len) & (GRAN - 1)) && len && len <= UINT64_MAX - off && l[k] &&
+			    c->drops == drops && !((lo ^ (hi - 1)) >> LEAF_BITS) && !ivset__count(c->part)) {
+				uint64_t from = lo & ((1u << LEAF_BITS) - 1);
+
+				g = leaf_add(c, (struct leaf *)l[k], from, from + (hi - lo));
+				c->bytes += g << GRAN_SHIFT;
+				sum += g << GRAN_SHIFT;
+				continue;
+			}
+			a = covmap__add(c, off, len);
 
 			if (a < 0)
 				return (int)a;

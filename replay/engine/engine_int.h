@@ -47,6 +47,7 @@ struct engine {
 	struct lane lane[2];
 	unsigned nlanes;
 	unsigned nloop;			/* lanes run_until() drives: the twin only with --timing asap (engine.c) */
+	bool twin_idle;			/* asap: no foreground command yet, the twin out of the loop (enqueue_fg()) */
 	struct slot *slots;
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, out_of_order, fg_records;

@@ -86,6 +86,11 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 	}
 	/* trace timing: the twin runs beside the loop (engine.c, twin_run) */
 	e->nloop = e->skip_idle && cfg->timing == TIMING_TRACE ? 1 : e->nlanes;
+	/* asap: the twin joins the loop with the first foreground command (engine.c, enqueue_fg) */
+	if (e->nlanes > 1 && cfg->timing == TIMING_ASAP) {
+		e->nloop = 1;
+		e->twin_idle = true;
+	}
 	ret = 0;
 out:
 	if (ret) {

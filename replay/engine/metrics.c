@@ -73,6 +73,7 @@ struct reclaim {
 
 struct rate_win {
 	uint64_t sec, cmds, bytes;	/* the current one-second window */
+	uint64_t sec_ns;		/* sec * NS_PER_S: t in the same window needs no division */
 	uint64_t peak_cmds, peak_bytes;
 	uint64_t peak_cmds_at, peak_bytes_at;
 };
@@ -154,10 +155,14 @@ static void busy_down(struct busy *b, uint64_t t)
 
 static void rate_add(struct rate_win *r, uint64_t t, uint64_t bytes)
 {
-	uint64_t sec = t / NS_PER_S;
+	uint64_t sec = r->sec;
 
-	if (sec != r->sec)
-		r->sec = sec, r->cmds = r->bytes = 0;
+	if (t - r->sec_ns >= NS_PER_S) {	/* another second (t before sec_ns wraps): one division */
+		sec = t / NS_PER_S;
+		r->sec_ns = sec * NS_PER_S;
+		if (sec != r->sec)
+			r->sec = sec, r->cmds = r->bytes = 0;
+	}
 	r->cmds++;
 	r->bytes += bytes;
 	if (r->cmds > r->peak_cmds)

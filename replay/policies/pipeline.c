@@ -36,6 +36,7 @@ struct policy {
 	uint64_t observers[32];	/* per kind below 32: bit i, stage i observes it (pipelines of <= 64 stages) */
 	bool observe_all;	/* TRIMSIM_OBSERVE_ALL set: ignore observe_kinds (the test that checks them) */
 	bool completes;		/* some stage has complete() */
+	bool timers;		/* some stage has next_deadline() (none: no deadline, ever) */
 	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
 	size_t first;		/* the first stage that is not pass-only (link_over_passes()); n: none */
 	uint64_t dl;
@@ -202,6 +203,7 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 				p->observers[k] |= (uint64_t)(kinds >> k & 1) << i;
 		}
 		p->completes |= s->ops->complete != NULL;
+		p->timers |= s->ops->next_deadline != NULL;
 		ret = s->ops->state_size ? new_state(s->ops, s->cfg, &s->priv) : 0;
 		if (!ret && s->ops->init)
 			ret = s->ops->init(s->priv, &p->env, &p->props, msg, sizeof(msg));
@@ -244,12 +246,11 @@ const char *policy__error(const struct policy *p)
 	return p->err[0] ? p->err : "policy: unknown error";
 }
 
-uint64_t policy__next_deadline(struct policy *p)
+/* The earliest stage deadline, asked of the stages (dl_ok false). */
+static __attribute__((noinline)) uint64_t deadline_scan(struct policy *p)
 {
 	uint64_t d = UINT64_MAX;
 
-	if (p->dl_ok)
-		return p->dl;
 	for (size_t i = 0; i < p->n; i++) {
 		const struct stage *s = &p->st[i];
 
@@ -264,9 +265,22 @@ uint64_t policy__next_deadline(struct policy *p)
 	return d;
 }
 
+/* Inline in the hooks that ask per record: a pipeline without timers asks no stage (as-recorded). */
+static inline uint64_t deadline(struct policy *p)
+{
+	if (!p->timers)
+		return UINT64_MAX;
+	return p->dl_ok ? p->dl : deadline_scan(p);
+}
+
+uint64_t policy__next_deadline(struct policy *p)
+{
+	return deadline(p);
+}
+
 int policy__advance(struct policy *p, uint64_t now)
 {
-	if (policy__next_deadline(p) > now)	/* the common case: no timer due */
+	if (deadline(p) > now)	/* the common case: no timer due */
 		return 0;
 	for (;;) {
 		struct stage *first = NULL;
@@ -361,7 +375,7 @@ bool policy__wants(const struct policy *p, const struct ts_record *rec)
 
 bool policy__quiet(struct policy *p)
 {
-	return !p->completes && policy__next_deadline(p) == UINT64_MAX;
+	return !p->completes && deadline(p) == UINT64_MAX;
 }
 
 uint32_t policy__wanted_kinds(const struct policy *p)

@@ -159,3 +159,49 @@ Test(covmap, add_many_equals_add)
 	covmap__free(one);
 	covmap__free(many);
 }
+
+/*
+ * Small ranges inside one leaf take add_many's path that counts up through the
+ * parents from the leaf it found: 4 GiB (a root of 256 leaves) in shuffled 32 KiB
+ * ranges, batches of 100, the last range alone, so that it fills its leaf and the
+ * leaf fills the root on that path. Counts as single adds do; all of it collapses.
+ */
+Test(covmap, add_many_fills_up_the_tree)
+{
+	struct covmap *one = covmap__new(), *many = covmap__new();
+	const size_t n = (4ull << 30) / 32768;
+	uint32_t *perm = malloc(n * sizeof(*perm));
+	uint64_t seed = 5, fresh, sum_many = 0, sum_one = 0;
+
+	cr_assert(one && many && perm);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = rng_next(&seed) % (i + 1);
+		uint32_t t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < n;) {
+		struct covmap_range r[100];
+		size_t m = i + 1 == n ? 1 : (n - 1 - i < 100 ? n - 1 - i : 100);
+
+		for (size_t k = 0; k < m; k++) {
+			r[k] = (struct covmap_range){ (uint64_t)perm[i + k] * 32768, 32768 };
+			sum_one += (uint64_t)covmap__add(one, r[k].offset, r[k].length);
+		}
+		cr_assert_eq(covmap__add_many(many, r, m, &fresh), 0);
+		sum_many += fresh;
+		cr_assert_eq(covmap__bytes(many), covmap__bytes(one), "after range %zu", i);
+		i += m;
+	}
+	cr_assert_eq(sum_many, 4ull << 30);
+	cr_assert_eq(sum_one, 4ull << 30);
+	cr_assert_eq(covmap__overlap(many, 0, 8ull << 30), 4ull << 30);
+	cr_assert_eq(covmap__mem(many), 0, "%zu bytes left after the root filled", covmap__mem(many));
+	cr_assert_eq(covmap__mem(one), 0);
+	free(perm);
+	covmap__free(one);
+	covmap__free(many);
+}
