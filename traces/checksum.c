@@ -339,6 +339,11 @@ static const uint64_t sum2_mul[4] __attribute__((aligned(32))) = { SUM2_MUL, SUM
 static const uint64_t sum2_mask[4][4] __attribute__((aligned(32))) = {
 	{ B63, B63, B63, 0 }, { B63, OPHI, B63, B63 }, { B63, 0, B63, OPHI }, { B63, B63, 0, 0 },
 };
+/* With the span test: bit 62 of offsets and lengths too (checksum_kernel.h, "The ends"). */
+#define B62 0xc000000000000000ull	/* bits 62 and 63 */
+static const uint64_t sum2_mask_span[4][4] __attribute__((aligned(32))) = {
+	{ B63, B62, B62, 0 }, { B63, OPHI, B63, B62 }, { B62, 0, B63, OPHI }, { B63, B63, 0, 0 },
+};
 
 /* SSE2: a four-lane vector as two halves. */
 typedef struct { __m128i a, b; } v4s;
@@ -468,9 +473,11 @@ size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec
 	switch (isa) {
 #if defined(__x86_64__)
 	case TS_ISA_SSE2:
-		return sp ? sum2_records_sse2_span(s, p, nrec, sp) : sum2_records_sse2(s, p, nrec, NULL);
+		return !sp ? sum2_records_sse2(s, p, nrec, NULL) : sp->lo ? sum2_records_sse2_span(s, p, nrec, sp) :
+								       sum2_records_sse2_span0(s, p, nrec, sp);
 	case TS_ISA_AVX2:
-		return sp ? sum2_records_avx2_span(s, p, nrec, sp) : sum2_records_avx2(s, p, nrec, NULL);
+		return !sp ? sum2_records_avx2(s, p, nrec, NULL) : sp->lo ? sum2_records_avx2_span(s, p, nrec, sp) :
+								       sum2_records_avx2_span0(s, p, nrec, sp);
 #endif
 	default:
 		return sum2_records_scalar(s, p, nrec, sp);

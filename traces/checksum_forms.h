@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One instruction set's two forms of the fused check + version 2 sum
- * (traces/checksum_kernel.h): sum2_records_KISA, without the span test, and
- * sum2_records_KISA_span, with it (and their scrambles, sum2_scr_...).
+ * (traces/checksum_kernel.h): sum2_records_KISA, without the span test,
+ * sum2_records_KISA_span, with it, and sum2_records_KISA_span0, with it for a
+ * span that starts at byte 0 (and their scrambles, sum2_scr_...).
  * Included by traces/checksum.c once per instruction set with KISA (sse2,
  * avx2), KATTR, VT and the V_* operations defined; it undefines all of them.
  * Not a header of its own.
@@ -17,6 +18,10 @@
 #define KFN KFORM_CAT(KFORM_CAT(sum2_records_, KISA), _span)
 #define KSCR KFORM_CAT(KFORM_CAT(sum2_scr_, KISA), _span)
 #define KSPAN 1
+#include "traces/checksum_kernel.h"
+#define KFN KFORM_CAT(KFORM_CAT(sum2_records_, KISA), _span0)
+#define KSCR KFORM_CAT(KFORM_CAT(sum2_scr_, KISA), _span0)
+#define KSPAN 2
 #include "traces/checksum_kernel.h"
 
 #undef KFORM_CAT2

@@ -21,8 +21,14 @@
  * The ends: a = the pair's words at bytes 8 and 56 (offset, length, ino,
  * latency of each record), unpacked to offs = offset 0, offset 1, -, - and
  * lens = length 0, length 1, -, -; ends = offs + lens must keep bit 63 clear.
- * With KSPAN, also hi - end and offset - lo (bit 63 set iff the end is past hi
- * or the offset below lo, every value being below 2^63: the bit tests).
+ * With KSPAN, the offsets and lengths must also keep bit 62 clear (sum2_mask_span),
+ * so that every end is below 2^63, and the end is tested against hi with one
+ * add: ends + (2^63 - 1 - hi) sets bit 63 iff the end is past hi (hi <= 2^63 - 1,
+ * so the constant is too; it also stands for the test of bit 63 of the end).
+ * KSPAN 1 also tests offset - lo (bit 63 set iff the offset is below lo);
+ * KSPAN 2 is for lo == 0, where that test is bit 63 of the offset, already
+ * made. A record with bit 62 of its offset or length set (past 4 EiB, which no
+ * device has) fails the vector test and is then judged by the definition.
  *
  * Kind and op: ts_valid_ops, looked up on the scalar side alongside the
  * vectors; with KSPAN, dev xor the span's dev is ORed into devx, which must
@@ -43,21 +49,27 @@ KATTR static inline VT KSCR(VT a, VT k, VT mul)
 
 /* One pair at b with its keys at key: summed into P and W, its tests ORed into the accumulators. */
 #if KSPAN
+#if KSPAN == 1
+#define KPAIR_ENDS(offs, ends) (os = V_OR(os, V_OR(V_ADD(ends, HIB), V_SUB(offs, LO))))
+#else
+#define KPAIR_ENDS(offs, ends) (os = V_OR(os, V_ADD(ends, HIB)))
+#endif
 #define KPAIR_DEV(b, offs, ends)                                                                       \
 	do {                                                                                           \
 		uint32_t d0, d1;                                                                       \
                                                                                                        \
-		os = V_OR(os, V_OR(V_SUB(HI, ends), V_SUB(offs, LO)));                                 \
+		KPAIR_ENDS(offs, ends);                                                                \
 		memcpy(&d0, (b) + 40, 4);                                                              \
 		memcpy(&d1, (b) + 88, 4);                                                              \
 		devx |= (d0 ^ sp->dev) | (d1 ^ sp->dev);                                               \
 	} while (0)
+#define KMASK sum2_mask_span
 #else
-#define KPAIR_DEV(b, offs, ends) do { } while (0)
+#define KPAIR_DEV(b, offs, ends) (os = V_OR(os, ends))
+#define KMASK sum2_mask
 #endif
 #define KPAIR_REST(b, offs, ends)                                                                      \
 	do {                                                                                           \
-		os = V_OR(os, ends);                                                                   \
 		KPAIR_DEV(b, offs, ends);                                                              \
 		ok &= ts_valid_ops[(b)[44]] >> ((b)[45] & 7);                                          \
 		ok &= ts_valid_ops[(b)[92]] >> ((b)[93] & 7);                                          \
@@ -82,8 +94,12 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 {
 	const VT kp = V_LOAD(sum2_key + SUM2_WORDS), kw = V_LOAD(sum2_key + SUM2_WORDS + 4), mul = V_LOAD(sum2_mul);
 #if KSPAN
-	const uint64_t lo[4] = { sp->lo, sp->lo, 0, 0 }, hi[4] = { sp->hi, sp->hi, 0, 0 };
-	const VT LO = V_LOAD(lo), HI = V_LOAD(hi);
+	const uint64_t hib = TS_MAX_BYTES - sp->hi, hb[4] = { hib, hib, 0, 0 };
+	const VT HIB = V_LOAD(hb);
+#if KSPAN == 1
+	const uint64_t lo[4] = { sp->lo, sp->lo, 0, 0 };
+	const VT LO = V_LOAD(lo);
+#endif
 #else
 	(void)sp;
 #endif
@@ -121,10 +137,10 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 				W = KSCR(W, kw, mul);
 			}
 		}
-		o0 = V_AND(o0, V_LOAD(sum2_mask[0]));
-		o1 = V_AND(o1, V_LOAD(sum2_mask[1]));
-		o2 = V_AND(o2, V_LOAD(sum2_mask[2]));
-		os = V_AND(os, V_LOAD(sum2_mask[3]));
+		o0 = V_AND(o0, V_LOAD(KMASK[0]));
+		o1 = V_AND(o1, V_LOAD(KMASK[1]));
+		o2 = V_AND(o2, V_LOAD(KMASK[2]));
+		os = V_AND(os, V_LOAD(KMASK[3]));
 		if (!(ok & 1) || devx || !V_ISZERO(V_OR(V_OR(o0, o1), V_OR(o2, os)))) {
 			/* a record in the run fails: the definition, one record at a time, finds it */
 			V_STORE(s->lane, P0);
@@ -155,6 +171,8 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 #undef KPAIR
 #undef KPAIR_REST
 #undef KPAIR_DEV
+#undef KPAIR_ENDS
+#undef KMASK
 #undef KBLOCKS
 #undef KOK
 #undef KFN

@@ -253,7 +253,10 @@ Test(checksum, isa_forms_agree)
  * past hi), or placed exactly at its edges (which pass). Every form this CPU
  * runs must stop where the definition does (the first record failing
  * ts_record_ok or ts_span_ok) and hold the same checksum; none may stop on a
- * record that passes.
+ * record that passes. Three spans: a partition (lo > 0: the forms that test
+ * lo), the same from byte 0 (the forms for lo == 0) and a device of unknown
+ * size (hi = TS_MAX_BYTES), where a record past 4 EiB is valid (the vector
+ * forms send it to the definition) and one ending past 2^63 is not.
  */
 #define SPAN_LO (1ull << 30)
 #define SPAN_HI (2ull << 30)
@@ -265,7 +268,10 @@ static void set_u64(unsigned char *p, uint64_t v)
 		p[k] = (unsigned char)(v >> (8 * k));
 }
 
-/* How the record at p is changed: 0..5 spoil() (ts_record_ok), 6..9 the span, 10..12 the span's edges (pass). */
+/*
+ * How the record at p is changed: 0..5 spoil() (ts_record_ok), 6..9 the span, 10..12 the span's edges (pass),
+ * 13..14 past 4 EiB; returns whether it fails with the partition's span.
+ */
 static bool span_spoil(unsigned char *p, unsigned how)
 {
 	uint64_t len = 8192;
@@ -278,14 +284,32 @@ static bool span_spoil(unsigned char *p, unsigned how)
 	case 10: set_u64(p + 8, SPAN_HI - len); set_u64(p + 16, len); return false;	/* ends at hi */
 	case 11: set_u64(p + 8, SPAN_LO); return false;				/* starts at lo */
 	case 12: set_u64(p + 8, SPAN_HI); set_u64(p + 16, 0); return false;	/* no bytes, at hi */
+	case 13: set_u64(p + 8, (1ull << 62) + SPAN_LO); set_u64(p + 16, len); return true;	/* past 4 EiB */
+	case 14: set_u64(p + 8, 3ull << 61); set_u64(p + 16, 1ull << 62); return true;	/* ends past 2^63 */
 	default: spoil(p, how); return true;
 	}
 }
 
+/* The first record of p[0..n) that fails ts_record_ok (sp NULL) or also ts_span_ok: the definitions. */
+static size_t first_failing(const unsigned char *p, size_t n, const struct ts_span *sp)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct ts_record *r = (const struct ts_record *)(p + i * TS_RECORD_SIZE);
+
+		if (!ts_record_ok(r) || (sp && !ts_span_ok(r, sp)))
+			return i;
+	}
+	return n;
+}
+
 Test(checksum, span_forms_agree)
 {
-	enum { MAXN = 40, PHASES = 17, HOWS = 13 };
-	const struct ts_span sp = { .lo = SPAN_LO, .hi = SPAN_HI, .dev = SPAN_DEV };
+	enum { MAXN = 40, PHASES = 17, HOWS = 15 };
+	const struct ts_span spans[] = {
+		{ .lo = SPAN_LO, .hi = SPAN_HI, .dev = SPAN_DEV },
+		{ .lo = 0, .hi = SPAN_HI, .dev = SPAN_DEV },
+		{ .lo = 0, .hi = TS_MAX_BYTES, .dev = SPAN_DEV },
+	};
 	unsigned char hdr[HLEN], *p = aligned_alloc(64, MAXN * TS_RECORD_SIZE), pre[PHASES * TS_RECORD_SIZE];
 	unsigned forms = 0;
 
@@ -296,41 +320,51 @@ Test(checksum, span_forms_agree)
 		if (!ts_sum_isa_ok((enum ts_sum_isa)isa))
 			continue;
 		forms++;
-		for (size_t n = 0; n <= MAXN; n++)
-			for (size_t ph = 0; ph < PHASES; ph += 3)
-				for (unsigned how = 0; how <= HOWS; how++) {
-					size_t at = n ? (n * 5 + ph + how) % n : 0, want = n;
-					struct ts_sum s1, s2, s3;
-					size_t got1, got2, got3;
+		for (size_t spi = 0; spi < sizeof(spans) / sizeof(spans[0]); spi++)
+			for (size_t n = 0; n <= MAXN; n++)
+				for (size_t ph = 0; ph < PHASES; ph += 3)
+					for (unsigned how = 0; how <= HOWS; how++) {
+						size_t at = n ? (n * 5 + ph + how) % n : 0, want = n;
+						struct ts_sum s1, s2, s3;
+						size_t got1, got2, got3;
 
-					fill_records(p, n, n + ph + how);
-					for (size_t i = 0; i < n; i++) {	/* every record on the span's device, inside it */
-						unsigned char *q = p + i * TS_RECORD_SIZE;
-						uint64_t off = 0;
+						fill_records(p, n, n + ph + how);
+						for (size_t i = 0; i < n; i++) {	/* every record on the span's device, inside it */
+							unsigned char *q = p + i * TS_RECORD_SIZE;
+							uint64_t off = 0;
 
-						for (int k = 7; k >= 0; k--)
-							off = off << 8 | q[8 + k];
-						set_u64(q + 8, SPAN_LO + off);
-						for (int k = 0; k < 4; k++)
-							q[40 + k] = (unsigned char)(SPAN_DEV >> (8 * k));
+							for (int k = 7; k >= 0; k--)
+								off = off << 8 | q[8 + k];
+							set_u64(q + 8, SPAN_LO + off);
+							for (int k = 0; k < 4; k++)
+								q[40 + k] = (unsigned char)(SPAN_DEV >> (8 * k));
+						}
+						if (how < HOWS && n && span_spoil(p + at * TS_RECORD_SIZE, how))
+							want = at;
+						/* the partition's span: as span_spoil says (and the definitions); the others: as they say */
+						if (spi)
+							want = first_failing(p, n, &spans[spi]);
+						else
+							cr_assert_eq(want, first_failing(p, n, &spans[0]), "how %u", how);
+						ts_sum_start(&s1, 2, hdr, HLEN);
+						ts_sum_update(&s1, pre, ph * TS_RECORD_SIZE);
+						s3 = s2 = s1;
+						got1 = ts_sum2_records_isa(&s1, p, n, &spans[spi], TS_ISA_SCALAR);
+						got2 = ts_sum2_records_isa(&s2, p, n, &spans[spi], (enum ts_sum_isa)isa);
+						got3 = ts_sum2_records_isa(&s3, p, n, NULL, (enum ts_sum_isa)isa);
+						cr_assert_eq(got1, want, "scalar: span %zu n %zu phase %zu how %u at %zu: %zu", spi, n,
+							     ph, how, at, got1);
+						cr_assert_eq(got2, want, "%s: span %zu n %zu phase %zu how %u at %zu: %zu",
+							     ts_sum_isa_name((enum ts_sum_isa)isa), spi, n, ph, how, at, got2);
+						cr_assert_eq(ts_sum_final(&s2), ts_sum_final(&s1),
+							     "%s: span %zu n %zu phase %zu how %u",
+							     ts_sum_isa_name((enum ts_sum_isa)isa), spi, n, ph, how);
+						/* without the span, only ts_record_ok stops it */
+						cr_assert_eq(got3, (how < 6 || how == 14) && n ? at : n,
+							     "%s without span: n %zu how %u", ts_sum_isa_name((enum ts_sum_isa)isa),
+							     n, how);
+						cr_assert_eq(got3, first_failing(p, n, NULL));
 					}
-					if (how < HOWS && n && span_spoil(p + at * TS_RECORD_SIZE, how))
-						want = at;
-					ts_sum_start(&s1, 2, hdr, HLEN);
-					ts_sum_update(&s1, pre, ph * TS_RECORD_SIZE);
-					s3 = s2 = s1;
-					got1 = ts_sum2_records_isa(&s1, p, n, &sp, TS_ISA_SCALAR);
-					got2 = ts_sum2_records_isa(&s2, p, n, &sp, (enum ts_sum_isa)isa);
-					got3 = ts_sum2_records_isa(&s3, p, n, NULL, (enum ts_sum_isa)isa);
-					cr_assert_eq(got1, want, "scalar: n %zu phase %zu how %u at %zu: %zu", n, ph, how, at, got1);
-					cr_assert_eq(got2, want, "%s: n %zu phase %zu how %u at %zu: %zu",
-						     ts_sum_isa_name((enum ts_sum_isa)isa), n, ph, how, at, got2);
-					cr_assert_eq(ts_sum_final(&s2), ts_sum_final(&s1), "%s: n %zu phase %zu how %u",
-						     ts_sum_isa_name((enum ts_sum_isa)isa), n, ph, how);
-					/* without the span, only ts_record_ok stops it */
-					cr_assert_eq(got3, how < 6 && n ? at : n, "%s without span: n %zu how %u",
-						     ts_sum_isa_name((enum ts_sum_isa)isa), n, how);
-				}
 	}
 	cr_assert_geq(forms, 1);
 	free(p);

@@ -4,8 +4,10 @@
  * edges of its 256-record check chunks and of its read() buffer
  * (TS_BUF_RECORDS), the last record before the footer; on a trace of one
  * device (the device-extent check fused into the check + sum), of two
- * devices taking turns (the fallback) and in runs, in format versions 2 and
- * 1 (version 1 is checked without the fused pass). Each broken record gives
+ * devices taking turns (the fallback), in runs of 100 (the fused pass from
+ * one device to the next) and of 30 (shorter than SCAN_RUN: the fused pass
+ * and the fallback by turns), in format versions 2 and 1 (version 1 is
+ * checked without the fused pass). Each broken record gives
  * the error it gave before the fused pass, naming the byte and the record,
  * after every record before it was handed out; records that are valid but
  * lie outside the fused pass's span (no bytes below a partition, META, a
@@ -31,7 +33,7 @@ TestSuite(read_edges, .init = th_dir_init, .fini = th_dir_fini);
 #define DEV_X TS_DEV_MK(9, 9)	/* not in the table */
 #define NREC (TS_BUF_RECORDS + 300)
 
-enum layout { ONE, TURNS, RUNS };
+enum layout { ONE, TURNS, RUNS, SHORT };
 enum edge {
 	E_NONE,		/* valid, written as is: every record read */
 	E_NODEV,	/* valid: a device the table does not list, far past 2 GiB */
@@ -64,7 +66,7 @@ static json_t *header(void)
 /* Record i of the layout: an ISSUE on its device, inside it. */
 static void record(enum layout lay, size_t i, struct ts_record *r)
 {
-	bool b = lay == TURNS ? i % 2 : lay == RUNS ? (i / 100) % 2 : false;
+	bool b = lay == TURNS ? i % 2 : lay == RUNS ? (i / 100) % 2 : lay == SHORT ? (i / 30) % 2 : false;
 
 	memset(r, 0, sizeof(*r));
 	r->time_ns = 1000 + i * 1000;
@@ -132,15 +134,15 @@ static void make(const char *path, enum layout lay, enum edge e, size_t k, bool 
 
 struct run { int lay; int e; bool v1; };
 
-/* Version 1 (no fused pass) on one layout; version 2 on all three. */
+/* Version 1 (no fused pass) on one layout; version 2 on all four. */
 ParameterizedTestParameters(read_edges, everywhere)
 {
-	static struct run t[4 * 10];
+	static struct run t[5 * 10];
 	size_t n = 0;
 
-	for (int lay = ONE; lay <= RUNS + 1; lay++)
+	for (int lay = ONE; lay <= SHORT + 1; lay++)
 		for (int e = E_NONE; e <= E_TRUNC; e++)
-			t[n++] = (struct run){ lay > RUNS ? ONE : lay, e, lay > RUNS };
+			t[n++] = (struct run){ lay > SHORT ? ONE : lay, e, lay > SHORT };
 	return cr_make_param_array(struct run, t, n);
 }
 
