@@ -621,7 +621,6 @@ out:
 	 * CPU count, up to 2^31, even when it allocated nothing for them: 0.9-1.8 s of CPU for
 	 * such a file, found by tests/fuzz/fuzz_import_tracecmd.
 	 */
-	(void)nb;
 	return tc_end(&o, ret, err);
 }
 
