@@ -117,6 +117,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "seed", required_argument, NULL, 's' }, { "dev", required_argument, NULL, O_DEV },
 		{ "no-baseline", no_argument, NULL, O_NOBASE }, { NULL, 0, NULL, 0 },
 	};
+	const char *speed = NULL;
 	uint64_t u;
 	int c;
 
@@ -153,8 +154,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case O_SPEED:
 			if (parse_double(optarg, &a->cfg.speed) || !(a->cfg.speed > 0) || a->cfg.speed > 1e9)
-				return cli_usage_error("replay", "--speed '%s': expected a number > 0", optarg),
-				       -EINVAL;
+				return cli_usage_error("replay", "--speed '%s': expected a number above 0, at most 1e9",
+						       optarg), -EINVAL;
+			speed = optarg;
 			break;
 		case 's':
 			if (parse_u64(optarg, &a->cfg.seed))
@@ -174,6 +176,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	if (optind != argc - 1)
 		return cli_usage_error("replay", optind == argc ? "no TRACE given" : "one TRACE only (compare takes several)"),
 		       -EINVAL;
+	if (speed && a->cfg.timing == TIMING_ASAP)	/* asap removes the gaps --speed would scale */
+		return cli_usage_error("replay", "--speed '%s': applies to --timing trace only", speed), -EINVAL;
 	a->trace = argv[optind];
 	if (a->out && output__names_stdout(a->out))	/* -o - is --json: no table mixed into the JSON */
 		a->json = true, a->out = NULL;
