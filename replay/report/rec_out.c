@@ -347,6 +347,11 @@ static void judgement(const struct rec_result *res, char *buf, size_t len)
 		snprintf(buf, len, "no setting that discards was weighed");
 		return;
 	}
+	if (!w->added_ns && res->why != RW_MATTERS) {	/* a tie at 0 has no costliest setting */
+		snprintf(buf, len, "does not matter: no setting adds time to the workload's %s",
+			 dur((double)(w->wall_ns ? w->wall_ns : w->makespan_ns), b, sizeof(b)));
+		return;
+	}
 	if (w->share >= 2)
 		snprintf(c, sizeof(c), "%s the wall time", fig_format(FIG_RATIO, w->share, e, sizeof(e)));
 	else

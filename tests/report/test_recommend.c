@@ -284,6 +284,29 @@ Test(recommend, no_frees_reclaim_unknown)
 }
 
 /*
+ * Foreground writes only, no frees and no discards: every setting adds 0 to the workload, so there
+ * is no costliest setting to name ("the costliest setting, `as-recorded`, adds 0" said before).
+ */
+Test(recommend, nothing_added_names_no_costliest)
+{
+	char cmd[1024], *out = NULL;
+	FILE *f;
+
+	f = jsonl_open("fgonly.jsonl", "xfs");
+	for (unsigned long long k = 0; k < 20; k++) {
+		jsonl_rec(f, 1000000 + k * 100000000, "ISSUE", "write", k << 16, 1ull << 16, 0);
+		jsonl_rec(f, 1100000 + k * 100000000, "DONE", "write", k << 16, 1ull << 16, 100000);
+	}
+	fprintf(f, "{\"footer\":{\"records\":40,\"lost\":0,\"end_ns\":2001100000}}\n");
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend fgonly.jsonl -M nvme -j 2", th_dir(), th_trimsim());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0, "%s", cmd);
+	cr_expect(strstr(out, "discard: does not matter: no setting adds time to the workload's "), "%s", out);
+	cr_expect_null(strstr(out, "costliest"), "%s", out);
+	free(out);
+}
+
+/*
  * The corpus's modern XFS rm -rf (xfs-discard-rmtree: 8,462 frees of 206 MiB, which Linux 6.18
  * batches per checkpoint into 25 discard commands, ~8 MiB each): the figures decide, not a rule
  * about XFS.
