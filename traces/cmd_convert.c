@@ -14,6 +14,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: trimsim convert [--to binary|jsonl] [--format-version 1|2] [--salvage] IN OUT\n"
+		"       trimsim convert [OPTIONS] IN -o OUT\n"
 		"\n"
 		"Converts a trace between the binary form and JSON Lines. The input form is\n"
 		"detected from its first bytes; the output form follows OUT's extension\n"
@@ -23,6 +24,8 @@ static void usage(FILE *f)
 		"directly. binary -> JSON Lines -> binary is byte-identical (a format version 1\n"
 		"trace comes back so with --format-version 1). IN - is standard input.\n"
 		"\n"
+		"  -o, --output OUT\n"
+		"                OUT as an option, as import, export and replay take it\n"
 		"  --to FORMAT   binary or jsonl, whatever OUT is called\n"
 		"  --format-version N\n"
 		"                binary output: 2 (the default) or 1, whose checksum trimsim\n"
@@ -83,6 +86,7 @@ int cmd_convert(int argc, char **argv)
 {
 	static const struct option long_opts[] = {
 		{ "to", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "salvage", no_argument, NULL, 's' },
 		{ "format-version", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -92,13 +96,14 @@ int cmd_convert(int argc, char **argv)
 	struct trace_reader *r = NULL;
 	struct trace_writer *w = NULL;
 	int fmt = -1, c, ret = 1, version = TS_VERSION;
+	const char *in, *out = NULL;
 	bool salvage = false;
 	uint64_t last_ns = 0, end_ns;
 	char err[600];
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			fmt = !strcmp(optarg, formats[TW_BINARY]) ? TW_BINARY :
@@ -106,6 +111,9 @@ int cmd_convert(int argc, char **argv)
 			if (fmt < 0)
 				return cli_usage_error("convert", "option '--to': '%s' is not one of: binary, jsonl",
 						       optarg);
+			break;
+		case 'o':
+			out = optarg;
 			break;
 		case 's':
 			salvage = true;
@@ -123,21 +131,27 @@ int cmd_convert(int argc, char **argv)
 			return cli_getopt_error("convert", c, argv, usage);
 		}
 	}
-	if (argc - optind != 2)
+	if (out && argc - optind != 1)
+		return cli_usage_error("convert", "with -o OUT, expected IN alone, got %d argument%s", argc - optind,
+				       argc - optind == 1 ? "" : "s");
+	if (!out && argc - optind != 2)
 		return cli_usage_error("convert", "expected IN and OUT, got %d argument%s", argc - optind,
 				       argc - optind == 1 ? "" : "s");
+	in = argv[optind];
+	if (!out)
+		out = argv[optind + 1];
 	if (fmt < 0)
-		fmt = format_for(argv[optind + 1]);
+		fmt = format_for(out);
 	if (version != TS_VERSION && fmt == TW_JSONL)
 		return cli_usage_error("convert", "option '--format-version': JSON Lines output has no format version");
 	if (version == 1)
 		fmt = TW_BINARY_V1;
-	r = trace_reader__open(argv[optind], err, sizeof(err));
+	r = trace_reader__open(in, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "trimsim convert: %s\n", err);
 		goto out;
 	}
-	w = trace_writer__open(argv[optind + 1], trace_reader__header(r), (enum trace_writer_format)fmt,
+	w = trace_writer__open(out, trace_reader__header(r), (enum trace_writer_format)fmt,
 			       TW_ATOMIC, err, sizeof(err));
 	if (!w) {
 		fprintf(stderr, "trimsim convert: %s\n", err);
