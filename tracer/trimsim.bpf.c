@@ -145,15 +145,24 @@ int ext4_free_blocks(struct trace_event_raw_ext4_free_blocks *ctx)
 	return 0;
 }
 
+/*
+ * An mballoc event's result extent (group, first cluster, clusters) of inode ino as a src
+ * record; an empty one (len <= 0) is not.
+ */
+static __always_inline void emit_mb_result(__u32 src, __u32 kdev, __u32 group, int start, int len, __u64 ino)
+{
+	__u32 dev;
+
+	if (len > 0 && want(kdev, ~0ull, &dev))
+		emit(src, dev, group, start, len, ino, 0, 0);
+}
+
 /* ext4_mb_collect_stats(): a regular allocation; result is ac_b_ex (group, cluster, clusters). */
 SEC("tp/ext4/ext4_mballoc_alloc")
 int ext4_mballoc_alloc(struct trace_event_raw_ext4_mballoc_alloc *ctx)
 {
-	__u32 dev;
-
-	if (FIELD(ctx->result_len) > 0 && want(FIELD(ctx->dev), ~0ull, &dev))
-		emit(TR_EXT4_ALLOC, dev, FIELD(ctx->result_group), FIELD(ctx->result_start),
-		     FIELD(ctx->result_len), FIELD(ctx->ino), 0, 0);
+	emit_mb_result(TR_EXT4_ALLOC, FIELD(ctx->dev), FIELD(ctx->result_group), FIELD(ctx->result_start),
+		       FIELD(ctx->result_len), FIELD(ctx->ino));
 	return 0;
 }
 
@@ -161,11 +170,8 @@ int ext4_mballoc_alloc(struct trace_event_raw_ext4_mballoc_alloc *ctx)
 SEC("tp/ext4/ext4_mballoc_discard")
 int ext4_mballoc_discard(struct trace_event_raw_ext4__mballoc *ctx)
 {
-	__u32 dev;
-
-	if (FIELD(ctx->result_len) > 0 && want(FIELD(ctx->dev), ~0ull, &dev))
-		emit(TR_EXT4_PA_FREE, dev, FIELD(ctx->result_group), FIELD(ctx->result_start),
-		     FIELD(ctx->result_len), FIELD(ctx->ino), 0, 0);
+	emit_mb_result(TR_EXT4_PA_FREE, FIELD(ctx->dev), FIELD(ctx->result_group), FIELD(ctx->result_start),
+		       FIELD(ctx->result_len), FIELD(ctx->ino));
 	return 0;
 }
 
