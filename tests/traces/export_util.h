@@ -70,7 +70,7 @@ static inline int tu_export(const struct exporter_ops *ex, const char *kv, const
 		goto out;
 	for (size_t i = 0; i < n && !ret; i++)
 		ret = ex->record(state, &recs[i], i, err, errlen);
-	if (!ret)
+	if (!ret && ex->end)
 		ret = ex->end(state, err, errlen);
 out:
 	if (state)

@@ -115,14 +115,6 @@ static int bt_record(void *state, const struct ts_record *r, uint64_t rec_no, ch
 	return export_base__pieces(&s->b, r, BT_MAX_PIECE, rec_no, "blktrace events", bt_piece, s, err, errlen);
 }
 
-static int bt_end(void *state, char *err, size_t errlen)
-{
-	(void)state;
-	(void)err;
-	(void)errlen;
-	return 0;
-}
-
 const struct exporter_ops exporter_blktrace = {
 	.name = "blktrace",
 	.help = "blktrace binary (version 7), one file: `blkparse -i - < OUT` lists it, fio replays it with\n"
@@ -133,6 +125,5 @@ const struct exporter_ops exporter_blktrace = {
 	.opts_size = sizeof(struct bt_opts),
 	.begin = bt_begin,
 	.record = bt_record,
-	.end = bt_end,
 	.destroy = free,
 };

@@ -78,7 +78,7 @@ static int run_export(const struct exporter_ops *ex, const void *opts, const cha
 		ts_errf(err, errlen, ret, "%s", trace_reader__error(r));
 		goto out;
 	}
-	if ((ret = ex->end(state, err, errlen)))
+	if (ex->end && (ret = ex->end(state, err, errlen)))
 		goto out;
 	ret = output__commit(o, err, errlen);
 	o = NULL;

@@ -40,7 +40,7 @@ struct exporter_ops {
 	int (*begin)(void **state, const void *opts, const struct export_ctx *c, char *err, size_t errlen);
 	/* Called for every record in trace order; rec_no counts from 0 for messages. */
 	int (*record)(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen);
-	int (*end)(void *state, char *err, size_t errlen);
+	int (*end)(void *state, char *err, size_t errlen);	/* optional: after the last record */
 	void (*destroy)(void *state);	/* accepts NULL */
 };
 

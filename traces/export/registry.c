@@ -44,7 +44,7 @@ int exporters__validate(char *err, size_t errlen)
 		const struct exporter_ops *ex = registry[i];
 
 		ret = cliopt__check_plugin("exporter", i, ex->name, ex->name && ex->help && ex->begin && ex->record &&
-					   ex->end && ex->destroy, "name, help and all hooks", ex->opts, err, errlen);
+					   ex->destroy, "name, help, begin, record and destroy", ex->opts, err, errlen);
 	}
 	return ret;
 }
