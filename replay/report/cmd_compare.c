@@ -477,7 +477,8 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!a.quiet)	/* a write error on stdout is main's to report, with its errno */
+	if (!a.nout || !a.quiet)	/* -q quiets stdout when files hold the report; a write error on
+					   stdout is main's to report, with its errno */
 		report__write(r, a.fmt, stdout);
 	rc = report_failures(r, stderr) ? 1 : 0;
 out:

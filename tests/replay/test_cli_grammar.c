@@ -160,6 +160,9 @@ static struct same_case sames[] = {
 	{ "$T compare " TRACE " -p ext4 -M nvme -s 2 --json",
 	  "$T compare " TRACE " --policy ext4 --model nvme --seed 2 --format json" },
 	{ "$T compare " TRACE " --policies ext4 --models nvme --json", "$T compare " TRACE " -p ext4 -M nvme -f json" },
+	/* -q without a file to write keeps the report on stdout (it printed nothing, exit 0) */
+	{ "$T compare " TRACE " -p ext4 -M nvme --json", "$T compare " TRACE " -p ext4 -M nvme --json -q" },
+	{ "$T recommend " TRACE " -M nvme --json", "$T recommend " TRACE " -M nvme --json -q" },
 	{ "$T replay - -p xfs -M sata-sf2281 --json < " TRACE, "cat " TRACE " | $T replay - -p xfs -M sata-sf2281 --json" },
 	{ "$T info --json - < " TRACE, "cat " TRACE " | $T info --json -" },
 	/* the corpus trace is format version 1: written back in version 1 it is the same file */
