@@ -112,6 +112,33 @@ static int set_header(struct trace_reader *r, json_t *h, const char *where)
 
 /* ---- binary ---- */
 
+/*
+ * What a file that is not a trimsim trace looks like it is, from its first bytes, and what to do
+ * with it, for the bad-magic error; NULL: nothing known. The magics: blktrace's struct
+ * blk_io_trace (include/uapi/linux/blktrace_api.h, BLK_IO_TRACE_MAGIC, either byte order),
+ * trace-cmd's trace.dat (trace-cmd/lib/trace-cmd/trace-output.c), our DTrace script's first
+ * line (tracer/freebsd/trimsim.d) and fio's iolog (fio/iolog.c).
+ */
+static const char *foreign(const unsigned char *b, size_t got)
+{
+	static const struct {
+		const char *magic;
+		size_t len;
+		const char *what;
+	} known[] = {
+		{ "\x17\x08\x44tracing", 10, "a trace-cmd trace.dat: trimsim import --from trace-cmd" },
+		{ "trimsim-dtrace ", 15, "FreeBSD DTrace output: trimsim import --from dtrace" },
+		{ "fio version ", 12, "a fio iolog, which trimsim writes (export --to fio) but does not read" },
+	};
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (got >= known[i].len && !memcmp(b, known[i].magic, known[i].len))
+			return known[i].what;
+	if (got >= 4 && ((get32(b, false) & ~0xffu) == 0x65617400u || (get32(b, true) & ~0xffu) == 0x65617400u))
+		return "blktrace output: trimsim import --from blktrace";
+	return NULL;
+}
+
 static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_t got)
 {
 	uint32_t magic_le = get32(fixed, false), magic_be = get32(fixed, true);
@@ -126,7 +153,9 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	int ret;
 
 	if (got < 4 || ((magic_le & ~0xffu) != TS_MAGIC_BASE && (magic_be & ~0xffu) != TS_MAGIC_BASE))
-		return fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace)");
+		return foreign(fixed, got) ? fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace; it looks like %s)",
+						  foreign(fixed, got)) :
+					     fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace)");
 	r->st.big_endian = (magic_le & ~0xffu) != TS_MAGIC_BASE;
 	r->st.version = (r->st.big_endian ? magic_be : magic_le) & 0xffu;
 	if (r->st.version < TS_VERSION_MIN || r->st.version > TS_VERSION)

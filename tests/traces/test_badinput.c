@@ -22,7 +22,7 @@ struct bad {
 	char name[40];
 	long cut;		/* truncate to this many bytes; -1 keeps the length */
 	long at;		/* overwrite bytes[0..n) here; -1 for none */
-	unsigned char bytes[8];
+	unsigned char bytes[24];
 	int n;
 	int append;		/* bytes of junk to append */
 	char jsonl[400];	/* if set, the file is this text instead */
@@ -43,6 +43,21 @@ ParameterizedTestParameters(badinput, info)
 		{ .name = "empty", .at = -1, .bytes = {0}, .msg = "%s: byte 0: empty file" },
 		{ .name = "wrong magic", .cut = -1, .bytes = "XXXX", .n = 4,
 		  .msg = "%s: byte 0: bad magic (not a trimsim trace)" },
+		{ .name = "blktrace", .cut = -1, .bytes = { 0x07, 0x74, 0x61, 0x65 }, .n = 4,
+		  .msg = "%s: byte 0: bad magic (not a trimsim trace; it looks like blktrace output: trimsim import "
+			 "--from blktrace)" },
+		{ .name = "blktrace big-endian", .cut = -1, .bytes = { 0x65, 0x61, 0x74, 0x07 }, .n = 4,
+		  .msg = "%s: byte 0: bad magic (not a trimsim trace; it looks like blktrace output: trimsim import "
+			 "--from blktrace)" },
+		{ .name = "trace-cmd", .cut = -1, .bytes = "\x17\x08\x44tracing", .n = 10,
+		  .msg = "%s: byte 0: bad magic (not a trimsim trace; it looks like a trace-cmd trace.dat: trimsim "
+			 "import --from trace-cmd)" },
+		{ .name = "dtrace", .cut = -1, .bytes = "trimsim-dtrace 1\n", .n = 17,
+		  .msg = "%s: byte 0: bad magic (not a trimsim trace; it looks like FreeBSD DTrace output: trimsim "
+			 "import --from dtrace)" },
+		{ .name = "fio iolog", .cut = -1, .bytes = "fio version 3 iolog\n", .n = 20,
+		  .msg = "%s: byte 0: bad magic (not a trimsim trace; it looks like a fio iolog, which trimsim writes "
+			 "(export --to fio) but does not read)" },
 		{ .name = "two bytes", .cut = 2, .at = -1, .bytes = {0},
 		  .msg = "%s: byte 0: bad magic (not a trimsim trace)" },
 		{ .name = "future version", .cut = -1, .bytes = { 3 }, .n = 1,
