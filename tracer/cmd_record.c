@@ -94,7 +94,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			break;
 		case 't':
 			if (parse_duration(optarg, &a->duration_ns) || !a->duration_ns)
-				return cli_usage_error("record", "--duration '%s': not a duration", optarg), -EINVAL;
+				return cli_usage_error("record", "--duration '%s': expected a duration above 0 "
+						       "(e.g. 30s, 5m)", optarg), -EINVAL;
 			break;
 		case 'b': {
 			int i;
@@ -236,10 +237,12 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		rc = pid < 0 ? -errno : recorder__meta(r, TS_META_CMD_START, 0, 0, 0, (uint64_t)pid, 0, 0);
 	}
 	while (!rc && !trimsim_stop) {
-		uint64_t now;
+		uint64_t now = ts_now_ns(), left = !a->duration_ns ? UINT64_MAX :
+						  now - t0 >= a->duration_ns ? 0 : t0 + a->duration_ns - now;
 		int status;
 
-		rc = ops->poll(st, r, 100);
+		/* at most 100 ms, and no longer than --duration has left (rounded up to a whole ms) */
+		rc = ops->poll(st, r, left >= 100000000ull ? 100 : (int)((left + 999999) / 1000000));
 		if (rc < 0)
 			break;
 		rc = recorder__flush(r);	/* TW_STREAM: whole records reach the file now */

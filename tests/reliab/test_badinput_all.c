@@ -237,7 +237,7 @@ ParameterizedTestParameters(badinput_all, cli)
 		  .out = "out.xml" },
 		{ .name = "replay speed 0", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl --speed 0 -o out.json",
-		  .msg = "trimsim replay: --speed '0': expected a number > 0"
+		  .msg = "trimsim replay: --speed '0': expected a number above 0, at most 1e9"
 			  "; see 'trimsim replay --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "replay timing", .file = "in.jsonl", .content = OK,
 		  .args = "replay in.jsonl --timing later -o out.json",
@@ -259,7 +259,7 @@ ParameterizedTestParameters(badinput_all, cli)
 		  .msg = "trimsim compare: --jobs '0': expected an integer in 1..1024"
 			  "; see 'trimsim compare --help'\n", .rc = 2, .out = "out.json" },
 		{ .name = "record duration", .args = "record -o out.tsim --duration forever -m /",
-		  .msg = "trimsim record: --duration 'forever': not a duration"
+		  .msg = "trimsim record: --duration 'forever': expected a duration above 0 (e.g. 30s, 5m)"
 			  "; see 'trimsim record --help'\n", .rc = 2, .out = "out.tsim" },
 		{ .name = "record backend", .args = "record -o out.tsim --backend dtrace -m /",
 		  .msg = "trimsim record: --backend 'dtrace': choose auto, bpf or tracefs"
