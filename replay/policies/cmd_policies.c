@@ -11,15 +11,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: trimsim policies [--json]\n"
+		"usage: trimsim policies [NAME] [--json]\n"
 		"\n"
 		"Lists the policy stages (composed with '|') and the presets (named pipelines that\n"
-		"emulate a kernel), with their options, defaults and the kernel source they follow.\n"
+		"emulate a kernel), with their options, defaults and the kernel source they follow;\n"
+		"with NAME, only the stage or preset of that name.\n"
 		"\n"
 		"  --json   one JSON object on stdout\n"
 		"\n"
 		"examples:\n"
 		"  trimsim policies\n"
+		"  trimsim policies xfs\n"
 		"  trimsim replay t.tsim -p 'source(free) | batch(window=1s) | sort | merge(max=64M,segments=64) | min(64K)'\n"
 		"  trimsim replay t.tsim -p 'sort-merge-async(qd=8)'\n");
 }
@@ -133,14 +135,23 @@ static void opt_text(void *arg, const char *key, const char *stage, const struct
 	l->stage = strcmp(key, o->key) ? "" : stage;
 }
 
-static json_t *all_json(void)
+/* NAME given: only the stage or preset of that name (cmd_policies checks there is one). */
+static bool shown(const char *only, const char *name)
+{
+	return !only || !strcmp(only, name);
+}
+
+static json_t *all_json(const char *only)
 {
 	json_t *o = json_object(), *st = json_array(), *pr = json_array();
 	const struct policy_stage_ops *s;
 
 	for (size_t i = 0; (s = policy_stage_at(i)); i++) {
-		json_t *j = json_object();
+		json_t *j;
 
+		if (!shown(only, s->name))
+			continue;
+		j = json_object();
 		json_object_set_new(j, "name", json_string(s->name));
 		json_object_set_new(j, "help", json_string(s->help ? s->help : ""));
 		json_object_set_new(j, "follows", s->follows ? json_string(s->follows) : json_null());
@@ -149,9 +160,12 @@ static json_t *all_json(void)
 		json_array_append_new(st, j);
 	}
 	for (const struct policy_preset *p = policy_presets; p->name; p++) {
-		json_t *j = json_object(), *po = json_array();
+		json_t *j, *po;
 		char key[64];
 
+		if (!shown(only, p->name))
+			continue;
+		j = json_object(), po = json_array();
 		json_object_set_new(j, "name", json_string(p->name));
 		json_object_set_new(j, "help", json_string(p->help ? p->help : ""));
 		json_object_set_new(j, "follows", p->follows ? json_string(p->follows) : json_null());
@@ -167,13 +181,16 @@ static json_t *all_json(void)
 	return o;
 }
 
-static void print_text(FILE *f)
+static void print_text(FILE *f, const char *only)
 {
 	const struct policy_stage_ops *s;
 	char def[64];
 
-	fprintf(f, "stages (compose with '|'; a bare first argument sets the option marked *):\n");
+	if (!only || policy_stage_find(only))
+		fprintf(f, "stages (compose with '|'; a bare first argument sets the option marked *):\n");
 	for (size_t i = 0; (s = policy_stage_at(i)); i++) {
+		if (!shown(only, s->name))
+			continue;
 		fprintf(f, "\n  %s: %s\n", s->name, s->help ? s->help : "");
 		if (s->follows)
 			fprintf(f, "    follows %s\n", s->follows);
@@ -182,11 +199,14 @@ static void print_text(FILE *f)
 				s->positional && !strcmp(s->positional, o->key) ? "*" : " ", o->key,
 				type_name(o->type), opts__format_default(o, def, sizeof(def)), o->help ? o->help : "");
 	}
-	fprintf(f, "\npresets (name or name(option=value, ...): the options of its stages after the source,\n"
-		"with the preset's defaults; a bare value sets the next 'bare' key):\n");
+	if (!only || policy_preset_find(only))
+		fprintf(f, "%spresets (name or name(option=value, ...): the options of its stages after the source,\n"
+			"with the preset's defaults; a bare value sets the next 'bare' key):\n", only ? "" : "\n");
 	for (const struct policy_preset *p = policy_presets; p->name; p++) {
 		struct opt_line l = { .f = f };
 
+		if (!shown(only, p->name))
+			continue;
 		fprintf(f, "\n  %s: %s\n", p->name, p->help ? p->help : "");
 		if (p->follows)
 			fprintf(f, "    follows %s\n", p->follows);
@@ -201,6 +221,7 @@ static void print_text(FILE *f)
 
 int cmd_policies(int argc, char **argv)
 {
+	const char *only = NULL;
 	bool json = false;
 	char err[1024];
 
@@ -210,16 +231,21 @@ int cmd_policies(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
-		} else {
+		} else if (argv[i][0] == '-' || only) {
 			return cli_unknown_option("policies", argv[i], usage);
+		} else {
+			only = argv[i];
 		}
 	}
 	if (policy_registry_validate(err, sizeof(err))) {
 		fprintf(stderr, "trimsim policies: registry: %s\n", err);
 		return 1;
 	}
+	if (only && !policy_stage_find(only) && !policy_preset_find(only))
+		return cli_usage_error("policies", "'%s' is neither a stage nor a preset (trimsim policies lists them)",
+				       only);
 	if (json) {
-		json_t *o = all_json();
+		json_t *o = all_json(only);
 
 		if (!o || json_dumpf(o, stdout, JSON_SORT_KEYS | JSON_INDENT(2)) || fputc('\n', stdout) == EOF) {
 			json_decref(o);
@@ -228,6 +254,6 @@ int cmd_policies(int argc, char **argv)
 		json_decref(o);
 		return 0;
 	}
-	print_text(stdout);
+	print_text(stdout, only);
 	return 0;
 }

@@ -241,6 +241,29 @@ Test(cli, policies_lists_everything)
 	free(out);
 }
 
+/* policies NAME: that stage or preset alone, in text and JSON. */
+Test(cli, policies_one_name)
+{
+	char cmd[1024], *out = NULL;
+	json_t *j;
+
+	snprintf(cmd, sizeof(cmd), "%s policies xfs", th_trimsim());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0);
+	cr_expect(!strncmp(out, "presets (", 9) && strstr(out, "\n  xfs: ") && strstr(out, "push_flush"), "%s", out);
+	cr_expect_null(strstr(out, "stages ("), "%s", out);
+	cr_expect_null(strstr(out, "\n  ext4: "), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s policies merge --json", th_trimsim());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0);
+	cr_assert_not_null(j = json_loads(out, 0, NULL), "%s", out);
+	cr_expect_eq(json_array_size(json_object_get(j, "stages")), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(j, "stages"), 0), "name")),
+			 "merge");
+	cr_expect_eq(json_array_size(json_object_get(j, "presets")), 0);
+	json_decref(j);
+	free(out);
+}
+
 /* Peak RSS (KiB) of the plain binary replaying a trace. */
 static long replay_rss(const char *path)
 {

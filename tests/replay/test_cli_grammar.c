@@ -237,7 +237,9 @@ static struct err_case errs[] = {
 	{ "compare --merge D -p xfs", 2, "compare", "--merge D: no -p", true },
 	{ "recommend T -M nvme --per-task 4", 2, "recommend", "--per-task without --plan DIR", true },
 	{ "cell a b --all", 2, "cell", "'b': one plan DIR only", true },
-	{ "policies extra", 2, "policies", "unexpected argument 'extra'", true },
+	{ "policies extra", 2, "policies", "'extra' is neither a stage nor a preset (trimsim policies lists them)",
+	  true },
+	{ "policies xfs extra", 2, "policies", "unexpected argument 'extra'", true },
 	{ "calibrate extra", 2, "calibrate", "unexpected argument 'extra'", true },
 	{ "record -o x.tsim extra", 2, "record", "unexpected 'extra' (a command goes after --)", true },
 	/* a short option the command does not have */
