@@ -21,7 +21,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: trimsim cell DIR (--index I | --range A-B | --all) [--traces STAGE]\n"
+		"usage: trimsim cell DIR (--index I | --range A-B | --all) [--traces STAGE] [-q]\n"
 		"\n"
 		"Runs cells of the plan in DIR (written by trimsim compare ... --plan DIR, or\n"
 		"recommend ... --plan DIR) and writes each result to DIR/cells/ID.cell, named by the\n"
@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"  --traces STAGE  read each trace as STAGE/NAME (NAME: its file name in the plan) instead of\n"
 		"                  its path, where the traces were copied to the node; relative paths in the\n"
 		"                  plan otherwise start at the directory the plan was made in, when it exists\n"
+		"  -q, --quiet     no line for a cell done (or done before); a failed cell still has its line\n"
 		"\n"
 		"Exit status: 0 every cell has its result, 1 a cell failed (its result names why; merged,\n"
 		"it is a failed cell of the report) or the plan or an input does not match, 2 usage.\n"
@@ -52,7 +53,7 @@ static void usage(FILE *f)
 struct cell_args {
 	const char *dir, *stage;
 	size_t first, last;
-	bool task, range, all;
+	bool task, range, all, quiet;
 };
 
 static int parse_range(const char *s, size_t *a, size_t *b, char *err, size_t errlen)
@@ -84,14 +85,14 @@ static int parse_args(int argc, char **argv, struct cell_args *a, char *err, siz
 	static const struct option lopts[] = {
 		{ "index", required_argument, NULL, 'i' }, { "range", required_argument, NULL, 'r' },
 		{ "all", no_argument, NULL, 'a' }, { "traces", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' }, { 0 },
+		{ "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' }, { 0 },
 	};
 	uint64_t v;
 	int c, e;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			if ((e = report_parse_uint("--index", optarg, 0, SIZE_MAX / 2, &v, err, errlen)))
@@ -109,6 +110,9 @@ static int parse_args(int argc, char **argv, struct cell_args *a, char *err, siz
 			break;
 		case 'T':
 			a->stage = optarg;
+			break;
+		case 'q':
+			a->quiet = true;
 			break;
 		default:
 			err[0] = 0;
@@ -164,7 +168,7 @@ int cmd_cell(int argc, char **argv)
 	if (plan__base(p) && chdir(plan__base(p)))
 		fprintf(stderr, "trimsim cell: warning: %s: %s; relative trace paths start here\n", plan__base(p),
 			strerror(errno));
-	e = plan__run(p, a.first, a.last, stage, stderr, err, sizeof(err));
+	e = plan__run(p, a.first, a.last, stage, a.quiet ? NULL : stderr, err, sizeof(err));
 	if (e < 0)
 		fprintf(stderr, "trimsim cell: %s\n", e == -EINTR ? "interrupted" : err);
 	rc = e ? 1 : 0;

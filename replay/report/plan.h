@@ -69,7 +69,7 @@ int plan__task(const struct plan *p, size_t t, size_t *first, size_t *last, char
  * Runs cells first..last that have no good result yet, one after another, each
  * checked against the plan (the trace's and the profile's digests) before it runs;
  * stage: read the traces from there (by their file names) instead of their paths.
- * One line per cell into log. 0 when every cell has its result; 1 when some cell
+ * One line per cell into log; log NULL: only failed cells, on stderr. 0 when every cell has its result; 1 when some cell
  * failed (its result is kept: the report shows it, a rerun tries it again);
  * -EINTR on SIGINT/SIGTERM; -errno with err naming the cell (a digest mismatch).
  */

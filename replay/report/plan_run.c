@@ -79,9 +79,9 @@ static int run_cell(struct plan *p, size_t i, const char *stage, FILE *log, char
 		else if (!(e = cell_result_store(res, pc->id, c, err, errlen)))
 			e = c->status ? 1 : 0;
 	}
-	if (e >= 0)
-		fprintf(log, "trimsim cell: %s: %s%s\n", cell_name(p, i, name, sizeof(name)), e ? "failed: " : "done",
-			e ? c->error : "");
+	if (e > 0 || (!e && log))	/* a failure is told even without a log */
+		fprintf(log ? log : stderr, "trimsim cell: %s: %s%s\n", cell_name(p, i, name, sizeof(name)),
+			e ? "failed: " : "done", e ? c->error : "");
 	free(c);
 	return e;
 }
@@ -98,7 +98,8 @@ int plan__run(struct plan *p, size_t first, size_t last, const char *stage, FILE
 	for (size_t i = first; i <= last && i < p->n && !e; i++) {
 		cell_result_path(dir, p->cells[i].id, path, sizeof(path));
 		if (!cell_result_load(path, p->cells[i].id, c, msg, sizeof(msg)) && !c->status) {
-			fprintf(log, "trimsim cell: %s: done before\n", cell_name(p, i, name, sizeof(name)));
+			if (log)
+				fprintf(log, "trimsim cell: %s: done before\n", cell_name(p, i, name, sizeof(name)));
 			continue;
 		}
 		if ((e = run_cell(p, i, stage, log, err, errlen)) == 1) {

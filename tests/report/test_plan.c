@@ -56,6 +56,13 @@ Test(plan, tasks_then_merge)
 	st = th_run(cmd, &err, NULL);
 	cr_assert(err && atoi(err) == 18, "a second run runs nothing: %s", err);
 	free(err);
+	err = NULL;
+	/* -q: no line for a cell done before */
+	snprintf(cmd, sizeof(cmd), "%s cell %s/plan --all -q", th_trimsim(), th_dir());
+	st = th_run(cmd, NULL, &err);
+	cr_assert_eq(st, 0, "exit %d: %s", st, err);
+	cr_expect_eq(th_lines(err), 0, "%s", err);
+	free(err);
 	cr_assert_eq(results(), 18);
 }
 
