@@ -424,7 +424,7 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 {
 	uint64_t d;
 
-	if (e->flushed || e->cfg.timing != TIMING_TRACE)
+	if (!e->timers || e->flushed || e->cfg.timing != TIMING_TRACE)
 		return UINT64_MAX;
 	d = policy__next_deadline(e->pol);
 	if (d != e->timer_dl) {	/* converted once per deadline */
@@ -435,21 +435,52 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 	return e->timer_te;
 }
 
+/*
+ * run_until() for one model lane (trace timing, where the twin runs beside the
+ * loop, and asap before the twin's first command): the same passes without the
+ * loops over lanes and the real-time waits. Most calls reap one completion, or
+ * none, and take time to T in one pass.
+ */
+static int run_until_one(struct engine *e, uint64_t T)
+{
+	struct lane *l = &e->lane[0];
+
+	for (;;) {
+		uint64_t tp, dl = UINT64_MAX, next, r;
+		int ret;
+
+		if (trimsim_stop)
+			return efail(e, -EINTR, "%s", "interrupted");
+		tp = timer_due(e, &dl);
+		r = lane_ready(l);
+		next = T < tp ? T : tp;
+		next = r < next ? r : next;
+		while (lane_next_done(l) <= next && (ret = reap_from(e, l, next)))
+			if (ret < 0)
+				return ret;
+		if (next == UINT64_MAX) {
+			/* Everything in flight completed; what is queued for later can go now. */
+			if (!l->fg_n && !evq__len(&l->dq))
+				return 0;
+			continue;
+		}
+		lane_sync(l, next);
+		/* as in run_until(): the timer fires even when the round trip lands 1 ns early */
+		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp) > dl ? to_trace(e, tp) : dl)))
+			return efail(e, ret, "%s", policy__error(e->pol));
+		if ((ret = dispatch(e, l)))
+			return ret;
+		note_queued(e);
+		if (next >= T && tp > T)
+			return 0;
+	}
+}
+
 /* Processes completions, policy timers and queued commands in time order up to engine time T. */
 static int run_until(struct engine *e, uint64_t T)
 {
-	uint64_t dl0 = UINT64_MAX;
-
-	/*
-	 * Most calls find nothing due by T on the one lane: time moves to T. This is the
-	 * loop's one pass when no timer, queued command or completion comes by T.
-	 */
-	if (!e->realtime && e->nloop == 1 && lane_next_done(&e->lane[0]) > T && T != UINT64_MAX &&
-	    lane_ready(&e->lane[0]) > T && !trimsim_stop && timer_due(e, &dl0) > T) {
-		lane_sync(&e->lane[0], T);
-		note_queued(e);
-		return 0;
-	}
+	if (!e->realtime && e->nloop == 1)
+		return run_until_one(e, T);
 	for (;;) {
 		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, dl = UINT64_MAX, next;
 		int ret;
@@ -597,6 +628,7 @@ static bool is_foreground(const struct ts_record *r)
 static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 {
 	struct fg_item it;
+	bool queued = false;
 	size_t tag;
 	int ret;
 
@@ -628,12 +660,20 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
 		};
 		e->slots[tag].ready[i] = it.ready;
-		/* the twin with room and nothing queued: dispatch() below would submit it first */
-		if (i >= e->nloop && !l->fg_n && l->inflight < l->max) {
+		/*
+		 * A lane with room and nothing queued takes the command now: dispatch()
+		 * would submit it first (it is due: ready is the lane's now, or te, which
+		 * run_until() took the real lane to). The real lane only with no discard
+		 * waiting (one ready before it would go first) and not in real time (its
+		 * clock moves by itself). Lanes are separate targets: their order does not matter.
+		 */
+		if (!l->fg_n && l->inflight < l->max &&
+		    (i >= e->nloop || (!e->realtime && !evq__len(&l->dq)))) {
 			if ((ret = submit_fg_item(e, l, &it)))
 				return ret;
 			continue;
 		}
+		queued = true;
 		if (l->fg_n == l->fg_cap) {
 			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
 			struct fg_item *n = malloc(cap * sizeof(*n));
@@ -650,7 +690,7 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
 	}
 	e->fg_records++;
-	e->queued++;
+	e->queued += queued;	/* engine__feed() dispatches only when something waits */
 	return e->nloop < e->nlanes ? dispatch(e, &e->lane[1]) : 0;
 }
 

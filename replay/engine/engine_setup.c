@@ -68,6 +68,7 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		goto out;
 	}
 	e->wanted_kinds = policy__wanted_kinds(e->pol);
+	e->timers = policy__has_timers(e->pol);
 	/*
 	 * Kinds never foreground, freed bytes or wanted: skipped right after the counters
 	 * (engine__feed()); asap skips one only while the policy is quiet, and never for

@@ -278,6 +278,11 @@ uint64_t policy__next_deadline(struct policy *p)
 	return deadline(p);
 }
 
+bool policy__has_timers(const struct policy *p)
+{
+	return p->timers;
+}
+
 int policy__advance(struct policy *p, uint64_t now)
 {
 	if (deadline(p) > now)	/* the common case: no timer due */

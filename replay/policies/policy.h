@@ -294,6 +294,8 @@ int policy__record(struct policy *p, const struct ts_record *rec);
 int policy__advance(struct policy *p, uint64_t now);
 /* Earliest stage deadline, UINT64_MAX for none (cached between hook calls). */
 uint64_t policy__next_deadline(struct policy *p);
+/* Whether some stage has timers (fixed once built): else policy__next_deadline() is always UINT64_MAX. */
+bool policy__has_timers(const struct policy *p);
 int policy__flush(struct policy *p, uint64_t now);
 int policy__complete(struct policy *p, const struct policy_done *d);
 /* {"stages":[{"name":..,"options":{..},..stage report..}], "pipeline": ".."} */
