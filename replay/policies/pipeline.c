@@ -283,10 +283,21 @@ bool policy__has_timers(const struct policy *p)
 	return p->timers;
 }
 
+static int advance_due(struct policy *p, uint64_t now);
+
+/* Inline in policy__record(): most records find no timer due (a pipeline without timers, none ever). */
+static inline int advance(struct policy *p, uint64_t now)
+{
+	return deadline(p) > now ? 0 : advance_due(p, now);
+}
+
 int policy__advance(struct policy *p, uint64_t now)
 {
-	if (deadline(p) > now)	/* the common case: no timer due */
-		return 0;
+	return advance(p, now);
+}
+
+static int advance_due(struct policy *p, uint64_t now)
+{
 	for (;;) {
 		struct stage *first = NULL;
 		uint64_t best = UINT64_MAX;
@@ -373,9 +384,14 @@ static bool kind_in(uint32_t mask, uint8_t kind)
 	return kind < 32 ? (mask >> kind) & 1 : mask != 0;
 }
 
-bool policy__wants(const struct policy *p, const struct ts_record *rec)
+static inline bool wants(const struct policy *p, const struct ts_record *rec)
 {
 	return p->observe_all || kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
+}
+
+bool policy__wants(const struct policy *p, const struct ts_record *rec)
+{
+	return wants(p, rec);
 }
 
 bool policy__quiet(struct policy *p)
@@ -399,7 +415,7 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 
 	if (p->env.devno && rec->dev != p->env.devno)
 		return 0;
-	if ((ret = policy__advance(p, rec->time_ns > p->now ? rec->time_ns : p->now)))
+	if ((ret = advance(p, rec->time_ns > p->now ? rec->time_ns : p->now)))
 		return ret;
 	if (rec->time_ns < p->now) {
 		/*
@@ -412,7 +428,7 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 		rec = &late;
 	}
 	p->now = rec->time_ns;
-	if (!policy__wants(p, rec))
+	if (!wants(p, rec))
 		return 0;
 	p->dl_ok = false;
 	if (p->n <= 64 && rec->kind < 32) {	/* the stages that observe this kind, in order */
