@@ -122,7 +122,11 @@ int msched__place(struct msched *s, struct target_done *d, uint64_t service, boo
 /* Queues a completion that used no device time (rejected commands). */
 int msched__push(struct msched *s, const struct target_done *d);
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out);
-uint64_t msched__next(const struct msched *s);
+/* The earliest completion's time, UINT64_MAX if none (inline: the engine asks after every submit and reap). */
+static inline uint64_t msched__next(const struct msched *s)
+{
+	return s->len ? s->heap[0].done_ns : UINT64_MAX;
+}
 
 /* Discard accounting shared by the engines. */
 struct discard_stats {

@@ -264,11 +264,6 @@ int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 	return 1;
 }
 
-uint64_t msched__next(const struct msched *s)
-{
-	return s->len ? s->heap[0].done_ns : UINT64_MAX;
-}
-
 void model_params_init(struct model_params *p, const struct model_profile *prof, const struct target_env *env)
 {
 	uint64_t g;

@@ -84,7 +84,7 @@ static uint64_t lane_next_done(struct lane *l)
 }
 
 /* ---- command table ---- */
-static int slot_alloc(struct engine *e, size_t *tag)
+static inline int slot_alloc(struct engine *e, size_t *tag)
 {
 	if (e->free_slot == SIZE_MAX) {
 		int ret = grow_array((void **)&e->slots, &e->slots_cap, e->nslots + 1, sizeof(*e->slots));
@@ -141,14 +141,20 @@ static uint64_t lane_ready(const struct lane *l)
 	return t;
 }
 
-static int observe_submit(struct engine *e, const struct target_cmd *cmd)
+static int observe_submit_hook(struct engine *e, const struct target_cmd *cmd)
 {
 	const struct engine_observer *o = e->cfg.observer;
 	int ret;
 
-	if (!o || !o->submit || !(ret = o->submit(o->arg, cmd)))
+	if (!o->submit || !(ret = o->submit(o->arg, cmd)))
 		return 0;
 	return efail(e, ret < 0 ? ret : -EINVAL, "%s", "replay observer failed on a submit");
+}
+
+/* Inline: most replays have no observer (compare's probe is one). */
+static inline int observe_submit(struct engine *e, const struct target_cmd *cmd)
+{
+	return e->cfg.observer ? observe_submit_hook(e, cmd) : 0;
 }
 
 /* Submits discard ev (its time_ns: when it was ready, engine time) on lane l now. */
@@ -775,7 +781,16 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * the record, nor the reclaim figures count it.
 		 */
 		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
-		e->free_counted |= freed && r.kind == TS_FREE;
+		if (freed && r.kind == TS_FREE && !e->free_counted) {
+			e->free_counted = true;
+			/*
+			 * From now on an INTENT record is reclaim-only no more: unless the
+			 * policy wants it or an observer sees records, nothing reacts to it,
+			 * and the skip below would take it each time. It joins the idle kinds.
+			 */
+			if (e->idle_kinds && !(ob && ob->record) && !(e->wanted_kinds >> TS_INTENT & 1))
+				e->idle_kinds |= 1u << TS_INTENT;
+		}
 		/* what the timing allows first: policy__wants() only for a record that could skip */
 		skip = e->skip_idle && !fg &&
 		       (e->cfg.timing == TIMING_ASAP ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :

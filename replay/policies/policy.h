@@ -314,7 +314,8 @@ struct policy_input_counts {
 static inline void policy_input_count(struct policy_input_counts *c, const struct ts_record *rec)
 {
 	c->kind[rec->kind <= TS_KIND_MAX ? rec->kind : 0]++;
-	c->freespace += rec->kind == TS_META && rec->op == TS_META_FREESPACE;
+	if (rec->kind == TS_META)	/* a branch: the other kinds skip the op test and the add */
+		c->freespace += rec->op == TS_META_FREESPACE;
 }
 
 /*
