@@ -309,16 +309,18 @@ static int dfree_apply(struct engine *e, uint64_t t)
 }
 
 /* ---- completions ---- */
-static int complete(struct engine *e, struct lane *l, const struct target_done *d)
+/* shadow: l->shadow, a constant where the caller knows it (twin_run()) */
+static inline __attribute__((always_inline)) int complete(struct engine *e, struct lane *l,
+							  const struct target_done *d, bool shadow)
 {
 	struct slot *s;
 	int ret = 0;
 
-	if (d->tag >= e->nslots || !(e->slots[d->tag].pending & (l->shadow ? 2 : 1)))
+	if (d->tag >= e->nslots || !(e->slots[d->tag].pending & (shadow ? 2 : 1)))
 		return efail(e, -EPROTO, "target %s: completion for a command never submitted", l->ops->name);
 	s = &e->slots[d->tag];
 	l->inflight--;
-	if (l->shadow) {
+	if (shadow) {
 		s->base = d->done_ns > s->ready[1] ? d->done_ns - s->ready[1] : 0;
 		s->pending &= (uint8_t)~2u;
 	} else {
@@ -368,19 +370,33 @@ static inline struct lane *reap_lane(struct engine *e, uint64_t until)
 	return t <= until ? best : NULL;
 }
 
-static int reap_from(struct engine *e, struct lane *best, uint64_t until)
+/*
+ * Reaps one completion due by until from lane l: 1, 0 or -errno. twin: l is the
+ * discard-free twin beside the loop (trace timing on a model target): no clock,
+ * and complete() reduced to its shadow part at compile time.
+ */
+static inline __attribute__((always_inline)) int reap_from_as(struct engine *e, struct lane *l, uint64_t until,
+								  bool twin)
 {
 	struct target_done d;
 	int ret;
 
-	ret = best->ops->reap(best->priv, until, &d);
-	best->next_done_ok = false;
+	ret = l->ops->reap(l->priv, until, &d);
+	l->next_done_ok = false;
 	if (ret <= 0)
-		return ret < 0 ? efail(e, ret, "target %s: reap failed", best->ops->name) : 0;
-	lane_sync(best, d.done_ns);
-	if ((ret = complete(e, best, &d)))
+		return ret < 0 ? efail(e, ret, "target %s: reap failed", l->ops->name) : 0;
+	if (twin)
+		l->now = d.done_ns > l->now ? d.done_ns : l->now;	/* lane_sync() of a lane without a clock */
+	else
+		lane_sync(l, d.done_ns);
+	if ((ret = complete(e, l, &d, twin || l->shadow)))
 		return ret;
-	return (ret = dispatch(e, best)) ? ret : 1;
+	return (ret = dispatch(e, l)) ? ret : 1;
+}
+
+static int reap_from(struct engine *e, struct lane *best, uint64_t until)
+{
+	return reap_from_as(e, best, until, false);
 }
 
 /* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
@@ -404,7 +420,7 @@ static int twin_run(struct engine *e, uint64_t t)
 	struct lane *l = &e->lane[1];
 
 	while (l->inflight && lane_next_done(l) <= t) {
-		int ret = reap_from(e, l, t);
+		int ret = reap_from_as(e, l, t, true);
 
 		if (ret <= 0)
 			return ret ? ret : efail(e, -EPROTO, "%s", "engine: the twin has no completion it announced");
