@@ -734,10 +734,27 @@ static void engine_start(struct engine *e, uint64_t t0)
 		ob->start(ob->arg, e->t0, e->base);
 }
 
+/*
+ * The first FREE reaches the reclaim figures: from now on an INTENT record is
+ * reclaim-only no more. Unless the policy wants it or an observer sees records,
+ * nothing reacts to it, and the skip in engine__feed() would take it each time:
+ * it joins the idle kinds.
+ */
+static void first_free(struct engine *e, const struct engine_observer *ob)
+{
+	e->free_counted = true;
+	if (e->idle_kinds && !(ob && ob->record) && !(e->wanted_kinds >> TS_INTENT & 1))
+		e->idle_kinds |= 1u << TS_INTENT;
+}
+
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
 	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
+	/* trace timing, no observer of records: an idle kind is skipped at once */
+	bool idle_quick = e->cfg.timing != TIMING_ASAP && !(ob && ob->record);
+	/* ... and a FREE the policy does not want goes straight to dfree (the skip below) */
+	bool free_quick = idle_quick && e->skip_idle && !(e->wanted_kinds >> TS_FREE & 1);
 
 	e->records += n;	/* an error ends the replay: no result counts them */
 	for (size_t i = 0; i < n; i++) {
@@ -766,6 +783,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * once; with asap only while the policy is quiet.
 		 */
 		if (rec->kind < 32 && (e->idle_kinds >> rec->kind & 1)) {
+			if (idle_quick)
+				continue;
 			if (e->cfg.timing != TIMING_ASAP) {
 				if (ob && ob->record)
 					ob->record(ob->arg, rec);
@@ -775,6 +794,16 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				e->drain_owed = true;
 				continue;
 			}
+		}
+		/* what the skip below does with a FREE only the reclaim figures count, without its tests */
+		if (rec->kind == TS_FREE && free_quick && e->dfree_n < DEFER_FREES &&
+		    !ts_free_is_prealloc(rec, e->cfg.legacy_prealloc)) {
+			if (!e->free_counted)
+				first_free(e, ob);
+			e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
+				.t = to_engine(e, t), .bytes = rec->length, .intent = false,
+			};
+			continue;
 		}
 		r = *rec;
 		r.time_ns = t;
@@ -797,16 +826,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * the record, nor the reclaim figures count it.
 		 */
 		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
-		if (freed && r.kind == TS_FREE && !e->free_counted) {
-			e->free_counted = true;
-			/*
-			 * From now on an INTENT record is reclaim-only no more: unless the
-			 * policy wants it or an observer sees records, nothing reacts to it,
-			 * and the skip below would take it each time. It joins the idle kinds.
-			 */
-			if (e->idle_kinds && !(ob && ob->record) && !(e->wanted_kinds >> TS_INTENT & 1))
-				e->idle_kinds |= 1u << TS_INTENT;
-		}
+		if (freed && r.kind == TS_FREE && !e->free_counted)
+			first_free(e, ob);
 		/* what the timing allows first: policy__wants() only for a record that could skip */
 		skip = e->skip_idle && !fg &&
 		       (e->cfg.timing == TIMING_ASAP ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :
