@@ -331,7 +331,7 @@ static int advance_due(struct policy *p, uint64_t now)
 	}
 }
 
-static bool is_source(enum policy_source src, const struct ts_record *r)
+static inline __attribute__((always_inline)) bool is_source(enum policy_source src, const struct ts_record *r)
 {
 	if (!r->length)
 		return false;
