@@ -117,8 +117,6 @@ struct msched {
 
 int msched__init(struct msched *s, unsigned channels, unsigned qd);
 void msched__fini(struct msched *s);
-/* Places a command; fills d->start_ns, d->done_ns and queues d. 0 or -ENOMEM. */
-int msched__place(struct msched *s, struct target_done *d, uint64_t service, bool exclusive);
 /* Queues a completion that used no device time (rejected commands). */
 int msched__push(struct msched *s, const struct target_done *d);
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out);
@@ -198,7 +196,7 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 /*
  * The end every engine's submit shares: service x (1 +/- jitter) plus extra (time
  * jitter does not scale, such as a GC stall) placed on the device, non-queued for a
- * discard without queued_trim (msched__place()). 0 or -ENOMEM.
+ * discard without queued_trim (sched.c, place()). 0 or -ENOMEM.
  */
 int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
 		    uint64_t service, uint64_t extra);
