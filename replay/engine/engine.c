@@ -309,6 +309,18 @@ static int dfree_apply(struct engine *e, uint64_t t)
 }
 
 /* ---- completions ---- */
+/* Tells the policy discard s completed (d). */
+static int policy_done(struct engine *e, const struct slot *s, const struct target_done *d)
+{
+	struct policy_done pd = {
+		.submit_ns = to_trace(e, d->submit_ns), .done_ns = to_trace(e, d->done_ns),
+		.bytes = s->mc.bytes, .count = s->mc.count, .error = d->error,
+	};
+	int ret = policy__complete(e->pol, &pd);
+
+	return ret ? efail(e, ret, "%s", policy__error(e->pol)) : 0;
+}
+
 /* shadow: l->shadow, a constant where the caller knows it (twin_run()) */
 static inline __attribute__((always_inline)) int complete(struct engine *e, struct lane *l,
 							  const struct target_done *d, bool shadow)
@@ -334,14 +346,9 @@ static inline __attribute__((always_inline)) int complete(struct engine *e, stru
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
 		if (s->mc.klass == TC_DISCARD) {
-			struct policy_done pd = {
-				.submit_ns = to_trace(e, d->submit_ns), .done_ns = to_trace(e, d->done_ns),
-				.bytes = s->mc.bytes, .count = s->mc.count, .error = d->error,
-			};
-
 			l->d_inflight--;
-			if ((ret = policy__complete(e->pol, &pd)))
-				return efail(e, ret, "%s", policy__error(e->pol));
+			if (!e->done_unseen && (ret = policy_done(e, s, d)))
+				return ret;
 		}
 	}
 	if (!s->pending) {

@@ -70,6 +70,17 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 	e->wanted_kinds = policy__wanted_kinds(e->pol);
 	e->timers = policy__has_timers(e->pol);
 	/*
+	 * A pipeline without a complete() hook only moves its clock to a completion's
+	 * trace time, and that time is never past the next record's (trace timing at
+	 * --speed 1: to_trace() inverts to_engine() exactly; asap: the record's own
+	 * time) nor a timer's deadline when it fires, so the clock it would keep reads
+	 * the same wherever a stage or a check reads it. At another speed the round
+	 * trip may land a nanosecond late, and a real-time completion may come after
+	 * the next record: the policy is told of those.
+	 */
+	e->done_unseen = !policy__completes(e->pol) && !e->realtime &&
+			 (cfg->timing == TIMING_ASAP || e->cfg.speed == 1.0);
+	/*
 	 * Kinds never foreground, freed bytes or wanted: skipped right after the counters
 	 * (engine__feed()); asap skips one only while the policy is quiet, and never for
 	 * an observer of records (its drain would come after the record).

@@ -283,6 +283,11 @@ bool policy__has_timers(const struct policy *p)
 	return p->timers;
 }
 
+bool policy__completes(const struct policy *p)
+{
+	return p->completes;
+}
+
 static int advance_due(struct policy *p, uint64_t now);
 
 /* Inline in policy__record(): most records find no timer due (a pipeline without timers, none ever). */

@@ -296,6 +296,8 @@ int policy__advance(struct policy *p, uint64_t now);
 uint64_t policy__next_deadline(struct policy *p);
 /* Whether some stage has timers (fixed once built): else policy__next_deadline() is always UINT64_MAX. */
 bool policy__has_timers(const struct policy *p);
+/* Whether some stage has a complete() hook (fixed once built): else policy__complete() only moves the clock. */
+bool policy__completes(const struct policy *p);
 int policy__flush(struct policy *p, uint64_t now);
 int policy__complete(struct policy *p, const struct policy_done *d);
 /* {"stages":[{"name":..,"options":{..},..stage report..}], "pipeline": ".."} */
