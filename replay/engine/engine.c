@@ -125,7 +125,7 @@ static bool discard_room(const struct lane *l)
 }
 
 /* When the lane could next submit something (UINT64_MAX: nothing, or no room). */
-static uint64_t lane_ready(const struct lane *l)
+static inline uint64_t lane_ready(const struct lane *l)
 {
 	uint64_t t = UINT64_MAX;
 
