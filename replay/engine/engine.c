@@ -157,9 +157,10 @@ static inline int observe_submit(struct engine *e, const struct target_cmd *cmd)
 	return e->cfg.observer ? observe_submit_hook(e, cmd) : 0;
 }
 
-/* Submits discard ev (its time_ns: when it was ready, engine time) on lane l now. */
+/* Submits discard ev on lane l now; ready and freed: its time_ns and freed_ns in engine time. */
 static inline __attribute__((always_inline)) int submit_discard(struct engine *e, struct lane *l,
-								    const struct policy_event *ev)
+								    const struct policy_event *ev, uint64_t ready,
+								    uint64_t freed)
 {
 	struct target_seg one = { ev->offset, ev->length };
 	struct target_cmd cmd = {
@@ -176,7 +177,7 @@ static inline __attribute__((always_inline)) int submit_discard(struct engine *e
 	s = &e->slots[tag];
 	s->pending = 1;
 	s->mc = (struct metrics_cmd){
-		.submit_ns = l->now, .ready_ns = ev->time_ns, .freed_ns = ev->freed_ns, .bytes = ev->bytes,
+		.submit_ns = l->now, .ready_ns = ready, .freed_ns = freed, .bytes = ev->bytes,
 		.segs = cmd.segs ? cmd.segs : &one, .nr_segs = cmd.nr_segs, .count = ev->count,
 		.op = TS_OP_DISCARD, .klass = TC_DISCARD,
 	};
@@ -261,7 +262,7 @@ static int submit_due(struct engine *e, struct lane *l)
 		if (d) {
 			struct policy_event ev = evq__get(&l->dq, 0);
 
-			ret = submit_discard(e, l, &ev);
+			ret = submit_discard(e, l, &ev, ev.time_ns, ev.freed_ns);
 			evq__pop(&l->dq);
 		} else if (fg)
 			ret = submit_fg(e, l);
@@ -632,13 +633,15 @@ static int asap_drain(struct engine *e)
 int engine_sink(void *arg, const struct policy_event *ev)
 {
 	struct engine *e = arg;
-	struct policy_event q = *ev;
+	struct policy_event q;
 	uint64_t hold = ev->time_ns > ev->freed_ns ? scale(e, ev->time_ns - ev->freed_ns) : 0;
+	uint64_t ready = to_engine(e, ev->time_ns), freed = ready > hold ? ready - hold : 0;
 
-	q.time_ns = to_engine(e, ev->time_ns);
-	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
-	if (e->sink_direct && lane_takes_discard(&e->lane[0], q.time_ns))
-		return submit_discard(e, &e->lane[0], &q);
+	if (e->sink_direct && lane_takes_discard(&e->lane[0], ready))	/* no copy of the event */
+		return submit_discard(e, &e->lane[0], ev, ready, freed);
+	q = *ev;
+	q.time_ns = ready;
+	q.freed_ns = freed;
 	e->queued++;
 	return evq__push(&e->lane[0].dq, &q);
 }
@@ -758,6 +761,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
 	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
+	/* the records whose PREFETCH_AHEAD-th successor is in this batch (none: no prefetch hook) */
+	size_t pf_n = prefetch && n > PREFETCH_AHEAD ? n - PREFETCH_AHEAD : 0;
 	/* trace timing, no observer of records: an idle kind is skipped at once */
 	bool idle_quick = e->cfg.timing != TIMING_ASAP && !(ob && ob->record);
 	/* ... and a FREE the policy does not want goes straight to dfree (the skip below) */
@@ -771,7 +776,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		bool fg, freed, reclaim, skip;
 		int ret;
 
-		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
+		if (i < pf_n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
 		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
 			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
 		if (e->cfg.devno && rec->dev != e->cfg.devno)
