@@ -879,11 +879,13 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * dispatched next anyway (lane_takes_discard()): not for a foreground
 		 * record, whose own command, queued after, goes first on a tie.
 		 */
-		e->sink_direct = !fg && !e->realtime;
-		ret = policy__record(e->pol, &r);
-		e->sink_direct = false;
-		if (ret)
-			return efail(e, ret, "%s", policy__error(e->pol));
+		if (!(fg && e->fg_unseen)) {
+			e->sink_direct = !fg && !e->realtime;
+			ret = policy__record(e->pol, &r);
+			e->sink_direct = false;
+			if (ret)
+				return efail(e, ret, "%s", policy__error(e->pol));
+		}
 		if (fg && (ret = enqueue_fg(e, &r, te)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/* run_until() left nothing it could dispatch: only what this record queued can go */

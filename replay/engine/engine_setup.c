@@ -81,6 +81,14 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 	e->done_unseen = !policy__completes(e->pol) && !e->realtime &&
 			 (cfg->timing == TIMING_ASAP || e->cfg.speed == 1.0);
 	/*
+	 * A foreground record is never a source record: in a pipeline where no stage
+	 * observes ISSUE, policy__record() would only move the clock to its time, and
+	 * with no timer and no complete() hook nothing reads that clock before the next
+	 * record it is told of moves it as far (records come in time order).
+	 */
+	e->fg_unseen = !e->timers && !policy__completes(e->pol) &&
+		       !(policy__observed_kinds(e->pol) >> TS_ISSUE & 1);
+	/*
 	 * Kinds never foreground, freed bytes or wanted: skipped right after the counters
 	 * (engine__feed()); asap skips one only while the policy is quiet, and never for
 	 * an observer of records (its drain would come after the record).

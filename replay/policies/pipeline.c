@@ -288,6 +288,11 @@ bool policy__completes(const struct policy *p)
 	return p->completes;
 }
 
+uint32_t policy__observed_kinds(const struct policy *p)
+{
+	return p->observe_all ? ~0u : p->observe_mask;
+}
+
 static int advance_due(struct policy *p, uint64_t now);
 
 /* Inline in policy__record(): most records find no timer due (a pipeline without timers, none ever). */

@@ -298,6 +298,8 @@ uint64_t policy__next_deadline(struct policy *p);
 bool policy__has_timers(const struct policy *p);
 /* Whether some stage has a complete() hook (fixed once built): else policy__complete() only moves the clock. */
 bool policy__completes(const struct policy *p);
+/* Bits 1u << kind of the kinds below 32 some stage observes (all with TRIMSIM_OBSERVE_ALL; fixed once built). */
+uint32_t policy__observed_kinds(const struct policy *p);
 int policy__flush(struct policy *p, uint64_t now);
 int policy__complete(struct policy *p, const struct policy_done *d);
 /* {"stages":[{"name":..,"options":{..},..stage report..}], "pipeline": ".."} */
