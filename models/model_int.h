@@ -85,8 +85,6 @@ void model_params_init(struct model_params *p, const struct model_profile *prof,
 /* The device size an instance models: the trace's device, else the profile's capacity; never below the trace extent. */
 uint64_t model_device_size(const struct model_params *p, const struct target_env *env);
 
-/* service * (1 + jitter * u), u uniform in [-1, 1). */
-uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service);
 /* bytes at bw bytes/s, in ns; 0 when bw is 0. */
 uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw);
 

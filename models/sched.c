@@ -74,7 +74,8 @@ static inline uint64_t round_ns(double x)
 	return t + (x - (double)t >= 0.5);
 }
 
-uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
+/* service * (1 + jitter * u), u uniform in [-1, 1). Inline in model_cmd_place(), its one caller. */
+static inline uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
 {
 	double u;
 
