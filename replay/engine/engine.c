@@ -342,7 +342,7 @@ static inline __attribute__((always_inline)) int complete(struct engine *e, stru
 			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
 		/* the frees of records before it (a completion at a record's time came before the record) */
-		if (e->dfree_n && (ret = dfree_apply(e, d->done_ns)))
+		if (e->dfree_n && e->dfree[e->dfree_head].t < d->done_ns && (ret = dfree_apply(e, d->done_ns)))
 			return ret;
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
@@ -771,6 +771,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 	e->records += n;	/* an error ends the replay: no result counts them */
 	for (size_t i = 0; i < n; i++) {
 		const struct ts_record *rec = &recs[i];
+		const struct ts_record *rp;
 		struct ts_record r;
 		uint64_t queued, te, t;
 		bool fg, freed, reclaim, skip;
@@ -817,10 +818,14 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			};
 			continue;
 		}
-		r = *rec;
-		r.time_ns = t;
-		fg = is_foreground(&r);
-		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
+		rp = rec;
+		if (t != rec->time_ns) {	/* out of order: the record at the time it is replayed */
+			r = *rec;
+			r.time_ns = t;
+			rp = &r;
+		}
+		fg = is_foreground(rp);
+		freed = (rp->kind == TS_FREE && !ts_free_is_prealloc(rp, e->cfg.legacy_prealloc)) || rp->kind == TS_INTENT;
 		/*
 		 * A record nothing reacts to (not foreground, not the policy's source,
 		 * no stage observes, no reclaim figure counts it) changes no state: what
@@ -837,14 +842,14 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * completion hook, no timer pending: policy__quiet()), nor an observer see
 		 * the record, nor the reclaim figures count it.
 		 */
-		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
-		if (freed && r.kind == TS_FREE && !e->free_counted)
+		reclaim = freed && (rp->kind == TS_FREE || (ob && ob->record) || !e->free_counted);
+		if (freed && rp->kind == TS_FREE && !e->free_counted)
 			first_free(e, ob);
 		/* what the timing allows first: policy__wants() only for a record that could skip */
 		skip = e->skip_idle && !fg &&
 		       (e->cfg.timing == TIMING_ASAP ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :
 						      !reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES)) &&
-		       ((r.kind < 32 && !(e->wanted_kinds >> r.kind & 1)) || !policy__wants(e->pol, &r));
+		       ((rp->kind < 32 && !(e->wanted_kinds >> rp->kind & 1)) || !policy__wants(e->pol, rp));
 		if (skip && e->cfg.timing == TIMING_ASAP) {
 			e->drain_owed = true;
 			continue;
@@ -852,7 +857,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		if (skip) {
 			if (reclaim) {
 				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
-					.t = to_engine(e, r.time_ns), .bytes = r.length, .intent = r.kind == TS_INTENT,
+					.t = to_engine(e, rp->time_ns), .bytes = rp->length, .intent = rp->kind == TS_INTENT,
 				};
 				continue;
 			}
@@ -860,7 +865,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				ob->record(ob->arg, rec);
 			continue;
 		}
-		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
+		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, rp->time_ns);
 		e->drain_owed = false;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
@@ -872,7 +877,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			ob->record(ob->arg, rec);
 		/* after the completions due before it: the reclaim delay integrates in time order */
 		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
-						   r.kind == TS_INTENT, r.length)))
+						   rp->kind == TS_INTENT, rp->length)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/*
 		 * What the record makes the policy emit goes at once when it would be
@@ -881,12 +886,12 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 */
 		if (!(fg && e->fg_unseen)) {
 			e->sink_direct = !fg && !e->realtime;
-			ret = policy__record(e->pol, &r);
+			ret = policy__record(e->pol, rp);
 			e->sink_direct = false;
 			if (ret)
 				return efail(e, ret, "%s", policy__error(e->pol));
 		}
-		if (fg && (ret = enqueue_fg(e, &r, te)))
+		if (fg && (ret = enqueue_fg(e, rp, te)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/* run_until() left nothing it could dispatch: only what this record queued can go */
 		if (e->queued != queued && (ret = dispatch_all(e)))
