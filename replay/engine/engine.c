@@ -656,10 +656,60 @@ static bool is_foreground(const struct ts_record *r)
 	return r->length && (r->op == TS_OP_READ || r->op == TS_OP_WRITE || r->op == TS_OP_WRITE_ZEROES);
 }
 
+/* Doubles the lane's foreground ring (0 or -ENOMEM); out of line: it happens a few times a replay. */
+static int fg_grow(struct lane *l)
+{
+	size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
+	struct fg_item *n = malloc(cap * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t k = 0; k < l->fg_n; k++)
+		n[k] = l->fg[(l->fg_head + k) % l->fg_cap];
+	free(l->fg);
+	l->fg = n;
+	l->fg_cap = cap;
+	l->fg_head = 0;
+	return 0;
+}
+
+/* Foreground command tag (record r, engine time te) on lane i: submitted now or queued (*queued). */
+static inline __attribute__((always_inline)) int fg_to_lane(struct engine *e, unsigned i, size_t tag,
+							    const struct ts_record *r, uint64_t te, bool *queued)
+{
+	struct lane *l = &e->lane[i];
+	struct fg_item it;
+	int ret;
+
+	if (i >= e->nloop) {	/* the twin beside the loop: to time te, as run_until() takes the real lane */
+		if ((ret = twin_run(e, te)))
+			return ret;
+		lane_sync(l, te);
+	}
+	it = (struct fg_item){
+		.tag = tag, .ready = e->cfg.timing == TIMING_ASAP ? l->now : te,
+		.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
+	};
+	e->slots[tag].ready[i] = it.ready;
+	/*
+	 * A lane with room and nothing queued takes the command now: dispatch()
+	 * would submit it first (it is due: ready is the lane's now, or te, which
+	 * run_until() took the real lane to). The real lane only with no discard
+	 * waiting (one ready before it would go first) and not in real time (its
+	 * clock moves by itself). Lanes are separate targets: their order does not matter.
+	 */
+	if (!l->fg_n && l->inflight < l->max && (i >= e->nloop || (!e->realtime && !evq__len(&l->dq))))
+		return submit_fg_item(e, l, &it);
+	*queued = true;
+	if (l->fg_n == l->fg_cap && (ret = fg_grow(l)))
+		return ret;
+	l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
+	return 0;
+}
+
 /* r at engine time te (trace timing; asap: each lane's now) */
 static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 {
-	struct fg_item it;
 	bool queued = false;
 	size_t tag;
 	int ret;
@@ -679,48 +729,10 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	e->slots[tag].pending = e->nlanes > 1 ? 3 : 1;
 	e->slots[tag].mc.klass = TC_FOREGROUND;
 	e->slots[tag].mc.op = r->op;
-	for (unsigned i = 0; i < e->nlanes; i++) {
-		struct lane *l = &e->lane[i];
-
-		if (i >= e->nloop) {	/* the twin beside the loop: to time te, as run_until() takes the real lane */
-			if ((ret = twin_run(e, te)))
-				return ret;
-			lane_sync(l, te);
-		}
-		it = (struct fg_item){
-			.tag = tag, .ready = e->cfg.timing == TIMING_ASAP ? l->now : te,
-			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
-		};
-		e->slots[tag].ready[i] = it.ready;
-		/*
-		 * A lane with room and nothing queued takes the command now: dispatch()
-		 * would submit it first (it is due: ready is the lane's now, or te, which
-		 * run_until() took the real lane to). The real lane only with no discard
-		 * waiting (one ready before it would go first) and not in real time (its
-		 * clock moves by itself). Lanes are separate targets: their order does not matter.
-		 */
-		if (!l->fg_n && l->inflight < l->max &&
-		    (i >= e->nloop || (!e->realtime && !evq__len(&l->dq)))) {
-			if ((ret = submit_fg_item(e, l, &it)))
-				return ret;
-			continue;
-		}
-		queued = true;
-		if (l->fg_n == l->fg_cap) {
-			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
-			struct fg_item *n = malloc(cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			for (size_t k = 0; k < l->fg_n; k++)
-				n[k] = l->fg[(l->fg_head + k) % l->fg_cap];
-			free(l->fg);
-			l->fg = n;
-			l->fg_cap = cap;
-			l->fg_head = 0;
-		}
-		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
-	}
+	/* lane by lane, each a constant: the real lane, then the twin */
+	if ((ret = fg_to_lane(e, 0, tag, r, te, &queued)) ||
+	    (e->nlanes > 1 && (ret = fg_to_lane(e, 1, tag, r, te, &queued))))
+		return ret;
 	e->fg_records++;
 	e->queued += queued;	/* engine__feed() dispatches only when something waits */
 	return e->nloop < e->nlanes ? dispatch(e, &e->lane[1]) : 0;
