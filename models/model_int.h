@@ -85,8 +85,6 @@ void model_params_init(struct model_params *p, const struct model_profile *prof,
 /* The device size an instance models: the trace's device, else the profile's capacity; never below the trace extent. */
 uint64_t model_device_size(const struct model_params *p, const struct target_env *env);
 
-/* service * (1 + jitter * u), u uniform in [-1, 1). */
-uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service);
 /* bytes at bw bytes/s, in ns; 0 when bw is 0. */
 uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw);
 
@@ -117,12 +115,14 @@ struct msched {
 
 int msched__init(struct msched *s, unsigned channels, unsigned qd);
 void msched__fini(struct msched *s);
-/* Places a command; fills d->start_ns, d->done_ns and queues d. 0 or -ENOMEM. */
-int msched__place(struct msched *s, struct target_done *d, uint64_t service, bool exclusive);
 /* Queues a completion that used no device time (rejected commands). */
 int msched__push(struct msched *s, const struct target_done *d);
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out);
-uint64_t msched__next(const struct msched *s);
+/* The earliest completion's time, UINT64_MAX if none (inline: the engine asks after every submit and reap). */
+static inline uint64_t msched__next(const struct msched *s)
+{
+	return s->len ? s->heap[0].done_ns : UINT64_MAX;
+}
 
 /* Discard accounting shared by the engines. */
 struct discard_stats {
@@ -194,7 +194,7 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 /*
  * The end every engine's submit shares: service x (1 +/- jitter) plus extra (time
  * jitter does not scale, such as a GC stall) placed on the device, non-queued for a
- * discard without queued_trim (msched__place()). 0 or -ENOMEM.
+ * discard without queued_trim (sched.c, place()). 0 or -ENOMEM.
  */
 int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
 		    uint64_t service, uint64_t extra);

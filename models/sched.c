@@ -74,7 +74,8 @@ static inline uint64_t round_ns(double x)
 	return t + (x - (double)t >= 0.5);
 }
 
-uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
+/* service * (1 + jitter * u), u uniform in [-1, 1). Inline in model_cmd_place(), its one caller. */
+static inline uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
 {
 	double u;
 
@@ -185,7 +186,8 @@ static void sift_down(struct msched *s, struct msched_ent e)
 	sift_up(s, i, e);
 }
 
-int msched__push(struct msched *s, const struct target_done *d)
+/* Inline in place(): every command a model serves comes through here. */
+static inline __attribute__((always_inline)) int push(struct msched *s, const struct target_done *d)
 {
 	struct msched_ent e;
 
@@ -224,7 +226,17 @@ static void slot_take_min(struct msched *s, uint64_t t)
 	h[i] = t;
 }
 
-int msched__place(struct msched *s, struct target_done *d, uint64_t service, bool exclusive)
+int msched__push(struct msched *s, const struct target_done *d)
+{
+	return push(s, d);
+}
+
+/*
+ * Places a command: fills d->start_ns and d->done_ns and queues d; 0 or -ENOMEM.
+ * Inline in model_cmd_place(), the engines' one way in.
+ */
+static inline __attribute__((always_inline)) int place(struct msched *s, struct target_done *d, uint64_t service,
+						       bool exclusive)
 {
 	uint64_t start = d->submit_ns;
 
@@ -246,8 +258,9 @@ int msched__place(struct msched *s, struct target_done *d, uint64_t service, boo
 	s->busy_ns += service;
 	if (d->done_ns > s->last_done)
 		s->last_done = d->done_ns;
-	return msched__push(s, d);
+	return push(s, d);
 }
+
 
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 {
@@ -262,11 +275,6 @@ int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 	if (s->len)
 		sift_down(s, s->heap[s->len]);
 	return 1;
-}
-
-uint64_t msched__next(const struct msched *s)
-{
-	return s->len ? s->heap[0].done_ns : UINT64_MAX;
 }
 
 void model_params_init(struct model_params *p, const struct model_profile *prof, const struct target_env *env)
@@ -360,7 +368,7 @@ int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_pa
 		    uint64_t service, uint64_t extra)
 {
 	service = model_jitter(rng, p->jitter, service) + extra;
-	return msched__place(s, &c->d, service, c->discard && !p->queued_trim);
+	return place(s, &c->d, service, c->discard && !p->queued_trim);
 }
 
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)

@@ -84,7 +84,7 @@ static uint64_t lane_next_done(struct lane *l)
 }
 
 /* ---- command table ---- */
-static int slot_alloc(struct engine *e, size_t *tag)
+static inline int slot_alloc(struct engine *e, size_t *tag)
 {
 	if (e->free_slot == SIZE_MAX) {
 		int ret = grow_array((void **)&e->slots, &e->slots_cap, e->nslots + 1, sizeof(*e->slots));
@@ -125,7 +125,7 @@ static bool discard_room(const struct lane *l)
 }
 
 /* When the lane could next submit something (UINT64_MAX: nothing, or no room). */
-static uint64_t lane_ready(const struct lane *l)
+static inline uint64_t lane_ready(const struct lane *l)
 {
 	uint64_t t = UINT64_MAX;
 
@@ -141,19 +141,26 @@ static uint64_t lane_ready(const struct lane *l)
 	return t;
 }
 
-static int observe_submit(struct engine *e, const struct target_cmd *cmd)
+static int observe_submit_hook(struct engine *e, const struct target_cmd *cmd)
 {
 	const struct engine_observer *o = e->cfg.observer;
 	int ret;
 
-	if (!o || !o->submit || !(ret = o->submit(o->arg, cmd)))
+	if (!o->submit || !(ret = o->submit(o->arg, cmd)))
 		return 0;
 	return efail(e, ret < 0 ? ret : -EINVAL, "%s", "replay observer failed on a submit");
 }
 
-/* Submits discard ev (its time_ns: when it was ready, engine time) on lane l now. */
+/* Inline: most replays have no observer (compare's probe is one). */
+static inline int observe_submit(struct engine *e, const struct target_cmd *cmd)
+{
+	return e->cfg.observer ? observe_submit_hook(e, cmd) : 0;
+}
+
+/* Submits discard ev on lane l now; ready and freed: its time_ns and freed_ns in engine time. */
 static inline __attribute__((always_inline)) int submit_discard(struct engine *e, struct lane *l,
-								    const struct policy_event *ev)
+								    const struct policy_event *ev, uint64_t ready,
+								    uint64_t freed)
 {
 	struct target_seg one = { ev->offset, ev->length };
 	struct target_cmd cmd = {
@@ -170,7 +177,7 @@ static inline __attribute__((always_inline)) int submit_discard(struct engine *e
 	s = &e->slots[tag];
 	s->pending = 1;
 	s->mc = (struct metrics_cmd){
-		.submit_ns = l->now, .ready_ns = ev->time_ns, .freed_ns = ev->freed_ns, .bytes = ev->bytes,
+		.submit_ns = l->now, .ready_ns = ready, .freed_ns = freed, .bytes = ev->bytes,
 		.segs = cmd.segs ? cmd.segs : &one, .nr_segs = cmd.nr_segs, .count = ev->count,
 		.op = TS_OP_DISCARD, .klass = TC_DISCARD,
 	};
@@ -255,7 +262,7 @@ static int submit_due(struct engine *e, struct lane *l)
 		if (d) {
 			struct policy_event ev = evq__get(&l->dq, 0);
 
-			ret = submit_discard(e, l, &ev);
+			ret = submit_discard(e, l, &ev, ev.time_ns, ev.freed_ns);
 			evq__pop(&l->dq);
 		} else if (fg)
 			ret = submit_fg(e, l);
@@ -303,16 +310,30 @@ static int dfree_apply(struct engine *e, uint64_t t)
 }
 
 /* ---- completions ---- */
-static int complete(struct engine *e, struct lane *l, const struct target_done *d)
+/* Tells the policy discard s completed (d). */
+static int policy_done(struct engine *e, const struct slot *s, const struct target_done *d)
+{
+	struct policy_done pd = {
+		.submit_ns = to_trace(e, d->submit_ns), .done_ns = to_trace(e, d->done_ns),
+		.bytes = s->mc.bytes, .count = s->mc.count, .error = d->error,
+	};
+	int ret = policy__complete(e->pol, &pd);
+
+	return ret ? efail(e, ret, "%s", policy__error(e->pol)) : 0;
+}
+
+/* shadow: l->shadow, a constant where the caller knows it (twin_run()) */
+static inline __attribute__((always_inline)) int complete(struct engine *e, struct lane *l,
+							  const struct target_done *d, bool shadow)
 {
 	struct slot *s;
 	int ret = 0;
 
-	if (d->tag >= e->nslots || !(e->slots[d->tag].pending & (l->shadow ? 2 : 1)))
+	if (d->tag >= e->nslots || !(e->slots[d->tag].pending & (shadow ? 2 : 1)))
 		return efail(e, -EPROTO, "target %s: completion for a command never submitted", l->ops->name);
 	s = &e->slots[d->tag];
 	l->inflight--;
-	if (l->shadow) {
+	if (shadow) {
 		s->base = d->done_ns > s->ready[1] ? d->done_ns - s->ready[1] : 0;
 		s->pending &= (uint8_t)~2u;
 	} else {
@@ -321,19 +342,14 @@ static int complete(struct engine *e, struct lane *l, const struct target_done *
 			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
 		/* the frees of records before it (a completion at a record's time came before the record) */
-		if (e->dfree_n && (ret = dfree_apply(e, d->done_ns)))
+		if (e->dfree_n && e->dfree[e->dfree_head].t < d->done_ns && (ret = dfree_apply(e, d->done_ns)))
 			return ret;
 		if ((ret = metrics__done(e->m, &s->mc, d)))
 			return ret;
 		if (s->mc.klass == TC_DISCARD) {
-			struct policy_done pd = {
-				.submit_ns = to_trace(e, d->submit_ns), .done_ns = to_trace(e, d->done_ns),
-				.bytes = s->mc.bytes, .count = s->mc.count, .error = d->error,
-			};
-
 			l->d_inflight--;
-			if ((ret = policy__complete(e->pol, &pd)))
-				return efail(e, ret, "%s", policy__error(e->pol));
+			if (!e->done_unseen && (ret = policy_done(e, s, d)))
+				return ret;
 		}
 	}
 	if (!s->pending) {
@@ -362,19 +378,33 @@ static inline struct lane *reap_lane(struct engine *e, uint64_t until)
 	return t <= until ? best : NULL;
 }
 
-static int reap_from(struct engine *e, struct lane *best, uint64_t until)
+/*
+ * Reaps one completion due by until from lane l: 1, 0 or -errno. twin: l is the
+ * discard-free twin beside the loop (trace timing on a model target): no clock,
+ * and complete() reduced to its shadow part at compile time.
+ */
+static inline __attribute__((always_inline)) int reap_from_as(struct engine *e, struct lane *l, uint64_t until,
+								  bool twin)
 {
 	struct target_done d;
 	int ret;
 
-	ret = best->ops->reap(best->priv, until, &d);
-	best->next_done_ok = false;
+	ret = l->ops->reap(l->priv, until, &d);
+	l->next_done_ok = false;
 	if (ret <= 0)
-		return ret < 0 ? efail(e, ret, "target %s: reap failed", best->ops->name) : 0;
-	lane_sync(best, d.done_ns);
-	if ((ret = complete(e, best, &d)))
+		return ret < 0 ? efail(e, ret, "target %s: reap failed", l->ops->name) : 0;
+	if (twin)
+		l->now = d.done_ns > l->now ? d.done_ns : l->now;	/* lane_sync() of a lane without a clock */
+	else
+		lane_sync(l, d.done_ns);
+	if ((ret = complete(e, l, &d, twin || l->shadow)))
 		return ret;
-	return (ret = dispatch(e, best)) ? ret : 1;
+	return (ret = dispatch(e, l)) ? ret : 1;
+}
+
+static int reap_from(struct engine *e, struct lane *best, uint64_t until)
+{
+	return reap_from_as(e, best, until, false);
 }
 
 /* Reaps one completion due by until from whichever lane has the earliest; 1, 0 or -errno. */
@@ -398,7 +428,7 @@ static int twin_run(struct engine *e, uint64_t t)
 	struct lane *l = &e->lane[1];
 
 	while (l->inflight && lane_next_done(l) <= t) {
-		int ret = reap_from(e, l, t);
+		int ret = reap_from_as(e, l, t, true);
 
 		if (ret <= 0)
 			return ret ? ret : efail(e, -EPROTO, "%s", "engine: the twin has no completion it announced");
@@ -424,7 +454,7 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 {
 	uint64_t d;
 
-	if (e->flushed || e->cfg.timing != TIMING_TRACE)
+	if (!e->timers || e->flushed || e->cfg.timing != TIMING_TRACE)
 		return UINT64_MAX;
 	d = policy__next_deadline(e->pol);
 	if (d != e->timer_dl) {	/* converted once per deadline */
@@ -435,21 +465,52 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 	return e->timer_te;
 }
 
+/*
+ * run_until() for one model lane (trace timing, where the twin runs beside the
+ * loop, and asap before the twin's first command): the same passes without the
+ * loops over lanes and the real-time waits. Most calls reap one completion, or
+ * none, and take time to T in one pass.
+ */
+static int run_until_one(struct engine *e, uint64_t T)
+{
+	struct lane *l = &e->lane[0];
+
+	for (;;) {
+		uint64_t tp, dl = UINT64_MAX, next, r;
+		int ret;
+
+		if (trimsim_stop)
+			return efail(e, -EINTR, "%s", "interrupted");
+		tp = timer_due(e, &dl);
+		r = lane_ready(l);
+		next = T < tp ? T : tp;
+		next = r < next ? r : next;
+		while (lane_next_done(l) <= next && (ret = reap_from(e, l, next)))
+			if (ret < 0)
+				return ret;
+		if (next == UINT64_MAX) {
+			/* Everything in flight completed; what is queued for later can go now. */
+			if (!l->fg_n && !evq__len(&l->dq))
+				return 0;
+			continue;
+		}
+		lane_sync(l, next);
+		/* as in run_until(): the timer fires even when the round trip lands 1 ns early */
+		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp) > dl ? to_trace(e, tp) : dl)))
+			return efail(e, ret, "%s", policy__error(e->pol));
+		if ((ret = dispatch(e, l)))
+			return ret;
+		note_queued(e);
+		if (next >= T && tp > T)
+			return 0;
+	}
+}
+
 /* Processes completions, policy timers and queued commands in time order up to engine time T. */
 static int run_until(struct engine *e, uint64_t T)
 {
-	uint64_t dl0 = UINT64_MAX;
-
-	/*
-	 * Most calls find nothing due by T on the one lane: time moves to T. This is the
-	 * loop's one pass when no timer, queued command or completion comes by T.
-	 */
-	if (!e->realtime && e->nloop == 1 && lane_next_done(&e->lane[0]) > T && T != UINT64_MAX &&
-	    lane_ready(&e->lane[0]) > T && !trimsim_stop && timer_due(e, &dl0) > T) {
-		lane_sync(&e->lane[0], T);
-		note_queued(e);
-		return 0;
-	}
+	if (!e->realtime && e->nloop == 1)
+		return run_until_one(e, T);
 	for (;;) {
 		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, dl = UINT64_MAX, next;
 		int ret;
@@ -572,13 +633,15 @@ static int asap_drain(struct engine *e)
 int engine_sink(void *arg, const struct policy_event *ev)
 {
 	struct engine *e = arg;
-	struct policy_event q = *ev;
+	struct policy_event q;
 	uint64_t hold = ev->time_ns > ev->freed_ns ? scale(e, ev->time_ns - ev->freed_ns) : 0;
+	uint64_t ready = to_engine(e, ev->time_ns), freed = ready > hold ? ready - hold : 0;
 
-	q.time_ns = to_engine(e, ev->time_ns);
-	q.freed_ns = q.time_ns > hold ? q.time_ns - hold : 0;
-	if (e->sink_direct && lane_takes_discard(&e->lane[0], q.time_ns))
-		return submit_discard(e, &e->lane[0], &q);
+	if (e->sink_direct && lane_takes_discard(&e->lane[0], ready))	/* no copy of the event */
+		return submit_discard(e, &e->lane[0], ev, ready, freed);
+	q = *ev;
+	q.time_ns = ready;
+	q.freed_ns = freed;
 	e->queued++;
 	return evq__push(&e->lane[0].dq, &q);
 }
@@ -593,10 +656,61 @@ static bool is_foreground(const struct ts_record *r)
 	return r->length && (r->op == TS_OP_READ || r->op == TS_OP_WRITE || r->op == TS_OP_WRITE_ZEROES);
 }
 
+/* Doubles the lane's foreground ring (0 or -ENOMEM); out of line: it happens a few times a replay. */
+static int fg_grow(struct lane *l)
+{
+	size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
+	struct fg_item *n = malloc(cap * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t k = 0; k < l->fg_n; k++)
+		n[k] = l->fg[(l->fg_head + k) % l->fg_cap];
+	free(l->fg);
+	l->fg = n;
+	l->fg_cap = cap;
+	l->fg_head = 0;
+	return 0;
+}
+
+/* Foreground command tag (record r, engine time te) on lane i: submitted now or queued (*queued). */
+static inline __attribute__((always_inline)) int fg_to_lane(struct engine *e, unsigned i, size_t tag,
+							    const struct ts_record *r, uint64_t te, bool *queued)
+{
+	struct lane *l = &e->lane[i];
+	struct fg_item it;
+	int ret;
+
+	if (i >= e->nloop) {	/* the twin beside the loop: to time te, as run_until() takes the real lane */
+		if ((ret = twin_run(e, te)))
+			return ret;
+		lane_sync(l, te);
+	}
+	it = (struct fg_item){
+		.tag = tag, .ready = e->cfg.timing == TIMING_ASAP ? l->now : te,
+		.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
+	};
+	e->slots[tag].ready[i] = it.ready;
+	/*
+	 * A lane with room and nothing queued takes the command now: dispatch()
+	 * would submit it first (it is due: ready is the lane's now, or te, which
+	 * run_until() took the real lane to). The real lane only with no discard
+	 * waiting (one ready before it would go first) and not in real time (its
+	 * clock moves by itself). Lanes are separate targets: their order does not matter.
+	 */
+	if (!l->fg_n && l->inflight < l->max && (i >= e->nloop || (!e->realtime && !evq__len(&l->dq))))
+		return submit_fg_item(e, l, &it);
+	*queued = true;
+	if (l->fg_n == l->fg_cap && (ret = fg_grow(l)))
+		return ret;
+	l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
+	return 0;
+}
+
 /* r at engine time te (trace timing; asap: each lane's now) */
 static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 {
-	struct fg_item it;
+	bool queued = false;
 	size_t tag;
 	int ret;
 
@@ -615,42 +729,12 @@ static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
 	e->slots[tag].pending = e->nlanes > 1 ? 3 : 1;
 	e->slots[tag].mc.klass = TC_FOREGROUND;
 	e->slots[tag].mc.op = r->op;
-	for (unsigned i = 0; i < e->nlanes; i++) {
-		struct lane *l = &e->lane[i];
-
-		if (i >= e->nloop) {	/* the twin beside the loop: to time te, as run_until() takes the real lane */
-			if ((ret = twin_run(e, te)))
-				return ret;
-			lane_sync(l, te);
-		}
-		it = (struct fg_item){
-			.tag = tag, .ready = e->cfg.timing == TIMING_ASAP ? l->now : te,
-			.offset = r->offset, .length = r->length, .op = r->op, .flags = r->flags,
-		};
-		e->slots[tag].ready[i] = it.ready;
-		/* the twin with room and nothing queued: dispatch() below would submit it first */
-		if (i >= e->nloop && !l->fg_n && l->inflight < l->max) {
-			if ((ret = submit_fg_item(e, l, &it)))
-				return ret;
-			continue;
-		}
-		if (l->fg_n == l->fg_cap) {
-			size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
-			struct fg_item *n = malloc(cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			for (size_t k = 0; k < l->fg_n; k++)
-				n[k] = l->fg[(l->fg_head + k) % l->fg_cap];
-			free(l->fg);
-			l->fg = n;
-			l->fg_cap = cap;
-			l->fg_head = 0;
-		}
-		l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
-	}
+	/* lane by lane, each a constant: the real lane, then the twin */
+	if ((ret = fg_to_lane(e, 0, tag, r, te, &queued)) ||
+	    (e->nlanes > 1 && (ret = fg_to_lane(e, 1, tag, r, te, &queued))))
+		return ret;
 	e->fg_records++;
-	e->queued++;
+	e->queued += queued;	/* engine__feed() dispatches only when something waits */
 	return e->nloop < e->nlanes ? dispatch(e, &e->lane[1]) : 0;
 }
 
@@ -672,20 +756,40 @@ static void engine_start(struct engine *e, uint64_t t0)
 		ob->start(ob->arg, e->t0, e->base);
 }
 
+/*
+ * The first FREE reaches the reclaim figures: from now on an INTENT record is
+ * reclaim-only no more. Unless the policy wants it or an observer sees records,
+ * nothing reacts to it, and the skip in engine__feed() would take it each time:
+ * it joins the idle kinds.
+ */
+static void first_free(struct engine *e, const struct engine_observer *ob)
+{
+	e->free_counted = true;
+	if (e->idle_kinds && !(ob && ob->record) && !(e->wanted_kinds >> TS_INTENT & 1))
+		e->idle_kinds |= 1u << TS_INTENT;
+}
+
 int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 {
 	const struct engine_observer *ob = e->cfg.observer;
 	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
+	/* the records whose PREFETCH_AHEAD-th successor is in this batch (none: no prefetch hook) */
+	size_t pf_n = prefetch && n > PREFETCH_AHEAD ? n - PREFETCH_AHEAD : 0;
+	/* trace timing, no observer of records: an idle kind is skipped at once */
+	bool idle_quick = e->cfg.timing != TIMING_ASAP && !(ob && ob->record);
+	/* ... and a FREE the policy does not want goes straight to dfree (the skip below) */
+	bool free_quick = idle_quick && e->skip_idle && !(e->wanted_kinds >> TS_FREE & 1);
 
 	e->records += n;	/* an error ends the replay: no result counts them */
 	for (size_t i = 0; i < n; i++) {
 		const struct ts_record *rec = &recs[i];
+		const struct ts_record *rp;
 		struct ts_record r;
 		uint64_t queued, te, t;
 		bool fg, freed, reclaim, skip;
 		int ret;
 
-		if (prefetch && i + PREFETCH_AHEAD < n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
+		if (i < pf_n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
 		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
 			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
 		if (e->cfg.devno && rec->dev != e->cfg.devno)
@@ -704,6 +808,8 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * once; with asap only while the policy is quiet.
 		 */
 		if (rec->kind < 32 && (e->idle_kinds >> rec->kind & 1)) {
+			if (idle_quick)
+				continue;
 			if (e->cfg.timing != TIMING_ASAP) {
 				if (ob && ob->record)
 					ob->record(ob->arg, rec);
@@ -714,10 +820,24 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				continue;
 			}
 		}
-		r = *rec;
-		r.time_ns = t;
-		fg = is_foreground(&r);
-		freed = (r.kind == TS_FREE && !ts_free_is_prealloc(&r, e->cfg.legacy_prealloc)) || r.kind == TS_INTENT;
+		/* what the skip below does with a FREE only the reclaim figures count, without its tests */
+		if (rec->kind == TS_FREE && free_quick && e->dfree_n < DEFER_FREES &&
+		    !ts_free_is_prealloc(rec, e->cfg.legacy_prealloc)) {
+			if (!e->free_counted)
+				first_free(e, ob);
+			e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
+				.t = to_engine(e, t), .bytes = rec->length, .intent = false,
+			};
+			continue;
+		}
+		rp = rec;
+		if (t != rec->time_ns) {	/* out of order: the record at the time it is replayed */
+			r = *rec;
+			r.time_ns = t;
+			rp = &r;
+		}
+		fg = is_foreground(rp);
+		freed = (rp->kind == TS_FREE && !ts_free_is_prealloc(rp, e->cfg.legacy_prealloc)) || rp->kind == TS_INTENT;
 		/*
 		 * A record nothing reacts to (not foreground, not the policy's source,
 		 * no stage observes, no reclaim figure counts it) changes no state: what
@@ -734,13 +854,14 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		 * completion hook, no timer pending: policy__quiet()), nor an observer see
 		 * the record, nor the reclaim figures count it.
 		 */
-		reclaim = freed && (r.kind == TS_FREE || (ob && ob->record) || !e->free_counted);
-		e->free_counted |= freed && r.kind == TS_FREE;
+		reclaim = freed && (rp->kind == TS_FREE || (ob && ob->record) || !e->free_counted);
+		if (freed && rp->kind == TS_FREE && !e->free_counted)
+			first_free(e, ob);
 		/* what the timing allows first: policy__wants() only for a record that could skip */
 		skip = e->skip_idle && !fg &&
 		       (e->cfg.timing == TIMING_ASAP ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :
 						      !reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES)) &&
-		       ((r.kind < 32 && !(e->wanted_kinds >> r.kind & 1)) || !policy__wants(e->pol, &r));
+		       ((rp->kind < 32 && !(e->wanted_kinds >> rp->kind & 1)) || !policy__wants(e->pol, rp));
 		if (skip && e->cfg.timing == TIMING_ASAP) {
 			e->drain_owed = true;
 			continue;
@@ -748,7 +869,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		if (skip) {
 			if (reclaim) {
 				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
-					.t = to_engine(e, r.time_ns), .bytes = r.length, .intent = r.kind == TS_INTENT,
+					.t = to_engine(e, rp->time_ns), .bytes = rp->length, .intent = rp->kind == TS_INTENT,
 				};
 				continue;
 			}
@@ -756,7 +877,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				ob->record(ob->arg, rec);
 			continue;
 		}
-		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, r.time_ns);
+		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, rp->time_ns);
 		e->drain_owed = false;
 		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
 		if (ret)
@@ -768,19 +889,21 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			ob->record(ob->arg, rec);
 		/* after the completions due before it: the reclaim delay integrates in time order */
 		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
-						   r.kind == TS_INTENT, r.length)))
+						   rp->kind == TS_INTENT, rp->length)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/*
 		 * What the record makes the policy emit goes at once when it would be
 		 * dispatched next anyway (lane_takes_discard()): not for a foreground
 		 * record, whose own command, queued after, goes first on a tie.
 		 */
-		e->sink_direct = !fg && !e->realtime;
-		ret = policy__record(e->pol, &r);
-		e->sink_direct = false;
-		if (ret)
-			return efail(e, ret, "%s", policy__error(e->pol));
-		if (fg && (ret = enqueue_fg(e, &r, te)))
+		if (!(fg && e->fg_unseen)) {
+			e->sink_direct = !fg && !e->realtime;
+			ret = policy__record(e->pol, rp);
+			e->sink_direct = false;
+			if (ret)
+				return efail(e, ret, "%s", policy__error(e->pol));
+		}
+		if (fg && (ret = enqueue_fg(e, rp, te)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/* run_until() left nothing it could dispatch: only what this record queued can go */
 		if (e->queued != queued && (ret = dispatch_all(e)))

@@ -56,6 +56,9 @@ struct engine {
 	bool skip_idle;			/* model target: records nothing reacts to are skipped (ENGINE.md) */
 	bool drain_owed;		/* asap: records were skipped since the last drain */
 	bool sink_direct;		/* engine_sink() may submit a discard at once (engine__feed()) */
+	bool timers;			/* policy__has_timers(): else timer_due() asks nothing */
+	bool done_unseen;		/* the policy is not told of completions (engine_setup.c) */
+	bool fg_unseen;			/* ... nor of foreground records (engine_setup.c) */
 	uint64_t timer_dl, timer_te;	/* the policy's last deadline (trace time) and its engine time */
 	uint32_t wanted_kinds;		/* policy__wanted_kinds(): no policy__wants() call for the others */
 	uint32_t idle_kinds;		/* kinds never foreground, freed bytes or wanted: skipped at once */

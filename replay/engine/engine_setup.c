@@ -68,6 +68,26 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 		goto out;
 	}
 	e->wanted_kinds = policy__wanted_kinds(e->pol);
+	e->timers = policy__has_timers(e->pol);
+	/*
+	 * A pipeline without a complete() hook only moves its clock to a completion's
+	 * trace time, and that time is never past the next record's (trace timing at
+	 * --speed 1: to_trace() inverts to_engine() exactly; asap: the record's own
+	 * time) nor a timer's deadline when it fires, so the clock it would keep reads
+	 * the same wherever a stage or a check reads it. At another speed the round
+	 * trip may land a nanosecond late, and a real-time completion may come after
+	 * the next record: the policy is told of those.
+	 */
+	e->done_unseen = !policy__completes(e->pol) && !e->realtime &&
+			 (cfg->timing == TIMING_ASAP || e->cfg.speed == 1.0);
+	/*
+	 * A foreground record is never a source record: in a pipeline where no stage
+	 * observes ISSUE, policy__record() would only move the clock to its time, and
+	 * with no timer and no complete() hook nothing reads that clock before the next
+	 * record it is told of moves it as far (records come in time order).
+	 */
+	e->fg_unseen = !e->timers && !policy__completes(e->pol) &&
+		       !(policy__observed_kinds(e->pol) >> TS_ISSUE & 1);
 	/*
 	 * Kinds never foreground, freed bytes or wanted: skipped right after the counters
 	 * (engine__feed()); asap skips one only while the policy is quiet, and never for

@@ -51,8 +51,10 @@ static inline int hist_add(struct hist *h, uint64_t v)
 	h->b[hist_bucket(v)]++;
 	h->n++;
 	h->sum += v;
-	h->min = v < h->min ? v : h->min;
-	h->max = v > h->max ? v : h->max;
+	if (v < h->min)	/* branches, not a load, a select and a store each: a new extreme is rare */
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
 	return 0;
 }
 void hist_bucket_range(unsigned idx, uint64_t *lo, uint64_t *hi);

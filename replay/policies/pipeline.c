@@ -278,10 +278,36 @@ uint64_t policy__next_deadline(struct policy *p)
 	return deadline(p);
 }
 
+bool policy__has_timers(const struct policy *p)
+{
+	return p->timers;
+}
+
+bool policy__completes(const struct policy *p)
+{
+	return p->completes;
+}
+
+uint32_t policy__observed_kinds(const struct policy *p)
+{
+	return p->observe_all ? ~0u : p->observe_mask;
+}
+
+static int advance_due(struct policy *p, uint64_t now);
+
+/* Inline in policy__record(): most records find no timer due (a pipeline without timers, none ever). */
+static inline int advance(struct policy *p, uint64_t now)
+{
+	return deadline(p) > now ? 0 : advance_due(p, now);
+}
+
 int policy__advance(struct policy *p, uint64_t now)
 {
-	if (deadline(p) > now)	/* the common case: no timer due */
-		return 0;
+	return advance(p, now);
+}
+
+static int advance_due(struct policy *p, uint64_t now)
+{
 	for (;;) {
 		struct stage *first = NULL;
 		uint64_t best = UINT64_MAX;
@@ -315,7 +341,7 @@ int policy__advance(struct policy *p, uint64_t now)
 	}
 }
 
-static bool is_source(enum policy_source src, const struct ts_record *r)
+static inline __attribute__((always_inline)) bool is_source(enum policy_source src, const struct ts_record *r)
 {
 	if (!r->length)
 		return false;
@@ -368,9 +394,14 @@ static bool kind_in(uint32_t mask, uint8_t kind)
 	return kind < 32 ? (mask >> kind) & 1 : mask != 0;
 }
 
-bool policy__wants(const struct policy *p, const struct ts_record *rec)
+static inline bool wants(const struct policy *p, const struct ts_record *rec)
 {
 	return p->observe_all || kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
+}
+
+bool policy__wants(const struct policy *p, const struct ts_record *rec)
+{
+	return wants(p, rec);
 }
 
 bool policy__quiet(struct policy *p)
@@ -394,7 +425,7 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 
 	if (p->env.devno && rec->dev != p->env.devno)
 		return 0;
-	if ((ret = policy__advance(p, rec->time_ns > p->now ? rec->time_ns : p->now)))
+	if ((ret = advance(p, rec->time_ns > p->now ? rec->time_ns : p->now)))
 		return ret;
 	if (rec->time_ns < p->now) {
 		/*
@@ -407,7 +438,7 @@ int policy__record(struct policy *p, const struct ts_record *rec)
 		rec = &late;
 	}
 	p->now = rec->time_ns;
-	if (!policy__wants(p, rec))
+	if (!wants(p, rec))
 		return 0;
 	p->dl_ok = false;
 	if (p->n <= 64 && rec->kind < 32) {	/* the stages that observe this kind, in order */

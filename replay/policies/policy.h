@@ -294,6 +294,12 @@ int policy__record(struct policy *p, const struct ts_record *rec);
 int policy__advance(struct policy *p, uint64_t now);
 /* Earliest stage deadline, UINT64_MAX for none (cached between hook calls). */
 uint64_t policy__next_deadline(struct policy *p);
+/* Whether some stage has timers (fixed once built): else policy__next_deadline() is always UINT64_MAX. */
+bool policy__has_timers(const struct policy *p);
+/* Whether some stage has a complete() hook (fixed once built): else policy__complete() only moves the clock. */
+bool policy__completes(const struct policy *p);
+/* Bits 1u << kind of the kinds below 32 some stage observes (all with TRIMSIM_OBSERVE_ALL; fixed once built). */
+uint32_t policy__observed_kinds(const struct policy *p);
 int policy__flush(struct policy *p, uint64_t now);
 int policy__complete(struct policy *p, const struct policy_done *d);
 /* {"stages":[{"name":..,"options":{..},..stage report..}], "pipeline": ".."} */
@@ -312,7 +318,8 @@ struct policy_input_counts {
 static inline void policy_input_count(struct policy_input_counts *c, const struct ts_record *rec)
 {
 	c->kind[rec->kind <= TS_KIND_MAX ? rec->kind : 0]++;
-	c->freespace += rec->kind == TS_META && rec->op == TS_META_FREESPACE;
+	if (rec->kind == TS_META)	/* a branch: the other kinds skip the op test and the add */
+		c->freespace += rec->op == TS_META_FREESPACE;
 }
 
 /*
