@@ -340,6 +340,25 @@ int grow_array(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
+/* Every ring in the tree grows here (util.h). */
+int grow_ring(void **ring, size_t *cap, size_t *head, size_t n, size_t elem)
+{
+	size_t ncap = *cap ? *cap * 2 : 64, first = n < *cap - *head ? n : *cap - *head;
+	char *p = malloc(ncap * elem);
+
+	if (!p)
+		return -ENOMEM;
+	if (n) {	/* from head to the end, then what wrapped to the start */
+		memcpy(p, (char *)*ring + *head * elem, first * elem);
+		memcpy(p + first * elem, *ring, (n - first) * elem);
+	}
+	free(*ring);
+	*ring = p;
+	*cap = ncap;
+	*head = 0;
+	return 0;
+}
+
 /*
  * The umask without changing it: Linux >= 4.7 shows it in /proc/self/status
  * (fs/proc/array.c: task_state(), "Umask:"); otherwise set and restore it.

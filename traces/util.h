@@ -41,6 +41,12 @@ uint64_t ts_now_ns(void);	/* CLOCK_MONOTONIC */
  */
 int grow_array(void **arr, size_t *cap, size_t need, size_t elem);
 /*
+ * A full ring *ring (of *cap elements of elem bytes, 0 or a power of two; n held from
+ * *head on, wrapping) doubled from 64 (or from *cap), its n elements moved to the
+ * front: *head = 0. 0, or -ENOMEM with the ring unchanged.
+ */
+int grow_ring(void **ring, size_t *cap, size_t *head, size_t n, size_t elem);
+/*
  * Mode for a new file given the permissions it wants (0666 for data files),
  * with the process umask applied: mkstemp() makes 0600 files whatever the umask,
  * so atomic writers fchmod() their temporary file to this before renaming it.

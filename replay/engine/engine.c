@@ -656,23 +656,6 @@ static bool is_foreground(const struct ts_record *r)
 	return r->length && (r->op == TS_OP_READ || r->op == TS_OP_WRITE || r->op == TS_OP_WRITE_ZEROES);
 }
 
-/* Doubles the lane's foreground ring (0 or -ENOMEM); out of line: it happens a few times a replay. */
-static int fg_grow(struct lane *l)
-{
-	size_t cap = l->fg_cap ? l->fg_cap * 2 : 64;
-	struct fg_item *n = malloc(cap * sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t k = 0; k < l->fg_n; k++)
-		n[k] = l->fg[(l->fg_head + k) % l->fg_cap];
-	free(l->fg);
-	l->fg = n;
-	l->fg_cap = cap;
-	l->fg_head = 0;
-	return 0;
-}
-
 /* Foreground command tag (record r, engine time te) on lane i: submitted now or queued (*queued). */
 static inline __attribute__((always_inline)) int fg_to_lane(struct engine *e, unsigned i, size_t tag,
 							    const struct ts_record *r, uint64_t te, bool *queued)
@@ -701,7 +684,8 @@ static inline __attribute__((always_inline)) int fg_to_lane(struct engine *e, un
 	if (!l->fg_n && l->inflight < l->max && (i >= e->nloop || (!e->realtime && !evq__len(&l->dq))))
 		return submit_fg_item(e, l, &it);
 	*queued = true;
-	if (l->fg_n == l->fg_cap && (ret = fg_grow(l)))
+	if (l->fg_n == l->fg_cap &&
+	    (ret = grow_ring((void **)&l->fg, &l->fg_cap, &l->fg_head, l->fg_n, sizeof(*l->fg))))
 		return ret;
 	l->fg[(l->fg_head + l->fg_n++) & (l->fg_cap - 1)] = it;
 	return 0;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "replay/policies/evq.h"
+#include "traces/util.h"
 
 void evq_init(struct evq *q)
 {
@@ -18,22 +19,6 @@ void evq_free(struct evq *q)
 	free(q->items);
 	free(q->segs);
 	evq_init(q);
-}
-
-static int grow_items(struct evq *q)
-{
-	size_t ncap = q->cap ? q->cap * 2 : 64;
-	struct evq_item *p = malloc(ncap * sizeof(*p));
-
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < q->n; i++)
-		p[i] = q->items[(q->head + i) & (q->cap - 1)];
-	free(q->items);
-	q->items = p;
-	q->cap = ncap;
-	q->head = 0;
-	return 0;
 }
 
 /* Moves live segments to the front once the dead prefix is at least half the store. */
@@ -59,7 +44,8 @@ int evq__push(struct evq *q, const struct policy_event *ev)
 	struct evq_item *it;
 	int ret;
 
-	if (q->n == q->cap && (ret = grow_items(q)))
+	if (q->n == q->cap &&
+	    (ret = grow_ring((void **)&q->items, &q->cap, &q->head, q->n, sizeof(*q->items))))
 		return ret;
 	it = &q->items[(q->head + q->n) & (q->cap - 1)];
 	it->ev = *ev;
