@@ -243,6 +243,27 @@ Test(recommend, read_p99_inflation)
 }
 
 /*
+ * recommend -M nvme on a trace of 20 commands op of 2^shift bytes each (ISSUE, DONE lat later), one
+ * every gap ns from 1 ms on, back to back on the device; its text output.
+ */
+static char *pairs_recommend(const char *name, const char *fs, const char *op, unsigned long long gap, unsigned shift,
+			     unsigned long long lat)
+{
+	char cmd[1024], *out = NULL;
+	FILE *f = jsonl_open(name, fs);
+
+	for (unsigned long long k = 0; k < 20; k++) {
+		jsonl_rec(f, 1000000 + k * gap, "ISSUE", op, k << shift, 1ull << shift, 0);
+		jsonl_rec(f, 1000000 + k * gap + lat, "DONE", op, k << shift, 1ull << shift, lat);
+	}
+	fprintf(f, "{\"footer\":{\"records\":40,\"lost\":0,\"end_ns\":%llu}}\n", 1000000 + 20 * gap);
+	cr_assert_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M nvme -j 2", th_dir(), th_trimsim(), name);
+	cr_assert_eq(th_run(cmd, &out, NULL), 0, "%s", cmd);
+	return out;
+}
+
+/*
  * A trace with device commands only (no FREE or INTENT: btrfs, an import from blktrace) cannot
  * show how soon a setting tells the device about freed space. Where discard does not matter the
  * pick then rests on TRIM time, and the reason says so instead of calling it the soonest; the
@@ -250,20 +271,10 @@ Test(recommend, read_p99_inflation)
  */
 Test(recommend, no_frees_reclaim_unknown)
 {
-	char cmd[1024], *out = NULL, *line, *head;
+	char *out = pairs_recommend("nofree.jsonl", "btrfs", "discard", 1000000000, 22, 500000), *line, *head;
 	ptrdiff_t col;
 	unsigned rows = 0;
-	FILE *f;
 
-	f = jsonl_open("nofree.jsonl", "btrfs");
-	for (unsigned long long k = 0; k < 20; k++) {
-		jsonl_rec(f, 1000000 + k * 1000000000, "ISSUE", "discard", k << 22, 1ull << 22, 0);
-		jsonl_rec(f, 1500000 + k * 1000000000, "DONE", "discard", k << 22, 1ull << 22, 500000);
-	}
-	fprintf(f, "{\"footer\":{\"records\":40,\"lost\":0,\"end_ns\":20001000000}}\n");
-	cr_assert_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend nofree.jsonl -M nvme -j 2", th_dir(), th_trimsim());
-	cr_assert_eq(th_run(cmd, &out, NULL), 0, "%s", cmd);
 	cr_expect(strstr(out, "does not matter"), "%s", out);
 	cr_expect(strstr(out, "the trace has no frees, so how soon a setting tells the device about freed space "
 			      "cannot be measured"), "%s", out);
@@ -289,18 +300,8 @@ Test(recommend, no_frees_reclaim_unknown)
  */
 Test(recommend, nothing_added_names_no_costliest)
 {
-	char cmd[1024], *out = NULL;
-	FILE *f;
+	char *out = pairs_recommend("fgonly.jsonl", "xfs", "write", 100000000, 16, 100000);
 
-	f = jsonl_open("fgonly.jsonl", "xfs");
-	for (unsigned long long k = 0; k < 20; k++) {
-		jsonl_rec(f, 1000000 + k * 100000000, "ISSUE", "write", k << 16, 1ull << 16, 0);
-		jsonl_rec(f, 1100000 + k * 100000000, "DONE", "write", k << 16, 1ull << 16, 100000);
-	}
-	fprintf(f, "{\"footer\":{\"records\":40,\"lost\":0,\"end_ns\":2001100000}}\n");
-	cr_assert_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend fgonly.jsonl -M nvme -j 2", th_dir(), th_trimsim());
-	cr_assert_eq(th_run(cmd, &out, NULL), 0, "%s", cmd);
 	cr_expect(strstr(out, "discard: does not matter: no setting adds time to the workload's "), "%s", out);
 	cr_expect_null(strstr(out, "costliest"), "%s", out);
 	free(out);
