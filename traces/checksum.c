@@ -344,6 +344,11 @@ static const uint64_t sum2_mask[4][4] __attribute__((aligned(32))) = {
 static const uint64_t sum2_mask_span[4][4] __attribute__((aligned(32))) = {
 	{ B63, B62, B62, 0 }, { B63, OPHI, B63, B62 }, { B62, 0, B63, OPHI }, { B63, B63, 0, 0 },
 };
+/* The AVX-512VL form's: dev xor the span's in the lanes of word 5, the ends not in the vectors (checksum_kernel.h, KVL). */
+#define DEVX 0x00000000ffffffffull
+static const uint64_t sum2_mask_span_vl[4][4] __attribute__((aligned(32))) = {
+	{ B63, B62, B62, 0 }, { B63, OPHI | DEVX, B63, B62 }, { B62, 0, B63, OPHI | DEVX }, { 0, 0, 0, 0 },
+};
 
 /* SSE2: a four-lane vector as two halves. */
 typedef struct { __m128i a, b; } v4s;
@@ -435,11 +440,24 @@ A2 void a_store(uint64_t *p, __m256i x) { _mm256_storeu_si256((__m256i *)p, x); 
 #define V_ISZERO a_iszero
 #define V_STORE a_store
 #define KISA avx2
+#define KKEEP_V
+#include "traces/checksum_forms.h"
+
+/*
+ * AVX-512VL: the same 256-bit vectors and operations, compiled for AVX-512VL
+ * (the compiler fuses an xor into an OR as vpternlogq and has 32 vector
+ * registers), with dev tested in the vectors and the ends on the scalar side
+ * (KVL, checksum_kernel.h): no 512-bit vectors (slower on this project's
+ * AMD EPYC host, BENCHMARKS.md "Reading").
+ */
+#define KATTR __attribute__((target("avx2,avx512f,avx512vl")))
+#define KISA avx512
+#define KVL 1
 #include "traces/checksum_forms.h"
 #endif
 
 static const char *const isa_names[TS_ISA_N] = { [TS_ISA_SCALAR] = "scalar", [TS_ISA_SSE2] = "sse2",
-						 [TS_ISA_AVX2] = "avx2" };
+						 [TS_ISA_AVX2] = "avx2", [TS_ISA_AVX512] = "avx512vl" };
 
 const char *ts_sum_isa_name(enum ts_sum_isa isa)
 {
@@ -456,6 +474,9 @@ bool ts_sum_isa_ok(enum ts_sum_isa isa)
 		return true;	/* baseline on x86-64 */
 	case TS_ISA_AVX2:
 		return __builtin_cpu_supports("avx2");
+	case TS_ISA_AVX512:
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f") &&
+		       __builtin_cpu_supports("avx512vl");
 #endif
 	default:
 		return false;
@@ -464,7 +485,10 @@ bool ts_sum_isa_ok(enum ts_sum_isa isa)
 
 enum ts_sum_isa ts_sum_isa_best(void)
 {
-	return ts_sum_isa_ok(TS_ISA_AVX2) ? TS_ISA_AVX2 : ts_sum_isa_ok(TS_ISA_SSE2) ? TS_ISA_SSE2 : TS_ISA_SCALAR;
+	for (int isa = TS_ISA_N - 1; isa > TS_ISA_SCALAR; isa--)
+		if (ts_sum_isa_ok((enum ts_sum_isa)isa))
+			return (enum ts_sum_isa)isa;
+	return TS_ISA_SCALAR;
 }
 
 size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec, const struct ts_span *sp,
@@ -478,6 +502,9 @@ size_t ts_sum2_records_isa(struct ts_sum *s, const unsigned char *p, size_t nrec
 	case TS_ISA_AVX2:
 		return !sp ? sum2_records_avx2(s, p, nrec, NULL) : sp->lo ? sum2_records_avx2_span(s, p, nrec, sp) :
 								       sum2_records_avx2_span0(s, p, nrec, sp);
+	case TS_ISA_AVX512:
+		return !sp ? sum2_records_avx512(s, p, nrec, NULL) : sp->lo ? sum2_records_avx512_span(s, p, nrec, sp) :
+									 sum2_records_avx512_span0(s, p, nrec, sp);
 #endif
 	default:
 		return sum2_records_scalar(s, p, nrec, sp);

@@ -5,9 +5,14 @@
  * sum2_records_KISA_span, with it, and sum2_records_KISA_span0, with it for a
  * span that starts at byte 0 (and their scrambles, sum2_scr_...).
  * Included by traces/checksum.c once per instruction set with KISA (sse2,
- * avx2), KATTR, VT and the V_* operations defined; it undefines all of them.
- * Not a header of its own.
+ * avx2, avx512), KATTR, VT and the V_* operations defined, and KVL 1 for the
+ * AVX-512VL form (checksum_kernel.h); it undefines all of them (VT and the
+ * V_* operations not with KKEEP_V: the next form uses them too). Not a header
+ * of its own.
  */
+#ifndef KVL
+#define KVL 0
+#endif
 #define KFORM_CAT2(a, b) a##b
 #define KFORM_CAT(a, b) KFORM_CAT2(a, b)
 
@@ -27,7 +32,9 @@
 #undef KFORM_CAT2
 #undef KFORM_CAT
 #undef KISA
+#undef KVL
 #undef KATTR
+#ifndef KKEEP_V
 #undef VT
 #undef V_SRLI
 #undef V_SLLI
@@ -44,3 +51,5 @@
 #undef V_ZERO
 #undef V_ISZERO
 #undef V_STORE
+#endif
+#undef KKEEP_V

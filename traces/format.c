@@ -100,14 +100,22 @@ void ts_record_to_le(struct ts_record *r)
  * ts_record_check()'s tests as one branch-free expression (ts_record_ok in
  * trace_int.h): ts_valid_ops[kind] has bit op set for each valid (kind, op):
  * ops 0..TS_OP_MAX for the event kinds, META subtypes 1..TS_META_MAX for
- * META, none otherwise (so the footer's kind fails).
+ * META, none otherwise (so the footer's kind fails). ts_valid_kind_op holds
+ * the same a byte per (kind, op & 7), for the vector forms of the check + sum
+ * (traces/checksum.c), which test op < 8 apart: both are made from VALID_OPS.
  */
 #define OPS_UPTO(n) ((1u << ((n) + 1)) - 1)
-const uint8_t ts_valid_ops[256] = {
-	[TS_FREE] = OPS_UPTO(TS_OP_MAX), [TS_ALLOC] = OPS_UPTO(TS_OP_MAX), [TS_INTENT] = OPS_UPTO(TS_OP_MAX),
-	[TS_BIO] = OPS_UPTO(TS_OP_MAX), [TS_ISSUE] = OPS_UPTO(TS_OP_MAX), [TS_DONE] = OPS_UPTO(TS_OP_MAX),
-	[TS_META] = OPS_UPTO(TS_META_MAX) & ~1u,
-};
+#define VALID_OPS(X)                                                                                   \
+	X(TS_FREE, OPS_UPTO(TS_OP_MAX)) X(TS_ALLOC, OPS_UPTO(TS_OP_MAX)) X(TS_INTENT, OPS_UPTO(TS_OP_MAX)) \
+	X(TS_BIO, OPS_UPTO(TS_OP_MAX)) X(TS_ISSUE, OPS_UPTO(TS_OP_MAX)) X(TS_DONE, OPS_UPTO(TS_OP_MAX))    \
+	X(TS_META, OPS_UPTO(TS_META_MAX) & ~1u)
+#define BY_KIND(k, ops) [k] = (ops),
+const uint8_t ts_valid_ops[256] = { VALID_OPS(BY_KIND) };
+#define KIND_OP(k, ops, op) [(k) | (op) << 8] = ((ops) >> (op)) & 1
+#define BY_KIND_OP(k, ops)                                                                             \
+	KIND_OP(k, ops, 0), KIND_OP(k, ops, 1), KIND_OP(k, ops, 2), KIND_OP(k, ops, 3), KIND_OP(k, ops, 4), \
+	KIND_OP(k, ops, 5), KIND_OP(k, ops, 6), KIND_OP(k, ops, 7),
+const uint8_t ts_valid_kind_op[2048] __attribute__((aligned(64))) = { VALID_OPS(BY_KIND_OP) };
 _Static_assert(TS_KIND_MAX == TS_META && TS_OP_MAX < 8 && TS_META_MAX < 8,
 	       "ts_valid_ops holds kinds 1..7 and ops 0..7: update it with the kinds");
 

@@ -25,6 +25,12 @@
 
 /* Bit op of ts_valid_ops[kind] is set for each valid (kind, op / META subtype) pair (format.c). */
 extern const uint8_t ts_valid_ops[256];
+/*
+ * The same as one byte (1: valid) per kind | (op & 7) << 8, the record's bytes
+ * 44..45 as a little-endian 16-bit word masked to 11 bits: one load instead of
+ * two and a shift, for checks that test op < 8 apart (format.c).
+ */
+extern const uint8_t ts_valid_kind_op[2048];
 
 /*
  * ts_record_check()'s tests without a branch: true if the host-order record is
@@ -47,7 +53,7 @@ _Static_assert(TS_MAX_BYTES == (1ull << 63) - 1 && TS_MAX_NS == (1ull << 63) - 1
  */
 size_t ts_sum_records(struct ts_sum *s, const unsigned char *p, size_t nrec);
 /* The forms of the version 2 fused check + sum; all give the same result (tests/traces/test_checksum.c). */
-enum ts_sum_isa { TS_ISA_SCALAR, TS_ISA_SSE2, TS_ISA_AVX2, TS_ISA_N };
+enum ts_sum_isa { TS_ISA_SCALAR, TS_ISA_SSE2, TS_ISA_AVX2, TS_ISA_AVX512, TS_ISA_N };
 bool ts_sum_isa_ok(enum ts_sum_isa isa);	/* this build and CPU run it */
 enum ts_sum_isa ts_sum_isa_best(void);
 const char *ts_sum_isa_name(enum ts_sum_isa isa);

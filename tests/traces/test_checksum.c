@@ -290,6 +290,21 @@ static bool span_spoil(unsigned char *p, unsigned how)
 	}
 }
 
+/* Puts every record of p[0..n) on the span's device, inside it. */
+static void place_in_span(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *q = p + i * TS_RECORD_SIZE;
+		uint64_t off = 0;
+
+		for (int k = 7; k >= 0; k--)
+			off = off << 8 | q[8 + k];
+		set_u64(q + 8, SPAN_LO + off);
+		for (int k = 0; k < 4; k++)
+			q[40 + k] = (unsigned char)(SPAN_DEV >> (8 * k));
+	}
+}
+
 /* The first record of p[0..n) that fails ts_record_ok (sp NULL) or also ts_span_ok: the definitions. */
 static size_t first_failing(const unsigned char *p, size_t n, const struct ts_span *sp)
 {
@@ -329,16 +344,7 @@ Test(checksum, span_forms_agree)
 						size_t got1, got2, got3;
 
 						fill_records(p, n, n + ph + how);
-						for (size_t i = 0; i < n; i++) {	/* every record on the span's device, inside it */
-							unsigned char *q = p + i * TS_RECORD_SIZE;
-							uint64_t off = 0;
-
-							for (int k = 7; k >= 0; k--)
-								off = off << 8 | q[8 + k];
-							set_u64(q + 8, SPAN_LO + off);
-							for (int k = 0; k < 4; k++)
-								q[40 + k] = (unsigned char)(SPAN_DEV >> (8 * k));
-						}
+						place_in_span(p, n);
 						if (how < HOWS && n && span_spoil(p + at * TS_RECORD_SIZE, how))
 							want = at;
 						/* the partition's span: as span_spoil says (and the definitions); the others: as they say */
@@ -368,6 +374,54 @@ Test(checksum, span_forms_agree)
 	}
 	cr_assert_geq(forms, 1);
 	free(p);
+}
+
+/*
+ * Every (kind, op) byte pair, in one record among valid ones, through every
+ * form with and without a span: each must stop where ts_record_ok does (the
+ * vector forms look kind and op up in ts_valid_kind_op and test op < 8 in the
+ * vectors; this holds that table to ts_valid_ops) and hold the scalar form's
+ * checksum.
+ */
+Test(checksum, kind_op_forms_agree)
+{
+	enum { N = 8, AT = 5 };
+	const struct ts_span spans[] = {
+		{ .lo = SPAN_LO, .hi = SPAN_HI, .dev = SPAN_DEV },
+		{ .lo = 0, .hi = SPAN_HI, .dev = SPAN_DEV },
+	};
+	unsigned char hdr[HLEN], p[N * TS_RECORD_SIZE];
+	unsigned valid = 0;
+
+	fill_random(hdr, sizeof(hdr), 7);
+	for (unsigned ko = 0; ko < 65536; ko++) {
+		const struct ts_span *sp = ko % 3 ? &spans[ko % 3 - 1] : NULL;
+		size_t want;
+		struct ts_sum s1;
+
+		fill_records(p, N, ko % 5);
+		place_in_span(p, N);
+		p[AT * TS_RECORD_SIZE + 44] = (unsigned char)ko;
+		p[AT * TS_RECORD_SIZE + 45] = (unsigned char)(ko >> 8);
+		want = first_failing(p, N, sp);
+		cr_assert(want == N || want == AT, "kind %u op %u: %zu", ko & 0xff, ko >> 8, want);
+		valid += want == N;
+		ts_sum_start(&s1, 2, hdr, HLEN);
+		cr_assert_eq(ts_sum2_records_isa(&s1, p, N, sp, TS_ISA_SCALAR), want);
+		for (int isa = 1; isa < TS_ISA_N; isa++) {
+			struct ts_sum s2;
+
+			if (!ts_sum_isa_ok((enum ts_sum_isa)isa))
+				continue;
+			ts_sum_start(&s2, 2, hdr, HLEN);
+			cr_assert_eq(ts_sum2_records_isa(&s2, p, N, sp, (enum ts_sum_isa)isa), want,
+				     "%s: kind %u op %u span %d", ts_sum_isa_name((enum ts_sum_isa)isa), ko & 0xff, ko >> 8,
+				     sp ? (int)(sp - spans) : -1);
+			cr_assert_eq(ts_sum_final(&s2), ts_sum_final(&s1), "%s: kind %u op %u",
+				     ts_sum_isa_name((enum ts_sum_isa)isa), ko & 0xff, ko >> 8);
+		}
+	}
+	cr_assert_eq(valid, 6 * (TS_OP_MAX + 1) + TS_META_MAX, "valid (kind, op) pairs");
 }
 
 /* What it must detect: a flipped bit anywhere, two words swapped, a record dropped, two records swapped. */
