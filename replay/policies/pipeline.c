@@ -285,7 +285,7 @@ bool policy__has_timers(const struct policy *p)
 
 bool policy__completes(const struct policy *p)
 {
-	return p->completes;
+	return p->completes || p->observe_all;
 }
 
 uint32_t policy__observed_kinds(const struct policy *p)

@@ -296,7 +296,10 @@ int policy__advance(struct policy *p, uint64_t now);
 uint64_t policy__next_deadline(struct policy *p);
 /* Whether some stage has timers (fixed once built): else policy__next_deadline() is always UINT64_MAX. */
 bool policy__has_timers(const struct policy *p);
-/* Whether some stage has a complete() hook (fixed once built): else policy__complete() only moves the clock. */
+/*
+ * Whether some stage has a complete() hook (fixed once built): else policy__complete() only moves the
+ * clock. True with TRIMSIM_OBSERVE_ALL: the engine then tells the pipeline every completion.
+ */
 bool policy__completes(const struct policy *p);
 /* Bits 1u << kind of the kinds below 32 some stage observes (all with TRIMSIM_OBSERVE_ALL; fixed once built). */
 uint32_t policy__observed_kinds(const struct policy *p);

@@ -5,7 +5,9 @@
  * skips records no stage wants. A kind missing from a mask silently changes
  * results, so every preset replays corpus traces (written with --io: every
  * kind occurs) twice, as is and with TRIMSIM_OBSERVE_ALL (every stage sees
- * every record, nothing skipped), and the result JSON must be byte-identical.
+ * every record, nothing skipped, every completion told to the pipeline:
+ * policy__observed_kinds(), policy__completes()), and the result JSON must be
+ * byte-identical.
  * The same with --timing asap on two traces: there the engine skips a record
  * only while the policy is quiet (policy__quiet()), and owes the drain.
  */
