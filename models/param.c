@@ -219,13 +219,18 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
  */
 static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
 {
+	unsigned hit = 0;
+
 	if (!m->pend_n)	/* no write since the last flush (a trace of discards alone) */
 		return;
-	for (unsigned i = 0; i < NPEND; i++) {
-		if (m->pend[i].wa <= wb && m->pend[i].wb >= wa) {
-			map_set(m, m->pend[i].a, m->pend[i].b);
-			pend_kill(m, i);
-		}
+	/* the slots first, without a branch each: a discard's words against random writes' mispredict half the time */
+	for (unsigned i = 0; i < NPEND; i++)
+		hit |= (unsigned)((m->pend[i].wa <= wb) & (m->pend[i].wb >= wa)) << i;
+	for (; hit; hit &= hit - 1) {
+		unsigned i = (unsigned)__builtin_ctz(hit);
+
+		map_set(m, m->pend[i].a, m->pend[i].b);
+		pend_kill(m, i);
 	}
 }
 

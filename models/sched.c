@@ -212,12 +212,13 @@ static void slot_take_min(struct msched *s, uint64_t t)
 	unsigned n = s->nslots, i = 0;
 
 	for (;;) {
-		unsigned c = 2 * i + 1;
+		unsigned c = 2 * i + 1, has_r;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && h[c + 1] < h[c])
-			c++;
+		/* the smaller child, the left on a tie, by arithmetic: a branch on random times mispredicts half the time */
+		has_r = c + 1 < n;
+		c += has_r & (h[c + has_r] < h[c]);
 		if (h[c] >= t)
 			break;
 		h[i] = h[c];

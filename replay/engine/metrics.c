@@ -293,10 +293,9 @@ int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t b
 {
 	m->base_pairs++;
 	pair_sums_add(m, lat_ns, base_ns);
-	if (lat_ns > base_ns) {
-		m->stall_ns += lat_ns - base_ns;
-		m->stalled_cmds++;
-	}
+	/* selects, not a branch: which of the two lanes was slower is a coin toss on a mix of writes and discards */
+	m->stall_ns += lat_ns > base_ns ? lat_ns - base_ns : 0;
+	m->stalled_cmds += lat_ns > base_ns;
 	return hist_add(&m->base[op <= TS_OP_MAX ? op : 0], base_ns);
 }
 
