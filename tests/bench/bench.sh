@@ -6,7 +6,7 @@
 #   BUILD          build directory holding trimsim and bench/ (make bench sets it)
 #   BENCH_EVENTS   records in the big synthetic trace (default 10000000)
 #   BENCH_SMALL    records in the trace for the slower replays and fio (default 2000000)
-#   BENCH_REPS     repetitions per measurement (default 3)
+#   BENCH_REPS     repetitions per measurement (default 7: the replays on this VM are bimodal, BENCHMARKS.md)
 #   BENCH_READ_ROUNDS  interleaved rounds of section 1's read variants (default 9)
 #   BENCH_FILES    files in the recorder's discard storm (default 100000)
 #   BENCH_REC_REPS interleaved runs without and with the recorder in section 4 (default 7, at least BENCH_REPS)
@@ -24,7 +24,7 @@ T=$BUILD/trimsim
 B=$BUILD/bench
 N=${BENCH_EVENTS:-10000000}
 NS=${BENCH_SMALL:-2000000}
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-7}
 READ_ROUNDS=${BENCH_READ_ROUNDS:-9}
 FILES=${BENCH_FILES:-100000}
 REC_REPS=${BENCH_REC_REPS:-$((REPS > 7 ? REPS : 7))}
