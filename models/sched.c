@@ -262,7 +262,6 @@ static inline __attribute__((always_inline)) int place(struct msched *s, struct 
 	return push(s, d);
 }
 
-
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
 {
 	uint32_t idx;
