@@ -152,10 +152,12 @@ static int open_binary(struct trace_reader *r, const unsigned char *fixed, size_
 	ssize_t n;
 	int ret;
 
-	if (got < 4 || ((magic_le & ~0xffu) != TS_MAGIC_BASE && (magic_be & ~0xffu) != TS_MAGIC_BASE))
-		return foreign(fixed, got) ? fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace; it looks like %s)",
-						  foreign(fixed, got)) :
-					     fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace)");
+	if (got < 4 || ((magic_le & ~0xffu) != TS_MAGIC_BASE && (magic_be & ~0xffu) != TS_MAGIC_BASE)) {
+		const char *what = foreign(fixed, got);
+
+		return fail(r, -EBADMSG, "byte 0: bad magic (not a trimsim trace%s%s)", what ? "; it looks like " : "",
+			    what ? what : "");
+	}
 	r->st.big_endian = (magic_le & ~0xffu) != TS_MAGIC_BASE;
 	r->st.version = (r->st.big_endian ? magic_be : magic_le) & 0xffu;
 	if (r->st.version < TS_VERSION_MIN || r->st.version > TS_VERSION)

@@ -292,6 +292,13 @@ static int dispatch_all(struct engine *e)
 }
 
 /* ---- deferred reclaim ---- */
+/* Defers a free of bytes at engine time t (intent: an INTENT record's) to dfree_apply(); the caller checked there is room. */
+static inline void dfree_push(struct engine *e, uint64_t t, uint64_t bytes, bool intent)
+{
+	e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] =
+		(struct defer_free){ .t = t, .bytes = bytes, .intent = intent };
+}
+
 /* Hands the deferred frees of engine time before t (every one: UINT64_MAX) to the metrics, oldest first. */
 static int dfree_apply(struct engine *e, uint64_t t)
 {
@@ -466,82 +473,48 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 }
 
 /*
- * run_until() for one model lane (trace timing, where the twin runs beside the
- * loop, and asap before the twin's first command): the same passes without the
- * loops over lanes and the real-time waits. Most calls reap one completion, or
+ * Processes completions, policy timers and queued commands in time order up to
+ * engine time T. one: a single model lane in the loop (trace timing, where the
+ * twin runs beside it, and asap before the twin's first command), a constant in
+ * each of run_until()'s two calls, so that there the loops over lanes and the
+ * real-time waits fall away at compile time. Most calls reap one completion, or
  * none, and take time to T in one pass.
  */
-static int run_until_one(struct engine *e, uint64_t T)
+static inline __attribute__((always_inline)) int run_until_as(struct engine *e, uint64_t T, bool one)
 {
-	struct lane *l = &e->lane[0];
+	const unsigned n = one ? 1 : e->nloop;
 
 	for (;;) {
-		uint64_t tp, dl = UINT64_MAX, next, r;
+		uint64_t tp, tq = UINT64_MAX, dl = UINT64_MAX, next;
+		bool queued = false;
 		int ret;
 
 		if (trimsim_stop)
 			return efail(e, -EINTR, "%s", "interrupted");
 		tp = timer_due(e, &dl);
-		r = lane_ready(l);
-		next = T < tp ? T : tp;
-		next = r < next ? r : next;
-		while (lane_next_done(l) <= next && (ret = reap_from(e, l, next)))
-			if (ret < 0)
-				return ret;
-		if (next == UINT64_MAX) {
-			/* Everything in flight completed; what is queued for later can go now. */
-			if (!l->fg_n && !evq__len(&l->dq))
-				return 0;
-			continue;
-		}
-		lane_sync(l, next);
-		/* as in run_until(): the timer fires even when the round trip lands 1 ns early */
-		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp) > dl ? to_trace(e, tp) : dl)))
-			return efail(e, ret, "%s", policy__error(e->pol));
-		if ((ret = dispatch(e, l)))
-			return ret;
-		note_queued(e);
-		if (next >= T && tp > T)
-			return 0;
-	}
-}
-
-/* Processes completions, policy timers and queued commands in time order up to engine time T. */
-static int run_until(struct engine *e, uint64_t T)
-{
-	if (!e->realtime && e->nloop == 1)
-		return run_until_one(e, T);
-	for (;;) {
-		uint64_t tp = UINT64_MAX, tq = UINT64_MAX, dl = UINT64_MAX, next;
-		int ret;
-
-		if (trimsim_stop)
-			return efail(e, -EINTR, "%s", "interrupted");
-		tp = timer_due(e, &dl);
-		for (unsigned i = 0; i < e->nloop; i++) {
+		for (unsigned i = 0; i < n; i++) {
 			uint64_t r = lane_ready(&e->lane[i]);
 
 			tq = r < tq ? r : tq;
 		}
 		next = T < tp ? T : tp;
 		next = tq < next ? tq : next;
-		while ((ret = reap_one(e, next)) == 1)
+		while ((ret = !one ? reap_one(e, next) :
+			      lane_next_done(&e->lane[0]) <= next ? reap_from(e, &e->lane[0], next) : 0) == 1)
 			;
 		if (ret < 0)
 			return ret;
-		if (e->realtime && next != UINT64_MAX)
+		if (!one && e->realtime && next != UINT64_MAX)
 			wait_clock(&e->lane[0], next);
 		if (next == UINT64_MAX) {
 			/* Everything in flight completed; what is queued for later can go now. */
-			bool queued = false;
-
-			for (unsigned i = 0; i < e->nloop; i++)
+			for (unsigned i = 0; i < n; i++)
 				queued |= e->lane[i].fg_n || evq__len(&e->lane[i].dq);
 			if (!queued)
 				return 0;
 			continue;
 		}
-		for (unsigned i = 0; i < e->nloop; i++)
+		for (unsigned i = 0; i < n; i++)
 			lane_sync(&e->lane[i], next);
 		/*
 		 * At --speed X the round trip trace -> engine -> trace time may land
@@ -550,12 +523,18 @@ static int run_until(struct engine *e, uint64_t T)
 		 */
 		if (tp <= next && (ret = policy__advance(e->pol, to_trace(e, tp) > dl ? to_trace(e, tp) : dl)))
 			return efail(e, ret, "%s", policy__error(e->pol));
-		if ((ret = dispatch_all(e)))
-			return ret;
+		for (unsigned i = 0; i < n; i++)
+			if ((ret = dispatch(e, &e->lane[i])))
+				return ret;
 		note_queued(e);
 		if (next >= T && tp > T)
 			return 0;
 	}
+}
+
+static int run_until(struct engine *e, uint64_t T)
+{
+	return !e->realtime && e->nloop == 1 ? run_until_as(e, T, true) : run_until_as(e, T, false);
 }
 
 static bool anything_queued(const struct engine *e)
@@ -809,9 +788,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		    !ts_free_is_prealloc(rec, e->cfg.legacy_prealloc)) {
 			if (!e->free_counted)
 				first_free(e, ob);
-			e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
-				.t = to_engine(e, t), .bytes = rec->length, .intent = false,
-			};
+			dfree_push(e, to_engine(e, t), rec->length, false);
 			continue;
 		}
 		rp = rec;
@@ -852,9 +829,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		}
 		if (skip) {
 			if (reclaim) {
-				e->dfree[(e->dfree_head + e->dfree_n++) & (DEFER_FREES - 1)] = (struct defer_free){
-					.t = to_engine(e, rp->time_ns), .bytes = rp->length, .intent = rp->kind == TS_INTENT,
-				};
+				dfree_push(e, to_engine(e, rp->time_ns), rp->length, rp->kind == TS_INTENT);
 				continue;
 			}
 			if (ob && ob->record)
