@@ -245,7 +245,7 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 		rc = ops->poll(st, r, left >= 100000000ull ? 100 : (int)((left + 999999) / 1000000));
 		if (rc < 0)
 			break;
-		rc = recorder__flush(r);	/* TW_STREAM: whole records reach the file now */
+		rc = recorder__flush(r);	/* TW_STREAM: whole records past the hold reach the file now */
 		writeback_kick(&wb);
 		now = ts_now_ns();
 		if (pid > 0 && waitpid(pid, &status, WNOHANG) == pid) {
@@ -378,8 +378,11 @@ int cmd_record(int argc, char **argv)
 	recorder__print_summary(r, stderr, ts_now_ns() - t0);
 	status = a.cmd ? cmd_status : 0;
 out:
-	if (w)	/* a streamed file stays readable up to its last whole record */
+	if (w) {	/* a streamed file stays readable up to its last whole record */
+		if (r)
+			recorder__release(r, UINT64_MAX);
 		trace_writer__close(w, ts_now_ns(), err, sizeof(err));
+	}
 	recorder__free(r);
 	if (st)
 		ops->close(st);

@@ -35,8 +35,8 @@ struct recorder {
 		bool has_snap[2];
 		uint64_t freed, allocated;
 	} bal[REC_MAX_DEVS];
-	struct ts_record pending[32];	/* recorder META records waiting for the events before them */
-	unsigned npending;
+	struct ts_record *hold;	/* records younger than REC_HOLD_NS, in time order (a ring) */
+	size_t hold_cap, hold_head, nhold;
 };
 
 struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *devs, size_t ndevs)
@@ -53,6 +53,8 @@ struct recorder *recorder__new(struct trace_writer *w, const struct rec_dev *dev
 
 void recorder__free(struct recorder *r)
 {
+	if (r)
+		free(r->hold);
 	free(r);
 }
 
@@ -80,32 +82,45 @@ static int put(struct recorder *r, const struct ts_record *rec)
 }
 
 /*
- * META records the recorder makes (command start/stop, lost) carry the time they
- * happen, but events before that time may still sit in kernel buffers. They wait
- * here and go out just before the first later event, so the file stays in time order.
+ * Every record waits here in time order until it is REC_HOLD_NS old, so the
+ * file is in time order although events do not reach us in it:
+ * - the eBPF program stamps an event after reserving its place in the ring
+ *   (trimsim.bpf.c emit()), and an interrupt or a stalled vCPU between the two
+ *   lets a later reservation carry an earlier time;
+ * - the META records made here (command start and stop, lost, free space) carry
+ *   the time they happen, while events before it may still sit in kernel buffers.
+ * Arrival is nearly sorted, so a record is placed by walking back from the newest.
  */
-static int put_pending(struct recorder *r, uint64_t upto)
+static int hold(struct recorder *r, const struct ts_record *rec)
 {
-	unsigned i = 0;
+	size_t mask, i;
+
+	if (r->nhold == r->hold_cap &&
+	    grow_ring((void **)&r->hold, &r->hold_cap, &r->hold_head, r->nhold, sizeof(*r->hold)))
+		return -ENOMEM;
+	mask = r->hold_cap - 1;
+	for (i = r->nhold; i > 0; i--) {
+		const struct ts_record *prev = &r->hold[(r->hold_head + i - 1) & mask];
+
+		if (prev->time_ns <= rec->time_ns)
+			break;
+		r->hold[(r->hold_head + i) & mask] = *prev;
+	}
+	r->hold[(r->hold_head + i) & mask] = *rec;
+	r->nhold++;
+	return 0;
+}
+
+int recorder__release(struct recorder *r, uint64_t upto)
+{
 	int rc = 0;
 
-	while (!rc && i < r->npending && r->pending[i].time_ns <= upto)
-		rc = put(r, &r->pending[i++]);
-	memmove(r->pending, r->pending + i, (r->npending - i) * sizeof(r->pending[0]));
-	r->npending -= i;
+	while (!rc && r->nhold && r->hold[r->hold_head].time_ns <= upto) {
+		rc = put(r, &r->hold[r->hold_head]);
+		r->hold_head = (r->hold_head + 1) & (r->hold_cap - 1);
+		r->nhold--;
+	}
 	return rc;
-}
-
-static int put_event(struct recorder *r, const struct ts_record *rec)
-{
-	int rc = r->npending ? put_pending(r, rec->time_ns) : 0;
-
-	return rc ? rc : put(r, rec);
-}
-
-int recorder__flush_meta(struct recorder *r)
-{
-	return put_pending(r, UINT64_MAX);
 }
 
 static uint64_t xfs_bytes(const struct rec_dev *d, uint64_t agno, uint64_t agbno)
@@ -221,10 +236,10 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		rec.length = e->b;
 		rec.latency_ns = e->latency_ns;
 		rec.flags = blk_flags(e->opfl);
-		return put_event(r, &rec);
+		return hold(r, &rec);
 	case U_NONE:
 		rec.op = TS_META_COMMIT;
-		return put_event(r, &rec);
+		return hold(r, &rec);
 	}
 	rec.offset += d->d.partition_start;
 	if (rec.kind == TS_INTENT && (e->opfl & TR_FL_FITRIM))
@@ -232,7 +247,7 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	if ((e->src == TR_EXT4_TRIM || e->src == TR_EXT4_DISCARD) &&
 	    ext4_dup(r, &rec, e->src == TR_EXT4_TRIM))
 		return 0;
-	return put_event(r, &rec);
+	return hold(r, &rec);
 }
 
 int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
@@ -242,19 +257,8 @@ int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off
 		.time_ns = ts_now_ns(), .offset = off, .length = len, .ino = ino,
 		.latency_ns = lat, .dev = dev, .kind = TS_META, .op = meta, .flags = flags,
 	};
-	unsigned i;
 
-	if (r->npending == sizeof(r->pending) / sizeof(r->pending[0])) {
-		int rc = put_pending(r, r->pending[0].time_ns);	/* full: the oldest goes out */
-
-		if (rc)
-			return rc;
-	}
-	for (i = r->npending; i > 0 && r->pending[i - 1].time_ns > rec.time_ns; i--)
-		r->pending[i] = r->pending[i - 1];
-	r->pending[i] = rec;
-	r->npending++;
-	return 0;
+	return hold(r, &rec);
 }
 
 /*
@@ -295,17 +299,11 @@ static int snap_extent(void *arg, uint64_t offset, uint64_t length)
 
 	b->snap[end] += length;
 	b->has_snap[end] = true;
-	return put(a->r, &rec);
+	return hold(a->r, &rec);
 }
 
 int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 {
-	if (end) {
-		int rc = recorder__flush_meta(r);
-
-		if (rc)
-			return ts_errf(err, errlen, rc, "writing the trace: %s", strerror(-rc));
-	}
 	for (size_t i = 0; i < r->ndevs; i++) {
 		struct snap_arg a = {
 			.r = r, .d = &r->devs[i], .now = ts_now_ns(),
@@ -316,12 +314,20 @@ int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 		if (rc && rc != -EOPNOTSUPP && rc != -ENODEV)
 			return rc;
 	}
+	if (end) {	/* the last records: everything held goes out */
+		int rc = recorder__release(r, UINT64_MAX);
+
+		if (rc)
+			return ts_errf(err, errlen, rc, "writing the trace: %s", strerror(-rc));
+	}
 	return 0;
 }
 
 int recorder__flush(struct recorder *r)
 {
-	return trace_writer__flush(r->w);
+	uint64_t now = ts_now_ns();
+
+	return recorder__release(r, now > REC_HOLD_NS ? now - REC_HOLD_NS : 0) ?: trace_writer__flush(r->w);
 }
 
 const struct kind_stat *recorder__stats(const struct recorder *r)

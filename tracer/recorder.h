@@ -62,12 +62,21 @@ int recorder__event(struct recorder *r, const struct tr_event *e);
  * record (and the footer's lost count) and *seen total. 0 or -errno.
  */
 int recorder__lost(struct recorder *r, uint32_t cpu, uint64_t total, uint64_t *seen);
-/* A META record stamped now; written once the events before it are (time order). */
+/* A META record stamped now. */
 int recorder__meta(struct recorder *r, unsigned meta, uint32_t dev, uint64_t off, uint64_t len,
 		   uint64_t ino, uint64_t lat, uint16_t flags);
-/* Writes the META records still waiting for earlier events (the end snapshot does it too). */
-int recorder__flush_meta(struct recorder *r);
-/* Pushes buffered whole records to the file (a SIGKILL then loses none of them). */
+/*
+ * Records are held REC_HOLD_NS in time order before they are written (record.c
+ * hold()): long enough for any event before them to have left the kernel's
+ * buffers (a record waits there at most the record loop's 100 ms poll).
+ */
+#define REC_HOLD_NS 300000000ull
+/* Writes the held records stamped at or before upto (UINT64_MAX: all, before the trace closes). */
+int recorder__release(struct recorder *r, uint64_t upto);
+/*
+ * Writes the records older than REC_HOLD_NS and pushes the file's buffer to it (a SIGKILL
+ * then loses only the records still held).
+ */
 int recorder__flush(struct recorder *r);
 /* Free-space snapshot of every traced filesystem (start or end). */
 int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen);

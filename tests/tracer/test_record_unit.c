@@ -136,6 +136,7 @@ static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_recor
 	cr_assert(r);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(recorder__event(r, &evs[i]), 0);
+	cr_assert_eq(recorder__release(r, UINT64_MAX), 0);
 	cr_assert_eq(trace_writer__close(w, 1, err, sizeof(err)), 0, "%s", err);
 	rd = trace_reader__open(path, err, sizeof(err));
 	cr_assert(rd, "%s", err);
@@ -181,6 +182,55 @@ Test(xlate, ext4_trim_discard_once_and_foreign_dropped)
 	cr_expect(out[0].kind == TS_INTENT && out[1].kind == TS_INTENT);
 	cr_expect_eq(out[0].offset, 16 * 4096);
 	cr_expect_eq(out[1].offset, 16 * 4096);
+}
+
+/*
+ * Events reach the recorder slightly out of time order (an eBPF event is stamped after its
+ * place in the ring is reserved); the file is in time order, and a record is written only
+ * once it is released. 300 events, every third 25 ns earlier than the one before it, so the
+ * hold's ring grows past its first 64 slots while records wait.
+ */
+Test(xlate, out_of_order_events_written_in_time_order)
+{
+	enum { N = 300 };
+	struct tr_event evs[N];
+	struct ts_record out[N + 1];
+	size_t got, below = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		evs[i] = (struct tr_event){ .src = TR_BIO, .dev = EXT4_DEV, .a = 8 * i, .b = 4096, .opfl = 1 };
+		evs[i].time_ns = 1000 + 10 * i - (i % 3 == 2 ? 25 : 0);
+		below += evs[i].time_ns <= 1500;
+	}
+	{	/* nothing is written before it is released, and then only up to the time given */
+		struct rec_dev devs[3];
+		char path[256], err[256];
+		json_t *h = trace_header__new(0, NULL);
+		struct trace_writer *w;
+		struct recorder *r;
+
+		devs_init(devs);
+		snprintf(path, sizeof(path), "%s/held.tsim", th_dir());
+		w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
+		cr_assert(w, "%s", err);
+		r = recorder__new(w, devs, 3);
+		cr_assert(r);
+		for (size_t i = 0; i < N; i++)
+			cr_assert_eq(recorder__event(r, &evs[i]), 0);
+		cr_expect_eq(recorder__stats(r)[TS_BIO].count, 0);
+		cr_assert_eq(recorder__release(r, 1500), 0);
+		cr_expect_eq(recorder__stats(r)[TS_BIO].count, below);
+		cr_assert_eq(recorder__release(r, UINT64_MAX), 0);
+		cr_expect_eq(recorder__stats(r)[TS_BIO].count, N);
+		trace_writer__close(w, 1, err, sizeof(err));
+		recorder__free(r);
+		json_decref(h);
+	}
+	got = run_recorder(evs, N, out, N + 1);
+	cr_assert_eq(got, N);
+	for (size_t i = 1; i < got; i++)
+		cr_assert(out[i].time_ns >= out[i - 1].time_ns, "record %zu steps back: %llu after %llu", i,
+			  (unsigned long long)out[i].time_ns, (unsigned long long)out[i - 1].time_ns);
 }
 
 /* ---- command line ---- */
