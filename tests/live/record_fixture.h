@@ -258,8 +258,8 @@ static void assert_common(const struct trace_sum *s)
 	cr_expect_eq(s->unpaired, 0, "%" PRIu64 " DONE records pair with no ISSUE", s->unpaired);
 	cr_expect_eq(s->no_latency, 0, "%" PRIu64 " DONE records without a latency", s->no_latency);
 	cr_expect(s->kind[TS_DONE].count > 0, "no DONE records");
-	/* records in time order (CPUs may race by a hair in the ring buffer) */
-	cr_expect(s->max_back <= 1000000, "a record steps back %" PRIu64 " ns in time", s->max_back);
+	/* records in time order: events race in the ring buffer, the recorder's hold sorts them (record.c hold()) */
+	cr_expect_eq(s->max_back, 0, "a record steps back %" PRIu64 " ns in time", s->max_back);
 }
 
 #endif
