@@ -63,6 +63,7 @@ static void print_text(const struct model_profile *prof, bool full)
 	printf("  source: %s\n", prof->source);
 }
 
+/* A PROFILE the user named that does not load is a usage error (2), as in replay and compare. */
 static int show(const char *spec, bool json, json_t *arr, bool full)
 {
 	char err[512];
@@ -70,7 +71,7 @@ static int show(const char *spec, bool json, json_t *arr, bool full)
 
 	if (!prof) {
 		fprintf(stderr, "trimsim models: %s\n", err);
-		return 1;
+		return full ? 2 : 1;
 	}
 	if (json) {
 		json_t *o = model_profile__describe(prof);
