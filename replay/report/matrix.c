@@ -70,22 +70,32 @@ int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err
 	return report_run_cell(&j, c, err, errlen);
 }
 
-/* The worker process: cells by index until the parent closes `in` (or a signal stops it). */
+/*
+ * The worker process: cells by index until the parent closes `in` (or a signal stops it).
+ * A cell runs in the worker's own buffer, not in the report's pages it shares with the
+ * parent: writing those would copy each page and flush the other CPUs' TLBs.
+ */
 static void work(struct report *r, const struct matrix_opts *a, int in, int out, bool once)
 {
+	struct report_cell *c = malloc(sizeof(*c));
 	char err[256];
 	uint64_t i;
 
+	if (!c)
+		_exit(1);
 	signal(SIGPIPE, SIG_DFL);
 	while (!trimsim_stop) {
 		ssize_t n = read(in, &i, sizeof(i));
+		const struct report_cell *todo;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n != sizeof(i) || i >= report__ncells(r))
 			break;
-		report_run_one(report__cell(r, (size_t)i), a, err, sizeof(err));
-		if (write_full(out, report__cell_c(r, (size_t)i), sizeof(struct report_cell)))
+		todo = report__cell_c(r, (size_t)i);	/* as report__new() made it: only its identity */
+		report_cell__init(c, todo->trace, todo->policy, todo->profile, todo->index);
+		report_run_one(c, a, err, sizeof(err));
+		if (write_full(out, c, sizeof(*c)))
 			_exit(1);
 		if (once)
 			break;

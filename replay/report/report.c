@@ -93,6 +93,23 @@ static char *dup_or_null(const char *s, bool *fail)
 	return d;
 }
 
+/*
+ * The fields of a zeroed cell that are not zero. report__new() calls it on calloc'd
+ * cells: a cell is 40 KiB, mostly its latency histogram, and the pages this does not
+ * touch stay unallocated until the cell's result arrives, so compare's forked workers
+ * do not share them (a write to a shared page copies it and flushes the other CPUs' TLBs).
+ */
+static void cell_name(struct report_cell *c, const char *trace, const char *policy, const char *profile,
+		      uint32_t index)
+{
+	c->index = index;
+	snprintf(c->trace, sizeof(c->trace), "%s", trace);
+	snprintf(c->policy, sizeof(c->policy), "%s", policy);
+	snprintf(c->profile, sizeof(c->profile), "%s", profile);
+	c->none = !strcmp(policy, "none");
+	c->write_amp = NAN;
+}
+
 struct report *report__new(char *const *traces, size_t ntraces, char *const *policies, size_t npolicies,
 			   char *const *profiles, size_t nprofiles, unsigned runs, uint64_t seed)
 {
@@ -126,7 +143,7 @@ struct report *report__new(char *const *traces, size_t ntraces, char *const *pol
 			for (size_t m = 0; m < nprofiles; m++) {
 				size_t i = report__at(r, t, p, m);
 
-				report_cell__init(&r->cells[i], traces[t], policies[p], profiles[m], (uint32_t)i);
+				cell_name(&r->cells[i], traces[t], policies[p], profiles[m], (uint32_t)i);
 			}
 	return r;
 fail:
@@ -139,13 +156,9 @@ void report_cell__init(struct report_cell *c, const char *trace, const char *pol
 		       uint32_t index)
 {
 	memset(c, 0, sizeof(*c));
-	c->index = index;
-	snprintf(c->trace, sizeof(c->trace), "%s", trace);
-	snprintf(c->policy, sizeof(c->policy), "%s", policy);
-	snprintf(c->profile, sizeof(c->profile), "%s", profile);
-	c->none = !strcmp(policy, "none");
-	c->write_amp = NAN;
+	cell_name(c, trace, policy, profile, index);
 }
+
 
 size_t report__at(const struct report *r, size_t t, size_t p, size_t m)
 {
