@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -24,8 +25,8 @@
 /*
  * A worker is a forked process that runs the cells it is handed: the parent
  * sends a cell index down `to` (a socket: a worker that died between cells is
- * EPIPE there, not a SIGPIPE that would end the sweep), the worker replays that cell into its copy of
- * the report and writes the whole report_cell back through `from`, then waits
+ * EPIPE there, not a SIGPIPE that would end the sweep), the worker replays that cell in a buffer of
+ * its own and writes the result back through `from` (struct wire), then waits
  * for the next index. One process serves many cells (a fork, a pipe and a wait
  * per cell cost more than a small cell's replay: BENCHMARKS.md "Sweeps"); with
  * `once` it exits after one, so every cell has a fresh process of its own.
@@ -34,9 +35,67 @@ struct worker {
 	pid_t pid;		/* 0: no process in this slot */
 	int to, from;
 	size_t cell;		/* the cell it runs; SIZE_MAX: idle */
-	size_t got;		/* bytes of the cell received */
-	struct report_cell *buf;	/* what arrived so far */
+	size_t got;		/* bytes of the result received */
+	struct wire *buf;	/* what arrived so far */
 };
+
+/*
+ * A result on its way from a worker: the 64-byte chunks of the cell that differ from
+ * the cell as report__new() made it (its identity), and which ones they are. A cell
+ * is 40 KiB, mostly empty latency-histogram buckets; what differs is a few KiB. The
+ * parent's copy of the cell is still as report__new() made it, so writing these
+ * chunks there gives the worker's cell, and the pages of the rest are never touched.
+ */
+#define WIRE_CHUNK	64
+#define WIRE_CHUNKS	((sizeof(struct report_cell) + WIRE_CHUNK - 1) / WIRE_CHUNK)
+
+struct wire {
+	uint32_t len;		/* bytes of data[] in use */
+	uint32_t index;		/* the cell's */
+	uint64_t map[(WIRE_CHUNKS + 63) / 64];	/* bit k: chunk k is in data[], in order */
+	unsigned char data[WIRE_CHUNKS * WIRE_CHUNK];
+};
+
+#define WIRE_HEAD	offsetof(struct wire, data)
+
+static size_t chunk_len(size_t k)
+{
+	size_t off = k * WIRE_CHUNK;
+
+	return sizeof(struct report_cell) - off < WIRE_CHUNK ? sizeof(struct report_cell) - off : WIRE_CHUNK;
+}
+
+/* The chunks of c that differ from base, into wr. */
+static void wire_pack(struct wire *wr, const struct report_cell *c, const struct report_cell *base)
+{
+	const unsigned char *p = (const void *)c, *b = (const void *)base;
+
+	memset(wr->map, 0, sizeof(wr->map));
+	wr->len = 0;
+	wr->index = c->index;
+	for (size_t k = 0; k < WIRE_CHUNKS; k++) {
+		size_t off = k * WIRE_CHUNK, n = chunk_len(k);
+
+		if (!memcmp(p + off, b + off, n))
+			continue;
+		wr->map[k / 64] |= 1ull << (k % 64);
+		memcpy(wr->data + wr->len, p + off, n);
+		wr->len += (uint32_t)n;
+	}
+}
+
+/* wr's chunks written over c, a cell as report__new() made it. */
+static void wire_unpack(const struct wire *wr, struct report_cell *c)
+{
+	unsigned char *p = (void *)c;
+	size_t at = 0;
+
+	for (size_t k = 0; k < WIRE_CHUNKS; k++)
+		if (wr->map[k / 64] >> (k % 64) & 1) {
+			memcpy(p + k * WIRE_CHUNK, wr->data + at, chunk_len(k));
+			at += chunk_len(k);
+		}
+}
 
 static int write_full(int fd, const void *buf, size_t len)
 {
@@ -77,11 +136,12 @@ int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err
  */
 static void work(struct report *r, const struct matrix_opts *a, int in, int out, bool once)
 {
-	struct report_cell *c = malloc(sizeof(*c));
+	struct report_cell *c = malloc(sizeof(*c)), *base = malloc(sizeof(*base));
+	struct wire *wr = malloc(sizeof(*wr));
 	char err[256];
 	uint64_t i;
 
-	if (!c)
+	if (!c || !base || !wr)
 		_exit(1);
 	signal(SIGPIPE, SIG_DFL);
 	while (!trimsim_stop) {
@@ -93,9 +153,11 @@ static void work(struct report *r, const struct matrix_opts *a, int in, int out,
 		if (n != sizeof(i) || i >= report__ncells(r))
 			break;
 		todo = report__cell_c(r, (size_t)i);	/* as report__new() made it: only its identity */
-		report_cell__init(c, todo->trace, todo->policy, todo->profile, todo->index);
+		report_cell__init(base, todo->trace, todo->policy, todo->profile, todo->index);
+		memcpy(c, base, sizeof(*c));
 		report_run_one(c, a, err, sizeof(err));
-		if (write_full(out, c, sizeof(*c)))
+		wire_pack(wr, c, base);
+		if (write_full(out, wr, WIRE_HEAD + wr->len))
 			_exit(1);
 		if (once)
 			break;
@@ -212,7 +274,8 @@ static int start(struct report *r, const struct matrix_opts *a, struct worker *w
  */
 static int drain(struct report *r, struct worker *w)
 {
-	struct report_cell *buf = w->buf, *c = report__cell(r, w->cell);
+	struct wire *buf = w->buf;
+	struct report_cell *c = report__cell(r, w->cell);
 	ssize_t n = read(w->from, (char *)buf + w->got, sizeof(*buf) - w->got);
 	int st;
 
@@ -220,10 +283,10 @@ static int drain(struct report *r, struct worker *w)
 		return 0;
 	if (n > 0) {
 		w->got += (size_t)n;
-		if (w->got < sizeof(*buf))
+		if (w->got < WIRE_HEAD || (buf->len <= sizeof(buf->data) && w->got < WIRE_HEAD + buf->len))
 			return 0;
-		if (buf->index == c->index) {
-			memcpy(c, buf, sizeof(*c));
+		if (buf->index == c->index && w->got == WIRE_HEAD + buf->len) {
+			wire_unpack(buf, c);
 			w->cell = SIZE_MAX;
 			return 1;
 		}
@@ -307,7 +370,7 @@ static int run_pass(struct report *r, const struct matrix_opts *a, bool realtime
 	bool once = realtime || a->isolate;
 	struct worker *w = NULL;
 	struct pollfd *pfd = NULL;
-	struct report_cell *bufs = NULL;
+	struct wire *bufs = NULL;
 	size_t *slot = NULL;
 	uint64_t stop_ns = 0;
 	int err = 0;
