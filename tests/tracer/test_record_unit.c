@@ -116,8 +116,12 @@ ParameterizedTestParameters(xlate, one_event)
 	return cr_make_param_array(struct xlate_case, xlate_cases, sizeof(xlate_cases) / sizeof(xlate_cases[0]));
 }
 
-/* Records the events, reads the file back; returns the count read into out. */
-static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_record *out, size_t max)
+/*
+ * Records the events, reads the file back; returns the count read into out. Before the
+ * end, the records up to time upto are released: *early counts the BIO records written then.
+ */
+static size_t run_recorder_upto(const struct tr_event *evs, size_t n, uint64_t upto, uint64_t *early,
+				struct ts_record *out, size_t max)
 {
 	struct rec_dev devs[3];
 	char path[256], err[256];
@@ -136,6 +140,10 @@ static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_recor
 	cr_assert(r);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(recorder__event(r, &evs[i]), 0);
+	for (unsigned k = 1; k <= TS_KIND_MAX; k++)	/* nothing is written before it is released */
+		cr_expect_eq(recorder__stats(r)[k].count, 0, "kind %u written before its release", k);
+	cr_assert_eq(recorder__release(r, upto), 0);
+	*early = recorder__stats(r)[TS_BIO].count;
 	cr_assert_eq(recorder__release(r, UINT64_MAX), 0);
 	cr_assert_eq(trace_writer__close(w, 1, err, sizeof(err)), 0, "%s", err);
 	rd = trace_reader__open(path, err, sizeof(err));
@@ -146,6 +154,13 @@ static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_recor
 	recorder__free(r);
 	json_decref(h);
 	return got;
+}
+
+static size_t run_recorder(const struct tr_event *evs, size_t n, struct ts_record *out, size_t max)
+{
+	uint64_t early;
+
+	return run_recorder_upto(evs, n, UINT64_MAX, &early, out, max);
 }
 
 ParameterizedTest(struct xlate_case *c, xlate, one_event)
@@ -187,7 +202,7 @@ Test(xlate, ext4_trim_discard_once_and_foreign_dropped)
 /*
  * Events reach the recorder slightly out of time order (an eBPF event is stamped after its
  * place in the ring is reserved); the file is in time order, and a record is written only
- * once it is released. 300 events, every third 25 ns earlier than the one before it, so the
+ * once it is released (1500 ns: those stamped up to then). 300 events, every third 25 ns earlier than the one before it, so the
  * hold's ring grows past its first 64 slots while records wait.
  */
 Test(xlate, out_of_order_events_written_in_time_order)
@@ -195,6 +210,7 @@ Test(xlate, out_of_order_events_written_in_time_order)
 	enum { N = 300 };
 	struct tr_event evs[N];
 	struct ts_record out[N + 1];
+	uint64_t early;
 	size_t got, below = 0;
 
 	for (size_t i = 0; i < N; i++) {
@@ -202,31 +218,9 @@ Test(xlate, out_of_order_events_written_in_time_order)
 		evs[i].time_ns = 1000 + 10 * i - (i % 3 == 2 ? 25 : 0);
 		below += evs[i].time_ns <= 1500;
 	}
-	{	/* nothing is written before it is released, and then only up to the time given */
-		struct rec_dev devs[3];
-		char path[256], err[256];
-		json_t *h = trace_header__new(0, NULL);
-		struct trace_writer *w;
-		struct recorder *r;
-
-		devs_init(devs);
-		snprintf(path, sizeof(path), "%s/held.tsim", th_dir());
-		w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
-		cr_assert(w, "%s", err);
-		r = recorder__new(w, devs, 3);
-		cr_assert(r);
-		for (size_t i = 0; i < N; i++)
-			cr_assert_eq(recorder__event(r, &evs[i]), 0);
-		cr_expect_eq(recorder__stats(r)[TS_BIO].count, 0);
-		cr_assert_eq(recorder__release(r, 1500), 0);
-		cr_expect_eq(recorder__stats(r)[TS_BIO].count, below);
-		cr_assert_eq(recorder__release(r, UINT64_MAX), 0);
-		cr_expect_eq(recorder__stats(r)[TS_BIO].count, N);
-		trace_writer__close(w, 1, err, sizeof(err));
-		recorder__free(r);
-		json_decref(h);
-	}
-	got = run_recorder(evs, N, out, N + 1);
+	got = run_recorder_upto(evs, N, 1500, &early, out, N + 1);
+	cr_expect_eq(early, below, "released up to 1500 ns: %llu records written, want %zu",
+		     (unsigned long long)early, below);
 	cr_assert_eq(got, N);
 	for (size_t i = 1; i < got; i++)
 		cr_assert(out[i].time_ns >= out[i - 1].time_ns, "record %zu steps back: %llu after %llu", i,
