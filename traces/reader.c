@@ -42,7 +42,7 @@ struct trace_reader {
 	/* binary */
 	unsigned char *mem;	/* malloc'd: base and a page of slack */
 	unsigned char *base;	/* page-aligned, TS_READ_ALIGN + TS_READ_BYTES: a byte of the file sits in it at its offset mod a page */
-	unsigned char *buf;	/* within mem: the bytes read, from file offset buf_off; records at multiples of 48 */
+	unsigned char *buf;	/* within base: the bytes read, from file offset buf_off; records at multiples of 48 */
 	size_t fill;		/* valid bytes in buf */
 	size_t pos;		/* next record to hand out */
 	size_t ready;		/* records before this byte are checked and in host order (scan: a chunk at a time) */
