@@ -180,6 +180,12 @@ KATTR static size_t KFN(struct ts_sum *s, const unsigned char *p, size_t nrec, c
 		for (size_t k = 0; k < run; q = 0) {
 			size_t part = run - k < SUM2_BLOCK - q ? run - k : SUM2_BLOCK - q;
 
+			/*
+			 * Two pairs an iteration: the AVX-512VL span0 loop then runs at 0.85 ns a record in
+			 * cache wherever the link puts it; one pair an iteration ran at 0.91 when the loop
+			 * started on a 64-byte boundary, 0.85 elsewhere (BENCHMARKS.md "Reading").
+			 */
+			_Pragma("GCC unroll 2")
 			for (const uint64_t *key = sum2_key + q * 6, *kend = key + part * 6; key < kend;
 			     b += 2 * TS_RECORD_SIZE, key += 12)
 				KPAIR(b, key);

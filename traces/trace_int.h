@@ -20,6 +20,18 @@
 #define TS_BUF_RECORDS		5461u
 #define TS_BUF_BYTES		(TS_BUF_RECORDS * TS_RECORD_SIZE)
 #define TS_BUF_ALLOC		((TS_BUF_BYTES + 63u) & ~63u)	/* aligned_alloc wants a multiple of 64 */
+/*
+ * The reader's read() (reader.c refill): TS_READ_BYTES at a time, each read
+ * ending on a page boundary of the file, into a buffer where every byte sits
+ * at its file offset modulo a page (TS_READ_ALIGN), the few bytes of a record
+ * cut by the last read just before the next one: the kernel then copies whole
+ * pages to page-aligned addresses, which costs less cpu than the copy at
+ * another offset (BENCHMARKS.md "Reading"). The first read after a header of
+ * hlen bytes holds TS_READ_FIRST_RECORDS(hlen) whole records.
+ */
+#define TS_READ_ALIGN		4096u
+#define TS_READ_BYTES		(64u * TS_READ_ALIGN)
+#define TS_READ_FIRST_RECORDS(hlen) ((TS_READ_BYTES - (hlen) % TS_READ_ALIGN) / TS_RECORD_SIZE)
 /* JSON Lines header wrapper: {"trimsim":1,"header":{...}}. */
 #define TS_JSONL_VERSION	1
 

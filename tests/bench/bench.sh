@@ -193,6 +193,8 @@ if want 1; then
 			"$(get read_cpu_ratio)" "$(get read_v1_cpu_ratio)" "$(get mappop_cpu_ratio)"
 		printf '  the mapping with no fault at all (map already populated) %.2fx; read() + check without the sum %.2fx\n' \
 			"$(get maphot_cpu_ratio)" "$(get check_cpu_ratio)"
+		printf '  the limit until 2026-12-01 (262,128-byte reads into a buffer 64 bytes past a page) %.2fx; the reader against it %.2fx\n' \
+			"$(get oldlimit_cpu_ratio)" "$(get reader_oldlimit_cpu_ratio)"
 		if command -v ministat >/dev/null; then
 			echo "  ministat, per-round cpu ratios, the reader (x) against read() + check + sum, the reader"
 			echo "  on format version 1, the mapping already populated and the old mapped reader:"

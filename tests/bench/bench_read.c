@@ -6,7 +6,13 @@
  *   bench_read TRACE [ROUNDS [DIR]] [--cold] [--v1 TRACE_V1]
  *
  * The limit is a plain read() loop over the file that touches one 8-byte
- * field of every record and neither checks nor sums. Every other variant but
+ * field of every record and neither checks nor sums, laid out as it runs
+ * fastest here: 256 KiB reads from byte 0, so each ends on a page boundary of
+ * the file, into a page-aligned buffer (the kernel copies whole pages to
+ * page-aligned addresses: 4-5% less cpu than 262,128-byte reads into a buffer
+ * 64 bytes past a page, which it was until 2026-12-01 and which "old limit"
+ * still runs; 128 KiB lost 4%, 384 KiB tied, 512 KiB and 1 MiB lost, a 2 MiB
+ * huge page buffer gained nothing: BENCHMARKS.md "Reading"). Every other variant but
  * two does what the reader must: checks each record and sums it into the
  * trace checksum in one pass while the bytes are in cache (ts_sum_records,
  * with the checksum of the file's format version), then touches the same
@@ -14,9 +20,12 @@
  * what writers write now (format version 2); TRACE_V1, if given, the same
  * records with the version 1 checksum (trimsim convert --format-version 1),
  * read by "read v1" and "reader v1".
- *   read        read() into one reused 64-byte-aligned buffer of TS_BUF_BYTES
+ *   read        read() as the reader does (TS_READ_BYTES from page boundaries of
+ *               the file, into a buffer where each byte sits at its file
+ *               offset modulo a page; the cut record's bytes moved before the next)
  *   pread       pread() into the same buffer
- *   io_uring    IORING_OP_READ into the two halves of that buffer: one read
+ *   io_uring    IORING_OP_READ into the two halves of a 64-byte-aligned buffer
+ *               of TS_BUF_BYTES: one read
  *               in flight while the other half is checked
  *   read, check read() and the record checks without the checksum: what the
  *               checksum costs is the difference from "read"
@@ -47,6 +56,7 @@
  *   summary: records=N rounds=R read_cpu_eps=X reader_cpu_eps=Y reader_cpu_ratio=A reader_wall_ratio=B
  *            maphot_cpu_ratio=C mappop_cpu_ratio=D plainmap_cpu_ratio=E check_cpu_ratio=F
  *            read_cpu_ratio=G reader_v1_cpu_ratio=H read_v1_cpu_ratio=I (the last two 0 without TRACE_V1)
+ *            oldlimit_cpu_ratio=J reader_oldlimit_cpu_ratio=K (the old limit, and the reader against it)
  * With DIR, DIR/<variant>.ratio holds each round's paired cpu ratio (for ministat).
  */
 #include <errno.h>
@@ -77,7 +87,8 @@ struct bench {
 	uint64_t size, hlen, nrec;	/* nrec: records between header and footer */
 	struct ts_sum hsum;		/* the header, summed as the reader sums it (by the file's version) */
 	uint64_t footer_sum;
-	unsigned char *buf;		/* TS_BUF_ALLOC bytes, 64-byte aligned, reused by every variant */
+	unsigned char *buf;		/* TS_BUF_ALLOC bytes, 64-byte aligned: the old limit, io_uring, the mapping */
+	unsigned char *page;		/* TS_READ_ALIGN + TS_READ_BYTES bytes, page-aligned: the limit, read(), pread() */
 	const unsigned char *hot;	/* "map hot": the whole file, populated and touched */
 };
 
@@ -104,15 +115,21 @@ static int open_seq(const struct bench *b)
 	return fd;
 }
 
-/* The consumer's work: one field of every record (what every variant and the plain loops do). */
+/*
+ * The consumer's work: one field of every record (what every variant and the plain loops do), summed in a
+ * register and stored once, as v_reader's loop does (a store a record made the limit's loop the slower).
+ */
 static void touch(const unsigned char *p, size_t nrec, struct run *r)
 {
+	uint64_t sink = 0;
+
 	for (size_t k = 0; k < nrec; k++) {
 		uint64_t w;
 
 		memcpy(&w, p + k * TS_RECORD_SIZE + 16, sizeof(w));
-		r->sink += w;
+		sink += w;
 	}
+	r->sink += sink;
 }
 
 /* Checks and sums records in memory, then touches them; returns how many passed (fewer at the footer). */
@@ -127,19 +144,22 @@ static size_t take(struct ts_sum *s, const unsigned char *p, size_t nrec, struct
 
 /* ---- the limit ---- */
 
-static int v_plain_read(struct bench *b, struct run *r)
+static int plain_read(struct bench *b, struct run *r, unsigned char *buf, size_t len)
 {
 	int fd = open_seq(b);
 	ssize_t got;
 
 	if (fd < 0)
 		return -errno;
-	while ((got = read(fd, b->buf, TS_BUF_BYTES)) > 0)
-		touch(b->buf, (size_t)got / TS_RECORD_SIZE, r);
+	while ((got = read(fd, buf, len)) > 0)
+		touch(buf, (size_t)got / TS_RECORD_SIZE, r);
 	close(fd);
 	r->recs = b->nrec;
 	return got < 0 ? -errno : 0;
 }
+
+static int v_plain_read(struct bench *b, struct run *r) { return plain_read(b, r, b->page, TS_READ_BYTES); }
+static int v_old_limit(struct bench *b, struct run *r) { return plain_read(b, r, b->buf, TS_BUF_BYTES); }
 
 /* ---- read() and pread() into one buffer; "check" leaves the checksum out ---- */
 
@@ -148,7 +168,9 @@ enum how { READ, PREAD, READ_CHECK };
 static int v_read_common(struct bench *b, struct run *r, enum how how)
 {
 	struct ts_sum s = b->hsum;
-	uint64_t off = b->hlen;
+	uint64_t off = b->hlen;		/* the file offset of the next read */
+	const unsigned char *cut = NULL;	/* the bytes of a record the last read cut */
+	size_t keep = 0;
 	int fd = open_seq(b), ret = 0;
 
 	if (fd < 0)
@@ -156,25 +178,30 @@ static int v_read_common(struct bench *b, struct run *r, enum how how)
 	if (how != PREAD && lseek(fd, (off_t)off, SEEK_SET) < 0)
 		ret = -errno;
 	while (!ret) {
-		ssize_t got = how == PREAD ? pread(fd, b->buf, TS_BUF_BYTES, (off_t)off) : read(fd, b->buf, TS_BUF_BYTES);
-		size_t nrec, n = 0;
+		unsigned char *to = b->page + TS_READ_ALIGN + off % TS_READ_ALIGN, *p = to - keep;
+		size_t want = TS_READ_BYTES - off % TS_READ_ALIGN, nrec, n = 0;
+		ssize_t got;
 
+		memmove(p, cut, keep);
+		got = how == PREAD ? pread(fd, to, want, (off_t)off) : read(fd, to, want);
 		if (got < 0) {
 			ret = -errno;
 			break;
 		}
-		nrec = (size_t)got / TS_RECORD_SIZE;
 		off += (uint64_t)got;
+		nrec = (keep + (size_t)got) / TS_RECORD_SIZE;
 		if (how == READ_CHECK) {
-			while (n < nrec && ts_record_ok((const struct ts_record *)(b->buf + n * TS_RECORD_SIZE)))
+			while (n < nrec && ts_record_ok((const struct ts_record *)(p + n * TS_RECORD_SIZE)))
 				n++;
-			touch(b->buf, n, r);
+			touch(p, n, r);
 			r->recs += n;
 		} else {
-			n = take(&s, b->buf, nrec, r);
+			n = take(&s, p, nrec, r);
 		}
-		if (n < nrec || got < (ssize_t)TS_BUF_BYTES)
+		if (n < nrec || (size_t)got < want)
 			break;
+		keep = keep + (size_t)got - nrec * TS_RECORD_SIZE;
+		cut = p + nrec * TS_RECORD_SIZE;
 	}
 	close(fd);
 	r->sum = how == READ_CHECK ? b->footer_sum : ts_sum_final(&s);
@@ -357,7 +384,7 @@ static int v_reader_v1(struct bench *b, struct run *r) { return v_reader(b->v1, 
 /* ---- driver ---- */
 
 enum { V_PLAIN_READ, V_READ, V_PREAD, V_URING, V_READ_CHECK, V_MAP_POP, V_MAP, V_MAP_HOT, V_PLAIN_MAP, V_READER,
-       V_READ_V1, V_READER_V1, NVAR };
+       V_READ_V1, V_READER_V1, V_OLD_LIMIT, NVAR };
 
 static const struct variant {
 	const char *name, *what;
@@ -375,6 +402,7 @@ static const struct variant {
 	[V_READER] = { "reader", "trace_reader__batch (the reader)", v_reader },
 	[V_READ_V1] = { "read_v1", "read() + check + sum, format version 1", v_read_v1 },
 	[V_READER_V1] = { "reader_v1", "the reader, format version 1", v_reader_v1 },
+	[V_OLD_LIMIT] = { "read_plain_old", "old limit: 262,128-byte reads, 64-byte buffer", v_old_limit },
 };
 
 /* Variants that run here: "map hot" not on a cold cache, the version 1 ones only with TRACE_V1. */
@@ -444,6 +472,10 @@ static int setup(struct bench *b, bool hot)
 	if (!b->buf)
 		goto out;
 	memset(b->buf, 0, TS_BUF_ALLOC);
+	b->page = aligned_alloc(TS_READ_ALIGN, TS_READ_ALIGN + TS_READ_BYTES);
+	if (!b->page)
+		goto out;
+	memset(b->page, 0, TS_READ_ALIGN + TS_READ_BYTES);
 	ret = b->cold || !hot ? 0 : map_hot(b, fd);
 out:
 	free(h);
@@ -530,6 +562,7 @@ static int write_ratios(const char *dir, const char *name, const double *v, int 
 int main(int argc, char **argv)
 {
 	static double cpu[NVAR][MAX_ROUNDS], wall[NVAR][MAX_ROUNDS], rc[NVAR][MAX_ROUNDS], rw[NVAR][MAX_ROUNDS];
+	static double old[MAX_ROUNDS];	/* the reader against the old limit, per round */
 	struct bench b = { 0 }, b1 = { 0 };
 	const char *dir = NULL;
 	int rounds = 5, npos = 0, ret;
@@ -600,6 +633,7 @@ int main(int argc, char **argv)
 			rc[v][round] = cpu[V_PLAIN_READ][round] / cpu[v][round];
 			rw[v][round] = wall[V_PLAIN_READ][round] / wall[v][round];
 		}
+		old[round] = cpu[V_OLD_LIMIT][round] / cpu[V_READER][round];
 	}
 	printf("  %-42s %13s %6s %11s %6s\n", "variant (median of rounds)", "records/cpu-s", "x read", "records/s",
 	       "x read");
@@ -615,11 +649,12 @@ int main(int argc, char **argv)
 	printf("summary: records=%" PRIu64 " rounds=%d read_cpu_eps=%.0f reader_cpu_eps=%.0f reader_cpu_ratio=%.3f"
 	       " reader_wall_ratio=%.3f maphot_cpu_ratio=%.3f mappop_cpu_ratio=%.3f plainmap_cpu_ratio=%.3f"
 	       " check_cpu_ratio=%.3f read_cpu_ratio=%.3f reader_v1_cpu_ratio=%.3f read_v1_cpu_ratio=%.3f"
-	       " (sink %" PRIu64 ")\n",
+	       " oldlimit_cpu_ratio=%.3f reader_oldlimit_cpu_ratio=%.3f (sink %" PRIu64 ")\n",
 	       b.nrec, rounds, b.nrec / median(cpu[V_PLAIN_READ], rounds), b.nrec / median(cpu[V_READER], rounds),
 	       median(rc[V_READER], rounds), median(rw[V_READER], rounds),
 	       b.cold ? 0.0 : median(rc[V_MAP_HOT], rounds), median(rc[V_MAP_POP], rounds),
 	       median(rc[V_PLAIN_MAP], rounds), median(rc[V_READ_CHECK], rounds), median(rc[V_READ], rounds),
-	       b.v1 ? median(rc[V_READER_V1], rounds) : 0.0, b.v1 ? median(rc[V_READ_V1], rounds) : 0.0, sink & 1);
+	       b.v1 ? median(rc[V_READER_V1], rounds) : 0.0, b.v1 ? median(rc[V_READ_V1], rounds) : 0.0,
+	       median(rc[V_OLD_LIMIT], rounds), median(old, rounds), sink & 1);
 	return 0;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The binary reader's checks wherever a record sits: its first records, the
- * edges of its 256-record check chunks and of its read() buffer
- * (TS_BUF_RECORDS), the last record before the footer; on a trace of one
+ * edges of its 256-record check chunks and of its first read() (the last
+ * whole record, the record it cuts, the one after: TS_READ_FIRST_RECORDS),
+ * the last record before the footer; on a trace of one
  * device (the device-extent check fused into the check + sum), of two
  * devices taking turns (the fallback), in runs of 100 (the fused pass from
  * one device to the next) and of 30 (shorter than SCAN_RUN: the fused pass
@@ -47,8 +48,12 @@ enum edge {
 	E_TRUNC,	/* the file cut 10 bytes into the record */
 };
 
-static const size_t positions[] = { 0, 1, 2, 255, 256, 257, 511, TS_BUF_RECORDS - 1, TS_BUF_RECORDS,
-				    TS_BUF_RECORDS + 1, NREC - 2, NREC - 1 };
+/*
+ * Positions from EDGE - 1 on are relative to EDGE, the record the first read() cuts (or starts the next read
+ * with): TS_READ_FIRST_RECORDS of the header's length.
+ */
+#define EDGE ((size_t)1 << 40)
+static const size_t positions[] = { 0, 1, 2, 255, 256, 257, 511, EDGE - 1, EDGE, EDGE + 1, NREC - 2, NREC - 1 };
 #define NPOS (sizeof(positions) / sizeof(positions[0]))
 
 /* gen.h's header (7:0, 1 GiB) and a partition of 1 GiB at 1 GiB. */
@@ -168,9 +173,14 @@ ParameterizedTest(struct run *t, read_edges, everywhere)
 	static const size_t batches[] = { 4096, 7 };
 	char path[256], want[1024], err[512];
 
+	size_t len, hlen, edge;
+
 	snprintf(path, sizeof(path), "%s/e.tsim", th_dir());
+	make(path, (enum layout)t->lay, E_NONE, 0, t->v1, &len, &hlen);	/* the header's length, for EDGE */
+	edge = TS_READ_FIRST_RECORDS(hlen);
+	cr_assert(edge > 512 && edge + 1 < NREC - 2, "edge %zu", edge);
 	for (size_t pos = 0; pos < NPOS; pos++) {
-		size_t len, hlen, k = positions[pos];
+		size_t k = positions[pos] >= EDGE - 1 ? positions[pos] - EDGE + edge : positions[pos];
 		uint64_t at, expect = k;
 
 		make(path, (enum layout)t->lay, (enum edge)t->e, k, t->v1, &len, &hlen);

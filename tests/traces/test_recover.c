@@ -120,13 +120,13 @@ Test(recover, jsonl_cut_at_every_byte)
  * starting over the same path does): the reader hands out every record it had
  * read before the cut and then ends as at any cut, with the same message;
  * nothing raises SIGBUS (traces/FORMAT.md, "Reading and writing in C"). The
- * reader has read its first buffer (TS_BUF_RECORDS records) when the file is
- * cut.
+ * reader has made its first read() (TS_READ_FIRST_RECORDS whole records and
+ * the first bytes of the next) when the file is cut.
  */
 struct live_cut {
 	uint64_t whole;		/* whole records left before the cut */
 	size_t part;		/* bytes of the next record left */
-	uint64_t recovered;	/* records the reader hands out */
+	uint64_t recovered;	/* records the reader hands out; 0: those of its first read() */
 };
 
 ParameterizedTestParameters(recover, cut_while_reading)
@@ -135,8 +135,8 @@ ParameterizedTestParameters(recover, cut_while_reading)
 		{ .whole = 2 * TS_BUF_RECORDS + 17, .part = 20, .recovered = 2 * TS_BUF_RECORDS + 17 },
 		{ .whole = 2 * TS_BUF_RECORDS, .part = 0, .recovered = 2 * TS_BUF_RECORDS },
 		{ .whole = TS_BUF_RECORDS + 1, .part = 47, .recovered = TS_BUF_RECORDS + 1 },
-		/* Inside the buffer already read: those records are the reader's copy. */
-		{ .whole = 1000, .part = 5, .recovered = TS_BUF_RECORDS },
+		/* Inside the first read(): those records, and the bytes it read of the next, are the reader's copy. */
+		{ .whole = 1000, .part = 5, .recovered = 0 },
 	};
 
 	return cr_make_param_array(struct live_cut, cuts, sizeof(cuts) / sizeof(cuts[0]));
@@ -148,8 +148,8 @@ ParameterizedTest(struct live_cut *c, recover, cut_while_reading)
 	const uint64_t n = 3 * TS_BUF_RECORDS + 100;
 	const struct ts_record *recs;
 	struct trace_reader *r;
-	size_t len, hlen, at, end;
-	uint64_t i = 0;
+	size_t len, hlen, at, end, part;
+	uint64_t i = 0, recovered;
 	ssize_t got;
 	char *s;
 
@@ -159,6 +159,9 @@ ParameterizedTest(struct live_cut *c, recover, cut_while_reading)
 	cr_assert_not_null(s);
 	hlen = len - (n + 1) * TS_RECORD_SIZE;
 	at = hlen + c->whole * TS_RECORD_SIZE + c->part;
+	recovered = c->recovered ? c->recovered : TS_READ_FIRST_RECORDS(hlen);
+	part = c->recovered ? c->part : (TS_READ_BYTES - hlen % TS_READ_ALIGN) % TS_RECORD_SIZE;
+	cr_assert(c->recovered || recovered > c->whole, "the first read() holds %llu records", (unsigned long long)recovered);
 	r = trace_reader__open(path, err, sizeof(err));
 	cr_assert_not_null(r, "%s", err);
 	for (bool cut = false; (got = trace_reader__batch(r, &recs, 100)) > 0;) {
@@ -175,15 +178,15 @@ ParameterizedTest(struct live_cut *c, recover, cut_while_reading)
 		}
 	}
 	cr_assert_eq(got, 0, "%s", trace_reader__error(r));
-	cr_assert_eq(i, c->recovered);
+	cr_assert_eq(i, recovered);
 	cr_assert(trace_reader__status(r)->truncated && !trace_reader__status(r)->footer);
-	end = hlen + c->recovered * TS_RECORD_SIZE;
-	if (c->recovered > c->whole || !c->part)
+	end = hlen + recovered * TS_RECORD_SIZE;
+	if (!part)
 		snprintf(want, sizeof(want), "live.tsim: byte %zu: no footer, trace cut short; %llu whole records "
-			 "recovered", end, (unsigned long long)c->recovered);
+			 "recovered", end, (unsigned long long)recovered);
 	else
 		snprintf(want, sizeof(want), "live.tsim: byte %zu: truncated record (%zu of 48 bytes); %llu whole "
-			 "records recovered", end, c->part, (unsigned long long)c->recovered);
+			 "records recovered", end, part, (unsigned long long)recovered);
 	cr_assert(strstr(trace_reader__error(r), want), "%s\nwanted ...%s", trace_reader__error(r), want);
 	trace_reader__close(r);
 	free(s);
