@@ -72,6 +72,17 @@ static inline uint64_t model_rand(uint64_t *s)
 }
 
 /*
+ * An instance's service-time jitter: its PRNG and the factor (1 + jitter x u) the
+ * next jittered command takes, drawn one command ahead (model_jitter_init()).
+ */
+struct model_jitter {
+	uint64_t rng;
+	double next;
+};
+/* Seeds j for a device with this jitter (model_params.jitter). */
+void model_jitter_init(struct model_jitter *j, uint64_t seed, double jitter);
+
+/*
  * Zeroed memory for a big table (bitmaps, mapping tables), from mmap on a
  * 2 MiB boundary and marked MADV_HUGEPAGE: the models touch these at random, and with 4 KiB
  * pages nearly every access is also a TLB miss. Pages are still touched
@@ -196,7 +207,7 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
  * jitter does not scale, such as a GC stall) placed on the device, non-queued for a
  * discard without queued_trim (sched.c, place()). 0 or -ENOMEM.
  */
-int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra);
 /* The discard figures both engines report, in this order; requested: the discard bytes the engine took. */
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested);

@@ -74,15 +74,36 @@ static inline uint64_t round_ns(double x)
 	return t + (x - (double)t >= 0.5);
 }
 
-/* service * (1 + jitter * u), u uniform in [-1, 1). Inline in model_cmd_place(), its one caller. */
-static inline uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
+/* 1 + jitter * u, u uniform in [-1, 1): the factor of the service time of one jittered command. */
+static double jitter_factor(uint64_t *rng, double jitter)
 {
-	double u;
+	double u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+
+	return 1.0 + jitter * u;
+}
+
+void model_jitter_init(struct model_jitter *j, uint64_t seed, double jitter)
+{
+	j->rng = seed;
+	j->next = jitter > 0 ? jitter_factor(&j->rng, jitter) : 1.0;
+}
+
+/*
+ * service * (1 + jitter * u). The factor was drawn one command ahead: its ~40
+ * cycles of dependent integer and FP work stay off this command's completion
+ * time, which the engine's next decisions wait for. Draws come in the same order
+ * (one per command with a service time), so the times are those of drawing here.
+ * Inline in model_cmd_place(), its one caller.
+ */
+static inline uint64_t model_jitter(struct model_jitter *j, double jitter, uint64_t service)
+{
+	double f;
 
 	if (jitter <= 0 || !service)
 		return service;
-	u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-	return round_ns((double)service * (1.0 + jitter * u));
+	f = j->next;
+	j->next = jitter_factor(&j->rng, jitter);
+	return round_ns((double)service * f);
 }
 
 uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
@@ -364,10 +385,10 @@ bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, stru
 	return !model_reject(s, p, size, c->r, c->n, &c->d, st, ret);
 }
 
-int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra)
 {
-	service = model_jitter(rng, p->jitter, service) + extra;
+	service = model_jitter(j, p->jitter, service) + extra;
 	return place(s, &c->d, service, c->discard && !p->queued_trim);
 }
 
