@@ -187,6 +187,7 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 				   struct discard_stats *st, int *ret)
 {
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	uint64_t tag;
 
 	if (cmd->op > TS_OP_MAX || (cmd->segs && cmd->nr_segs) || cmd->offset > size ||
 	    cmd->length > size - cmd->offset ||
@@ -196,7 +197,14 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 	c->r = &c->one;
 	c->n = 1;
 	c->discard = discard;
-	c->d = (struct target_done){ .tag = cmd->tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
+	/*
+	 * The tag through a register: GCC would load tag and submit_ns in one 16-byte
+	 * load, and where the engine stored them apart it waits for the stores to reach
+	 * the cache (no store forwarding).
+	 */
+	tag = cmd->tag;
+	__asm__("" : "+r"(tag));
+	c->d = (struct target_done){ .tag = tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
 				     .dev_cmds = 1, .op = cmd->op, .klass = cmd->klass };
 	counts[cmd->op].cmds++;
 	counts[cmd->op].bytes += cmd->length;

@@ -194,8 +194,13 @@ static inline __attribute__((always_inline)) int submit_discard(struct engine *e
 	return ret;
 }
 
-/* Submits foreground command *it (the lane's next) on lane l now. */
-static int submit_fg_item(struct engine *e, struct lane *l, const struct fg_item *it)
+/*
+ * Submits foreground command *it (the lane's next) on lane l now. Inline: *it is
+ * often a struct its caller just built field by field, and a copy of it in 16-byte
+ * loads would wait for those stores to reach the cache (no store forwarding).
+ */
+static inline __attribute__((always_inline)) int submit_fg_item(struct engine *e, struct lane *l,
+								  const struct fg_item *it)
 {
 	struct target_seg one = { it->offset, it->length };
 	struct target_cmd cmd = {
