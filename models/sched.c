@@ -106,7 +106,7 @@ static inline uint64_t model_jitter(struct model_jitter *j, double jitter, uint6
 	return round_ns((double)service * f);
 }
 
-uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
+uint64_t model_xfer_fp(uint64_t bytes, uint64_t bw)
 {
 	if (!bw || !bytes)
 		return 0;
