@@ -62,11 +62,19 @@ void model_big_free(void *p, size_t bytes)
  * 1 byte/s) is 2^63 - 1 ns, not llround()'s unspecified result, so engine
  * time plus a service time cannot wrap; a negative time is 0.
  */
+/*
+ * On [0.5, 2^52), where service times fall, the same result is trunc(x + 0.5), half
+ * the latency on the way to a completion time: ulp(x) divides 0.5 there, so x + 0.5
+ * is exact unless it enters the next binade, and then it rounds to a value in
+ * [2^k, 2^k + 0.5], whose truncation 2^k is the answer too.
+ */
 static inline uint64_t round_ns(double x)
 {
 	uint64_t t;
 
-	if (!(x >= 0))
+	if (x >= 0.5 && x < 0x1p52)
+		return (uint64_t)(int64_t)(x + 0.5);
+	if (!(x >= 0.5))	/* below one half, negative or NaN */
 		return 0;
 	if (x >= 0x1p63)
 		return (uint64_t)INT64_MAX;
