@@ -107,7 +107,7 @@ static void *ftl_open(const struct model_profile *prof, const struct target_env 
 	if (!f)
 		goto nomem;
 	model_params_init(&f->p, prof, env);
-	f->rng = env->seed ^ 0x66746c6d6f64656cull;
+	model_jitter_init(&f->jit, env->seed ^ 0x66746c6d6f64656cull, f->p.jitter);
 	f->ps_shift = (uint32_t)__builtin_ctzll(f->p.page_size);
 	f->ppb = (uint32_t)(f->p.block_size >> f->ps_shift);
 	f->ppb_shift = model_is_pow2(f->ppb) ? (uint32_t)__builtin_ctz(f->ppb) : 0;
@@ -232,7 +232,7 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		if (f->cur_gc > f->max_stall)
 			f->max_stall = f->cur_gc;
 	}
-	ret = model_cmd_place(&c, &f->s, p, &f->rng, service, f->cur_gc);
+	ret = model_cmd_place(&c, &f->s, p, &f->jit, service, f->cur_gc);
 	ts_sample(f, c.d.done_ns);
 	return ret;
 }

@@ -29,7 +29,7 @@ struct ts_point {
 struct ftl {
 	struct model_params p;
 	struct msched s;
-	uint64_t rng;
+	struct model_jitter jit;
 	uint32_t ps_shift, ppb, nblocks;
 	uint32_t ppb_shift;		/* log2(ppb) when ppb is a power of two, else 0 */
 	uint64_t lpages, ppages;

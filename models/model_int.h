@@ -72,6 +72,17 @@ static inline uint64_t model_rand(uint64_t *s)
 }
 
 /*
+ * An instance's service-time jitter: its PRNG and the factor (1 + jitter x u) the
+ * next jittered command takes, drawn one command ahead (model_jitter_init()).
+ */
+struct model_jitter {
+	uint64_t rng;
+	double next;
+};
+/* Seeds j for a device with this jitter (model_params.jitter). */
+void model_jitter_init(struct model_jitter *j, uint64_t seed, double jitter);
+
+/*
  * Zeroed memory for a big table (bitmaps, mapping tables), from mmap on a
  * 2 MiB boundary and marked MADV_HUGEPAGE: the models touch these at random, and with 4 KiB
  * pages nearly every access is also a TLB miss. Pages are still touched
@@ -85,8 +96,31 @@ void model_params_init(struct model_params *p, const struct model_profile *prof,
 /* The device size an instance models: the trace's device, else the profile's capacity; never below the trace extent. */
 uint64_t model_device_size(const struct model_params *p, const struct target_env *env);
 
-/* bytes at bw bytes/s, in ns; 0 when bw is 0. */
-uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw);
+/* model_xfer_ns() in floating point: round_ns(bytes x 1e9 / bw), both in doubles (sched.c). */
+uint64_t model_xfer_fp(uint64_t bytes, uint64_t bw);
+#define MODEL_XFER_EXACT 4503599ull	/* the most bytes whose bytes x 1e9 is below 2^52 */
+/*
+ * bytes at bw bytes/s, in ns; 0 when bw or bytes is 0. Defined as model_xfer_fp(),
+ * and computed in integers where that gives the same: for n = bytes x 1e9 below
+ * 2^52 (and bw below 2^53) the doubles hold n and bw exactly, and the quotient
+ * q + r/bw rounds to a double within half an ulp, less than 1/(2 bw): never onto
+ * q + 1/2 unless it is q + 1/2, so rounding half up gives q + (2r >= bw) either
+ * way. Inline: an integer division is about half the latency of the double one and
+ * its rounding, on the way to every read's and write's completion time.
+ */
+static inline uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
+{
+	uint64_t n, q, r;
+
+	if (!bw || !bytes)
+		return 0;
+	if (bytes > MODEL_XFER_EXACT || bw >> 53)
+		return model_xfer_fp(bytes, bw);
+	n = bytes * 1000000000ull;
+	q = n / bw;
+	r = n % bw;
+	return q + (r >= bw - r);
+}
 
 /*
  * Device service slots and the completion queue. `channels` commands are
@@ -176,6 +210,7 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 				   struct discard_stats *st, int *ret)
 {
 	bool discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
+	uint64_t tag;
 
 	if (cmd->op > TS_OP_MAX || (cmd->segs && cmd->nr_segs) || cmd->offset > size ||
 	    cmd->length > size - cmd->offset ||
@@ -185,7 +220,14 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 	c->r = &c->one;
 	c->n = 1;
 	c->discard = discard;
-	c->d = (struct target_done){ .tag = cmd->tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
+	/*
+	 * The tag through a register: GCC would load tag and submit_ns in one 16-byte
+	 * load, and where the engine stored them apart it waits for the stores to reach
+	 * the cache (no store forwarding).
+	 */
+	tag = cmd->tag;
+	__asm__("" : "+r"(tag));
+	c->d = (struct target_done){ .tag = tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
 				     .dev_cmds = 1, .op = cmd->op, .klass = cmd->klass };
 	counts[cmd->op].cmds++;
 	counts[cmd->op].bytes += cmd->length;
@@ -196,7 +238,7 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
  * jitter does not scale, such as a GC stall) placed on the device, non-queued for a
  * discard without queued_trim (sched.c, place()). 0 or -ENOMEM.
  */
-int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra);
 /* The discard figures both engines report, in this order; requested: the discard bytes the engine took. */
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested);

@@ -40,7 +40,7 @@
 struct param {
 	struct model_params p;
 	struct msched s;
-	uint64_t rng;
+	struct model_jitter jit;
 	uint64_t size, unit, nunits;
 	unsigned unit_shift, gran_shift;	/* log2 of unit and of the granularity when powers of two, else 0 */
 	uint64_t *map;			/* nwords words; bits past nunits stay 1 and are never counted */
@@ -80,7 +80,7 @@ static void *param_open(const struct model_profile *prof, const struct target_en
 	if (!m)
 		goto nomem;
 	model_params_init(&m->p, prof, env);
-	m->rng = env->seed ^ 0x7472696d73696dull;
+	model_jitter_init(&m->jit, env->seed ^ 0x7472696d73696dull, m->p.jitter);
 	size = model_device_size(&m->p, env);
 	m->unit = m->p.discard_granularity;
 	while ((size + m->unit - 1) / m->unit > MAX_MAP_BITS)
@@ -318,7 +318,7 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		service = 0;
 		break;
 	}
-	return model_cmd_place(&c, &m->s, p, &m->rng, service, 0);
+	return model_cmd_place(&c, &m->s, p, &m->jit, service, 0);
 }
 
 static struct msched *param_sched(void *e)

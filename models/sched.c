@@ -62,11 +62,19 @@ void model_big_free(void *p, size_t bytes)
  * 1 byte/s) is 2^63 - 1 ns, not llround()'s unspecified result, so engine
  * time plus a service time cannot wrap; a negative time is 0.
  */
+/*
+ * On [0.5, 2^52), where service times fall, the same result is trunc(x + 0.5), half
+ * the latency on the way to a completion time: ulp(x) divides 0.5 there, so x + 0.5
+ * is exact unless it enters the next binade, and then it rounds to a value in
+ * [2^k, 2^k + 0.5], whose truncation 2^k is the answer too.
+ */
 static inline uint64_t round_ns(double x)
 {
 	uint64_t t;
 
-	if (!(x >= 0))
+	if (x >= 0.5 && x < 0x1p52)
+		return (uint64_t)(int64_t)(x + 0.5);
+	if (!(x >= 0.5))	/* below one half, negative or NaN */
 		return 0;
 	if (x >= 0x1p63)
 		return (uint64_t)INT64_MAX;
@@ -74,18 +82,39 @@ static inline uint64_t round_ns(double x)
 	return t + (x - (double)t >= 0.5);
 }
 
-/* service * (1 + jitter * u), u uniform in [-1, 1). Inline in model_cmd_place(), its one caller. */
-static inline uint64_t model_jitter(uint64_t *rng, double jitter, uint64_t service)
+/* 1 + jitter * u, u uniform in [-1, 1): the factor of the service time of one jittered command. */
+static double jitter_factor(uint64_t *rng, double jitter)
 {
-	double u;
+	double u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
+
+	return 1.0 + jitter * u;
+}
+
+void model_jitter_init(struct model_jitter *j, uint64_t seed, double jitter)
+{
+	j->rng = seed;
+	j->next = jitter > 0 ? jitter_factor(&j->rng, jitter) : 1.0;
+}
+
+/*
+ * service * (1 + jitter * u). The factor was drawn one command ahead: its ~40
+ * cycles of dependent integer and FP work stay off this command's completion
+ * time, which the engine's next decisions wait for. Draws come in the same order
+ * (one per command with a service time), so the times are those of drawing here.
+ * Inline in model_cmd_place(), its one caller.
+ */
+static inline uint64_t model_jitter(struct model_jitter *j, double jitter, uint64_t service)
+{
+	double f;
 
 	if (jitter <= 0 || !service)
 		return service;
-	u = (double)(model_rand(rng) >> 11) * 0x1.0p-53 * 2.0 - 1.0;
-	return round_ns((double)service * (1.0 + jitter * u));
+	f = j->next;
+	j->next = jitter_factor(&j->rng, jitter);
+	return round_ns((double)service * f);
 }
 
-uint64_t model_xfer_ns(uint64_t bytes, uint64_t bw)
+uint64_t model_xfer_fp(uint64_t bytes, uint64_t bw)
 {
 	if (!bw || !bytes)
 		return 0;
@@ -186,6 +215,31 @@ static void sift_down(struct msched *s, struct msched_ent e)
 	sift_up(s, i, e);
 }
 
+/*
+ * *to = *d a field at a time: d was just written a field at a time (model_cmd_begin(),
+ * place()), and the 16-byte loads of a struct copy, each spanning several of those
+ * stores, cannot take their data from the store queue: each waits until the stores
+ * reach the cache. The empty asm keeps GCC from merging the copies into those loads.
+ */
+static inline void done_copy(struct target_done *to, const struct target_done *d)
+{
+	to->tag = d->tag;
+	to->submit_ns = d->submit_ns;
+	__asm__("" ::: "memory");
+	to->start_ns = d->start_ns;
+	__asm__("" ::: "memory");
+	to->done_ns = d->done_ns;
+	__asm__("" ::: "memory");
+	to->bytes = d->bytes;
+	__asm__("" ::: "memory");
+	to->freed = d->freed;
+	__asm__("" ::: "memory");
+	to->dev_cmds = d->dev_cmds;
+	to->error = d->error;
+	to->op = d->op;
+	to->klass = d->klass;
+}
+
 /* Inline in place(): every command a model serves comes through here. */
 static inline __attribute__((always_inline)) int push(struct msched *s, const struct target_done *d)
 {
@@ -195,7 +249,7 @@ static inline __attribute__((always_inline)) int push(struct msched *s, const st
 		return -ENOMEM;
 	e.idx = s->free_idx[s->cap - s->len - 1];
 	e.done_ns = d->done_ns;
-	s->pool[e.idx].d = *d;
+	done_copy(&s->pool[e.idx].d, d);
 	s->pool[e.idx].seq = s->seq++;
 	sift_up(s, s->len++, e);
 	return 0;
@@ -364,10 +418,10 @@ bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, stru
 	return !model_reject(s, p, size, c->r, c->n, &c->d, st, ret);
 }
 
-int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, uint64_t *rng,
+int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra)
 {
-	service = model_jitter(rng, p->jitter, service) + extra;
+	service = model_jitter(j, p->jitter, service) + extra;
 	return place(s, &c->d, service, c->discard && !p->queued_trim);
 }
 

@@ -162,16 +162,25 @@ static inline __attribute__((always_inline)) int submit_discard(struct engine *e
 								    const struct policy_event *ev, uint64_t ready,
 								    uint64_t freed)
 {
-	struct target_seg one = { ev->offset, ev->length };
-	struct target_cmd cmd = {
-		.submit_ns = l->now, .offset = ev->offset, .length = ev->length,
-		.segs = ev->nr_segs > 1 ? ev->segs : NULL, .nr_segs = ev->nr_segs > 1 ? ev->nr_segs : 0,
-		.op = TS_OP_DISCARD, .klass = TC_DISCARD, .flags = ev->flags,
-	};
+	/*
+	 * The offset through a register: GCC would load offset and length in one
+	 * 16-byte load, and a stage that just stored them apart makes it wait for the
+	 * stores to reach the cache (no store forwarding).
+	 */
+	uint64_t off = ev->offset;
+	struct target_seg one;
+	struct target_cmd cmd;
 	struct slot *s;
 	size_t tag;
 	int ret;
 
+	__asm__("" : "+r"(off));
+	one = (struct target_seg){ off, ev->length };
+	cmd = (struct target_cmd){
+		.submit_ns = l->now, .offset = off, .length = ev->length,
+		.segs = ev->nr_segs > 1 ? ev->segs : NULL, .nr_segs = ev->nr_segs > 1 ? ev->nr_segs : 0,
+		.op = TS_OP_DISCARD, .klass = TC_DISCARD, .flags = ev->flags,
+	};
 	if ((ret = slot_alloc(e, &tag)))
 		return ret;
 	s = &e->slots[tag];
@@ -194,8 +203,13 @@ static inline __attribute__((always_inline)) int submit_discard(struct engine *e
 	return ret;
 }
 
-/* Submits foreground command *it (the lane's next) on lane l now. */
-static int submit_fg_item(struct engine *e, struct lane *l, const struct fg_item *it)
+/*
+ * Submits foreground command *it (the lane's next) on lane l now. Inline: *it is
+ * often a struct its caller just built field by field, and a copy of it in 16-byte
+ * loads would wait for those stores to reach the cache (no store forwarding).
+ */
+static inline __attribute__((always_inline)) int submit_fg_item(struct engine *e, struct lane *l,
+								  const struct fg_item *it)
 {
 	struct target_seg one = { it->offset, it->length };
 	struct target_cmd cmd = {

@@ -53,6 +53,54 @@ static uint64_t tunion_ns(const struct tunion *u)
 }
 
 /*
+ * A sum of a long double's, kept in an integer while it is below 2^64: a long double
+ * holds every such integer (and every product below 2^64) exactly, so its sums were
+ * these; from the first term that would pass, it goes on in long doubles as before.
+ * Integer adds, not x87 loads and stores of 80-bit values, for each term.
+ */
+struct lsum {
+	uint64_t u;
+	bool is_ld;
+	long double ld;		/* once is_ld */
+};
+
+static void lsum_to_ld(struct lsum *s)
+{
+	if (!s->is_ld) {
+		s->ld = s->u;
+		s->is_ld = true;
+	}
+}
+
+static void lsum_add(struct lsum *s, uint64_t v)
+{
+	if (!s->is_ld && v <= UINT64_MAX - s->u) {
+		s->u += v;
+		return;
+	}
+	lsum_to_ld(s);
+	s->ld += v;
+}
+
+/* += a x b, the product as (long double)a * (long double)b */
+static void lsum_add_product(struct lsum *s, uint64_t a, uint64_t b)
+{
+	uint64_t p;
+
+	if (!s->is_ld && !__builtin_mul_overflow(a, b, &p) && p <= UINT64_MAX - s->u) {
+		s->u += p;
+		return;
+	}
+	lsum_to_ld(s);
+	s->ld += (long double)a * (long double)b;
+}
+
+static long double lsum_get(const struct lsum *s)
+{
+	return s->is_ld ? s->ld : (long double)s->u;
+}
+
+/*
  * Reclaim delay: the integral over time of freed bytes the device has not been told
  * about, max(0, freed - discarded), in byte-seconds (a discard that completed without
  * error told the device about its bytes, whether or not a model had them mapped). Kept for both fs-level layers
@@ -62,7 +110,7 @@ static uint64_t tunion_ns(const struct tunion *u)
 struct reclaim_side {
 	uint64_t freed;
 	bool seen;
-	long double area;	/* byte-ns */
+	struct lsum area;	/* byte-ns */
 };
 
 struct reclaim {
@@ -98,9 +146,7 @@ struct metrics {
 	uint64_t fg_cmds, fg_bytes, fg_errors;
 	uint64_t by_errno[2][ERRNO_SLOTS];	/* failed commands per class (enum target_class) and -error */
 	uint64_t stall_ns, stalled_cmds, base_pairs;
-	long double lat_sum_pairs, base_sum_pairs;	/* once sums_ld (pair_sums_add()) */
-	uint64_t lat_sum_u, base_sum_u;			/* until then: the same sums, exact */
-	bool sums_ld;
+	struct lsum lat_sum_pairs, base_sum_pairs;
 	uint64_t end_ns, last_done;
 };
 
@@ -191,7 +237,7 @@ static void reclaim_advance(struct reclaim *r, uint64_t t)
 		return;
 	for (unsigned k = 0; k < 2; k++)
 		if (untrimmed(r, k))	/* adding 0 changes nothing: no x87 work */
-			r->side[k].area += (long double)untrimmed(r, k) * (long double)(t - r->last);
+			lsum_add_product(&r->side[k].area, untrimmed(r, k), t - r->last);
 	r->last = t;
 }
 
@@ -268,31 +314,11 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 	return hist_add(&m->service[op], d->done_ns >= d->start_ns ? d->done_ns - d->start_ns : 0);
 }
 
-/*
- * The latency sums of the pairs, in integers while they fit in 64 bits: a long
- * double holds every such integer exactly, so its sums were these until one would
- * pass 2^64; from then on they are long doubles, added as before.
- */
-static void pair_sums_add(struct metrics *m, uint64_t lat_ns, uint64_t base_ns)
-{
-	if (!m->sums_ld && lat_ns <= UINT64_MAX - m->lat_sum_u && base_ns <= UINT64_MAX - m->base_sum_u) {
-		m->lat_sum_u += lat_ns;
-		m->base_sum_u += base_ns;
-		return;
-	}
-	if (!m->sums_ld) {
-		m->lat_sum_pairs = m->lat_sum_u;
-		m->base_sum_pairs = m->base_sum_u;
-		m->sums_ld = true;
-	}
-	m->lat_sum_pairs += lat_ns;
-	m->base_sum_pairs += base_ns;
-}
-
 int metrics__baseline(struct metrics *m, uint8_t op, uint64_t lat_ns, uint64_t base_ns)
 {
 	m->base_pairs++;
-	pair_sums_add(m, lat_ns, base_ns);
+	lsum_add(&m->lat_sum_pairs, lat_ns);
+	lsum_add(&m->base_sum_pairs, base_ns);
 	/* selects, not a branch: which of the two lanes was slower is a coin toss on a mix of writes and discards */
 	m->stall_ns += lat_ns > base_ns ? lat_ns - base_ns : 0;
 	m->stalled_cmds += lat_ns > base_ns;
@@ -394,7 +420,7 @@ static unsigned reclaim_side(const struct reclaim *r)
 
 static double reclaim_byte_s(const struct reclaim *r)
 {
-	return (double)(r->side[reclaim_side(r)].area / 1e9L);
+	return (double)(lsum_get(&r->side[reclaim_side(r)].area) / 1e9L);
 }
 
 static json_t *reclaim_json(const struct metrics *m)
@@ -423,8 +449,7 @@ static json_t *foreground_json(const struct metrics *m)
 	json_object_set_new(o, "stall_ns", json_integer((json_int_t)m->stall_ns));
 	json_object_set_new(o, "stalled_commands", json_integer((json_int_t)m->stalled_cmds));
 	json_object_set_new(o, "latency_inflation",
-			    json_real(m->sums_ld ? ratio(m->lat_sum_pairs, m->base_sum_pairs)
-						 : ratio(m->lat_sum_u, m->base_sum_u)));
+			    json_real(ratio(lsum_get(&m->lat_sum_pairs), lsum_get(&m->base_sum_pairs))));
 	return o;
 }
 

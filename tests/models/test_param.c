@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 
+#include "models/model_int.h"
 #include "tests/models/drive.h"
 
 #define MIB (1024ull * 1024)
@@ -319,4 +320,45 @@ ParameterizedTest(struct map_case *c, param, map_matches_reference)
 		     (double)((c->initially_mapped ? (uint64_t)jnum(rep, "device_size_bytes") - UNITS * G : 0) + ones * G));
 	json_decref(rep);
 	drv_close(&d);
+}
+
+/*
+ * model_xfer_ns() computes in integers below MODEL_XFER_EXACT bytes: it must give
+ * what the double formula (model_xfer_fp()) gives, on random sizes and rates, on
+ * quotients a half away from an integer (rounded up), at and past the limit.
+ */
+struct xfer_case {
+	uint64_t bw;
+};
+
+ParameterizedTestParameters(param, xfer_integer_equals_double)
+{
+	static struct xfer_case cases[] = {
+		{ 1 }, { 3 }, { 1024 }, { 250000000 }, { 1900000000 }, { 2000000000 }, { 2800000000 }, { 100000000000 },
+		{ 1000000000000 }, { 1099511627776 }, { 1125899906842624 }, { (1ull << 53) - 1 }, { 1ull << 53 },
+	};
+
+	return cr_make_param_array(struct xfer_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct xfer_case *c, param, xfer_integer_equals_double)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull ^ c->bw, halves = 0;
+
+	for (uint64_t b = 0; b < 5000; b++)	/* small sizes, every one */
+		cr_assert_eq(model_xfer_ns(b, c->bw), model_xfer_fp(b, c->bw), "%llu bytes at %llu",
+			     (unsigned long long)b, (unsigned long long)c->bw);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t b;
+
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		b = s % (MODEL_XFER_EXACT + 2000);	/* across the limit */
+		if (i % 4 == 0)
+			b = (MODEL_XFER_EXACT - 1000) + s % 2001;
+		halves += (b * 1000000000ull % c->bw) * 2 == c->bw && b <= MODEL_XFER_EXACT;
+		cr_assert_eq(model_xfer_ns(b, c->bw), model_xfer_fp(b, c->bw), "%llu bytes at %llu",
+			     (unsigned long long)b, (unsigned long long)c->bw);
+	}
+	if (c->bw == 1024 || c->bw == 2000000000)	/* quotients ending in exactly one half were met */
+		cr_assert_gt(halves, 0);
 }

@@ -95,6 +95,53 @@ ParameterizedTest(struct reclaim_case *c, reclaim, timeline)
 	metrics__free(m);
 }
 
+/*
+ * The area is summed in an integer while that is exact (metrics.c, struct lsum): past
+ * 2^64, and with products past 2^64, it must still be the long double sum the
+ * reclaim figures always were, to the bit.
+ */
+struct big_case {
+	char name[48];
+	uint64_t bytes, step;	/* bytes freed at each step, time between steps */
+	int steps;
+};
+
+ParameterizedTestParameters(reclaim, area_past_2_64)
+{
+	static struct big_case big[] = {
+		{ "sum passes 2^64", 1ull << 30, (1ull << 28) + 3, 40 },
+		{ "a product passes 2^64", 1ull << 45, 1ull << 20, 8 },
+		{ "small terms, long run", 4096 * 3 + 1, 977, 3000 },
+	};
+
+	return cr_make_param_array(struct big_case, big, sizeof(big) / sizeof(big[0]));
+}
+
+ParameterizedTest(struct big_case *c, reclaim, area_past_2_64)
+{
+	struct metrics *m = metrics__new();
+	json_t *o = json_object();
+	long double ref = 0;
+	uint64_t t = 0, held = 0;
+
+	cr_assert_not_null(m);
+	for (int i = 0; i < c->steps; i++) {
+		cr_assert_eq(metrics__freed(m, t, false, c->bytes), 0);
+		held += c->bytes;
+		t += c->step;
+		ref += (long double)held * (long double)c->step;	/* what the next free integrates */
+	}
+	cr_assert_eq(metrics__finish(m, t, 0), 0);
+	cr_assert_eq(metrics__to_json(m, o), 0);
+	cr_assert_eq(json_real_value(json_object_get(json_object_get(o, "reclaim"), "byte_s")), (double)(ref / 1e9L),
+		     "%s: %.17g vs %.17g", c->name, json_real_value(json_object_get(json_object_get(o, "reclaim"), "byte_s")),
+		     (double)(ref / 1e9L));
+	if (c->steps == 40)
+		cr_assert_gt(ref, 0x1p64L);	/* the case reaches the long double part */
+	json_decref(o);
+	metrics__free(m);
+}
+
 static json_t *replay_json(const char *policy)
 {
 	char cmd[2048], out[512];
