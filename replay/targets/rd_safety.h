@@ -25,6 +25,7 @@ struct rd_bdev_info {
 	uint64_t discard_max;	/* discard_max_bytes */
 	uint32_t max_segments;	/* max_discard_segments */
 	bool rotational;
+	bool ro;		/* sysfs ro: the device's or its disk's read-only flag (bdev_read_only()) */
 	char model[160];
 };
 
@@ -39,8 +40,8 @@ struct rd_want {
 /*
  * The one safety routine for a block device (replay, compare, calibrate):
  * inspect, in use (mounted, held, swap, a loop device's backing; itself, its
- * partitions, its whole disk), the trace's extent against its size, then
- * --destructive. 0, or -errno with a one-line refusal that starts with PATH.
+ * partitions, its whole disk), the trace's extent against its size, read-only,
+ * then --destructive. 0, or -errno with a one-line refusal that starts with PATH.
  */
 int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_info *bi, char *err, size_t errlen);
 /*
