@@ -112,7 +112,8 @@ static int account(struct info *s, const struct ts_record *r)
 		s->first_ns = r->time_ns;
 	if (r->time_ns > s->last_ns)
 		s->last_ns = r->time_ns;
-	add(&s->kind[r->kind], r->length);
+	/* a META record's length is no byte count (a snapshot's extent, lost events): per op only */
+	add(&s->kind[r->kind], r->kind == TS_META ? 0 : r->length);
 	if (r->kind == TS_META) {
 		add(&s->meta[r->op], r->length);
 		if (r->op == TS_META_LOST)
@@ -238,7 +239,7 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 	printf("\n%-8s %12s %14s\n", "kind", "records", "bytes");
 	for (unsigned k = 1; k <= TS_KIND_MAX; k++)
 		printf("%-8s %12" PRIu64 " %14s\n", ts_kind_name(k), s->kind[k].n,
-		       fmt_bytes(s->kind[k].bytes, a, sizeof(a)));
+		       k == TS_META ? "-" : fmt_bytes(s->kind[k].bytes, a, sizeof(a)));
 	printf("\n%-14s %12s %14s\n", "command op", "ISSUEs", "bytes");
 	for (unsigned o = 0; o <= TS_OP_MAX; o++)
 		if (s->op[o].n)
@@ -311,7 +312,9 @@ static json_t *info_json(const struct trace_reader *r, const struct info *s, con
 	char dev[24];
 
 	for (unsigned k = 1; k <= TS_KIND_MAX; k++)
-		json_object_set_new(kinds, ts_kind_name(k), tally_json(&s->kind[k]));
+		json_object_set_new(kinds, ts_kind_name(k), k == TS_META ?
+				    json_pack("{sIsn}", "records", (json_int_t)s->kind[k].n, "bytes") :
+				    tally_json(&s->kind[k]));
 	for (unsigned k = 0; k <= TS_OP_MAX; k++)
 		json_object_set_new(ops, ts_op_name(k), tally_json(&s->op[k]));
 	for (unsigned k = 1; k <= TS_META_MAX; k++)
