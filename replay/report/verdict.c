@@ -527,13 +527,30 @@ static int trace_never_matters(struct report *r, size_t t)
 		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
 }
 
+/* The most runs a cell of (t, m) has: with --runs N a cell's figures are its last run's (runcell.c). */
+static uint32_t group_runs(const struct report *r, size_t t, size_t m)
+{
+	uint32_t n = 0;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[(t * r->np + p) * r->nm + m];
+
+		n = !c->status && c->runs.n > n ? c->runs.n : n;
+	}
+	return n;
+}
+
 static int group(struct report *r, size_t t, size_t m, bool brief)
 {
 	struct report_judgement j;
 	char w[400];
+	uint32_t runs = group_runs(r, t, m);
 	int err;
 
 	where(r, t, m, w, sizeof(w));
+	/* the figures compared below are one run each, not the runs' means: say so */
+	if (runs > 1)
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), " (each policy's last of %u runs)", runs);
 	report_judge(r, t, m, &j);
 	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, &j, w)))
 		return err;
