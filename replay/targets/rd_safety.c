@@ -443,7 +443,13 @@ int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, struct pol
 				continue;
 			if (input)
 				policy_input_count(input, &recs[i]);
-			if (recs[i].kind != TS_META && recs[i].offset + recs[i].length > *ext)
+			/*
+			 * A free-space snapshot is an extent too: fstrim and ext4's 6.6+ extension discard
+			 * there (replay/policies/fstrim.c, ext4.c), past every other record. The other META
+			 * records' lengths are no extents (lost events, commit ids).
+			 */
+			if ((recs[i].kind != TS_META || recs[i].op == TS_META_FREESPACE) &&
+			    recs[i].offset + recs[i].length > *ext)
 				*ext = recs[i].offset + recs[i].length;
 		}
 	if (n < 0)

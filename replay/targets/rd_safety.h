@@ -52,7 +52,8 @@ int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_in
  */
 int rd_check_file(const char *path, const struct rd_want *w, char *err, size_t errlen);
 /*
- * Highest offset+length of the records of devno (0: every device) in trace: one pass.
+ * Highest offset+length of the records of devno (0: every device) in trace, its free-space
+ * snapshots (META freespace) included, where fstrim and ext4's extension discard: one pass.
  * input (may be NULL): the records a policy could read, counted (policy_input_count()).
  */
 int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, struct policy_input_counts *input,
