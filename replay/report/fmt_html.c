@@ -234,7 +234,8 @@ static void runs_html(const struct report *r, FILE *f)
 
 	if (!n)
 		return;
-	fputs("<h2 id=\"runs\">Repeated runs</h2>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
+	fputs("<h2 id=\"runs\">Repeated runs</h2>\n<p>The tables and charts above give each cell's last run; "
+	      "here, the mean and spread of every run.</p>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
 	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th class=\"l\">metric</th><th>N</th><th>mean</th>"
 	      "<th>stddev</th><th>ref mean</th><th>ref stddev</th><th class=\"l\">verdict</th>"
 	      "</tr></thead>\n<tbody>\n", f);

@@ -60,7 +60,8 @@ static void runs_section(const struct report *r, FILE *f)
 		if (c->status || c->runs.n < 2)
 			continue;
 		if (!any)
-			fprintf(f, "\nruns:\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
+			fprintf(f, "\nruns (the table above and the verdict give each cell's last run; here, every run):"
+				"\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
 				"profile", "metric", "N", "Min", "Max", "Median", "Avg", "Stddev");
 		any = true;
 		runs_line(f, c, "makespan", c->runs.makespan_s);

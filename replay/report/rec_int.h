@@ -37,6 +37,7 @@ struct rec_result {
 	struct report_judgement j;
 	enum rec_why why;
 	bool fstrim_na;			/* fstrim could not be replayed (no FREE records) */
+	uint32_t inert;			/* bit f: family f's commit knob changed no figure (rec_evaluate()) */
 	unsigned rounds;
 	size_t ran;
 };
@@ -60,6 +61,8 @@ unsigned rec_nvals(const struct rec_knob *k);
 void rec_evaluate(struct rec_result *res);
 /* A knob's value in a setting ("commit" -> "30s"); NULL if the family has no such knob. */
 const char *rec_knob_value(const struct rec_cand *c, const char *key);
+/* The index of family f's knob key, or -1. */
+int rec_knob_index(const struct rec_family *f, const char *key);
 
 /*
  * What rec_out.c says about a result, for the HTML writer (rec_html.c): whether it has a

@@ -89,11 +89,33 @@ static void apply_recorded(struct apply *a)
 	json_object_set_new(a->o, "note", json_string("keep the discard setting the trace was recorded with"));
 }
 
+/*
+ * The commit knob changed no figure (rec_evaluate()): the replay cannot say which value to set, so
+ * the setting leaves it alone and says why. 1 when inert.
+ */
+static int commit_inert(struct apply *a, const char *what)
+{
+	char note[320];
+	size_t nf;
+	const struct rec_family *f = &rec_families(&nf)[a->c->fam];
+	const struct rec_knob *k = &f->knobs[rec_knob_index(f, "commit")];
+
+	if (!(a->res->inert >> a->c->fam & 1))
+		return 0;
+	snprintf(note, sizeof(note), "%s is left as it is: every value replayed (%s to %s) gave the same figures, "
+		 "since the trace's own commit records time the discards", what, k->vals[0],
+		 k->vals[rec_nvals(k) - 1]);
+	json_object_set_new(a->o, "note", json_string(note));
+	return 1;
+}
+
 static void apply_xfs(struct apply *a)
 {
 	char v[32];
 
 	mount_opts(a, "discard");
+	if (commit_inert(a, "fs.xfs.xfssyncd_centisecs (the CIL checkpoint pacing)"))
+		return;
 	/* xfs_log_worker pushes the CIL every xfs_syncd_centisecs (fs/xfs/xfs_sysctl.c) */
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)secs_of(rec_knob_value(a->c, "commit")) * 100);
 	sysctl(a, "fs.xfs.xfssyncd_centisecs", v);
@@ -103,6 +125,10 @@ static void apply_ext4(struct apply *a)
 {
 	char o[64];
 
+	if (commit_inert(a, "the journal commit interval (mount option commit=)")) {
+		mount_opts(a, "discard");
+		return;
+	}
 	snprintf(o, sizeof(o), "discard,commit=%llu", (unsigned long long)secs_of(rec_knob_value(a->c, "commit")));
 	mount_opts(a, o);
 }

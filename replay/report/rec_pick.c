@@ -11,15 +11,21 @@
 #include "traces/opts.h"
 #include "replay/report/rec_int.h"
 
+int rec_knob_index(const struct rec_family *f, const char *key)
+{
+	for (unsigned k = 0; k < REC_KNOBS; k++)
+		if (f->knobs[k].key && !strcmp(f->knobs[k].key, key))
+			return (int)k;
+	return -1;
+}
+
 const char *rec_knob_value(const struct rec_cand *c, const char *key)
 {
 	size_t nf;
 	const struct rec_family *f = &rec_families(&nf)[c->fam];
+	int k = rec_knob_index(f, key);
 
-	for (unsigned k = 0; k < REC_KNOBS; k++)
-		if (f->knobs[k].key && !strcmp(f->knobs[k].key, key))
-			return f->knobs[k].vals[c->idx[k]];
-	return NULL;
+	return k < 0 ? NULL : f->knobs[k].vals[c->idx[k]];
 }
 
 /*
@@ -160,6 +166,56 @@ static size_t best(const struct rec_result *res, size_t skip, bool front_only)
 	return b;
 }
 
+/* Settings i and j are one family and differ in knob k only. */
+static bool differ_in_only(const struct rec_cand *a, const struct rec_cand *b, int k)
+{
+	if (a->fam != b->fam || a->idx[k] == b->idx[k])
+		return false;
+	for (int x = 0; x < REC_KNOBS; x++)
+		if (x != k && a->idx[x] != b->idx[x])
+			return false;
+	return true;
+}
+
+/*
+ * A family's commit knob is inert when every two replayed settings that differ in it
+ * alone have the same figures (and two such settings exist): the xfs and ext4 stages
+ * time their discards by the trace's journal/log commit records and use commit= only
+ * until the first one (replay/policies/xfs.c, ext4.c), so on a recorded trace the knob
+ * usually changes nothing, and the replay cannot say which value to set.
+ */
+static void find_inert(struct rec_result *res)
+{
+	size_t nf;
+	const struct rec_family *fams = rec_families(&nf);
+
+	res->inert = 0;
+	for (size_t f = 0; f < nf && f < 32; f++) {
+		int k = rec_knob_index(&fams[f], "commit");
+		bool pair = false, same = true;
+
+		for (size_t i = 0; k >= 0 && i < res->n && same; i++)
+			for (size_t j = i + 1; j < res->n && same; j++) {
+				if (res->cands[i].fam != f || !differ_in_only(&res->cands[i], &res->cands[j], k) ||
+				    !report_cell_ok(report__cell_c(res->r, i)) ||
+				    !report_cell_ok(report__cell_c(res->r, j)))
+					continue;
+				pair = true;
+				same = !memcmp(&res->obj[i], &res->obj[j], sizeof(res->obj[i]));
+			}
+		if (k >= 0 && pair && same)
+			res->inert |= 1u << f;
+	}
+}
+
+/* Of two settings with the same figures, the front shows this one: fewer knobs changed, then the earlier. */
+static bool shown_before(const struct rec_result *res, size_t j, size_t i)
+{
+	double cj = changes(&res->cands[j]), ci = changes(&res->cands[i]);
+
+	return cj < ci || (cj == ci && j < i);
+}
+
 void rec_evaluate(struct rec_result *res)
 {
 	free(res->obj);
@@ -186,12 +242,17 @@ void rec_evaluate(struct rec_result *res)
 		for (size_t j = 0; j < res->n && in; j++) {
 			if (j == i || !report_cell_ok(report__cell_c(res->r, j)))
 				continue;
-			/* dominated, or the same figures as an earlier member: one of each on the front */
+			/*
+			 * dominated, or the same figures as another setting shown first: one of each on the
+			 * front, the one the rule's last tie-break would pick (fewest knobs changed), so the
+			 * front names what the recommendation and its next best name
+			 */
 			in = !rec_dominates(&res->obj[j], &res->obj[i]) &&
-			     !(j < i && res->front[j] && !memcmp(&res->obj[j], &res->obj[i], sizeof(res->obj[i])));
+			     !(shown_before(res, j, i) && !memcmp(&res->obj[j], &res->obj[i], sizeof(res->obj[i])));
 		}
 		res->front[i] = in;
 	}
+	find_inert(res);
 	report_judge(res->r, 0, 0, &res->j);
 	if (res->j.all_rejected)
 		res->why = RW_REJECTED;

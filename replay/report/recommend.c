@@ -351,7 +351,10 @@ static int seed_settings(struct rec_result *res, bool grid)
 	return 0;
 }
 
-/* The ladder neighbours of every front member; how many were new (budget permitting), or -ENOMEM. */
+/*
+ * The ladder neighbours of every front member; how many were new (budget permitting), or -ENOMEM.
+ * An inert commit knob (rec_evaluate()) is not moved: its values replay alike.
+ */
 static int refine(struct rec_result *res, unsigned budget)
 {
 	size_t n0 = res->n;
@@ -363,7 +366,8 @@ static int refine(struct rec_result *res, unsigned budget)
 		if (!res->front[i])
 			continue;
 		for (unsigned k = 0; k < nknobs(f); k++)
-			for (int d = -1; d <= 1; d += 2) {
+			for (int d = -1; d <= 1 && !(res->inert >> res->cands[i].fam & 1 &&
+						      (int)k == rec_knob_index(f, "commit")); d += 2) {
 				struct rec_cand c = res->cands[i];
 				int v = c.idx[k] + d;
 

@@ -385,6 +385,10 @@ static int matters(struct report *r, const struct report_judgement *j, size_t t,
 	if (j->matters == RM_UNWEIGHED)
 		return 0;
 	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
+	/* nothing added by any policy: there is no worst to name */
+	if (j->matters == RM_NOT && !worst->added_ns)
+		return say(r, "%s, discard does not matter for this workload: no policy adds time to its %s wall time",
+			   w, wall);
 	if (j->matters == RM_NOT)
 		return say(r, "%s, discard does not matter for this workload: no policy adds %s or more "
 			   "to its %s wall time (worst `%s`: %s)", w,
@@ -522,18 +526,38 @@ static int trace_never_matters(struct report *r, size_t t)
 		return 0;
 	snprintf(name, sizeof(name), "%s", r->nt > 1 ? report_basename(r->traces[t]) : "this workload");
 	fmt_duration(worst->wall_ns ? worst->wall_ns : worst->makespan_ns, wall, sizeof(wall));
+	if (!worst->added_ns)	/* nothing added anywhere: no worst to name */
+		return say(r, "%s: discard does not matter on any of the %zu profiles: no policy adds time to the %s "
+			   "wall time", name, profiles, wall) ? -ENOMEM : 1;
 	return say(r, "%s: discard does not matter on any of the %zu profiles: no policy adds %s or more to the "
 		   "%s wall time (worst `%s` on %s: %s)", name, profiles, pct_str(REPORT_MATTERS_SHARE, s1, sizeof(s1)),
 		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
+}
+
+/* The most runs a cell of (t, m) has: with --runs N a cell's figures are its last run's (runcell.c). */
+static uint32_t group_runs(const struct report *r, size_t t, size_t m)
+{
+	uint32_t n = 0;
+
+	for (size_t p = 0; p < r->np; p++) {
+		const struct report_cell *c = &r->cells[(t * r->np + p) * r->nm + m];
+
+		n = !c->status && c->runs.n > n ? c->runs.n : n;
+	}
+	return n;
 }
 
 static int group(struct report *r, size_t t, size_t m, bool brief)
 {
 	struct report_judgement j;
 	char w[400];
+	uint32_t runs = group_runs(r, t, m);
 	int err;
 
 	where(r, t, m, w, sizeof(w));
+	/* the figures compared below are one run each, not the runs' means: say so */
+	if (runs > 1)
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), " (each policy's last of %u runs)", runs);
 	report_judge(r, t, m, &j);
 	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, &j, w)))
 		return err;

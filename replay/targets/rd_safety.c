@@ -19,7 +19,10 @@
  *     matched against the target, and what uses that loop device is named,
  *     recursively;
  * for the device itself, each partition of it, and its whole disk when it is
- * a partition. Then the trace's extent against the size, and --destructive.
+ * a partition. Then the trace's extent against the size, read-only (Linux
+ * opens a read-only block device for writing, and then every write and discard
+ * fails with EPERM: blkdev_write_iter() in block/fops.c, blk_ioctl_discard()
+ * in block/ioctl.c), and --destructive.
  * The O_EXCL open that follows is the final word.
  * For a file (--file): not a directory or device, not a loop device's backing
  * file, not an active swap file, and --destructive when it holds data.
@@ -112,6 +115,7 @@ int rd_bdev_inspect(const char *path, struct rd_bdev_info *bi, char *err, size_t
 	snprintf(tmp, sizeof(tmp), "%s", real);
 	snprintf(bi->disk, sizeof(bi->disk), "%s", bi->is_part ? basename(dirname(tmp)) : bi->name);
 	bi->size = read_u64(real, "size", 0) * 512;
+	bi->ro = read_u64(real, "ro", 0) != 0;	/* part_ro_show(): the partition's flag or its disk's */
 	snprintf(q, sizeof(q), SYSB "/%s/queue", bi->disk);
 	bi->lbs = (uint32_t)read_u64(q, "logical_block_size", 512);
 	bi->pbs = (uint32_t)read_u64(q, "physical_block_size", 512);
@@ -371,6 +375,9 @@ int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_in
 		return ts_errf(err, errlen, -ENOSPC, "%s: %s is smaller than the trace's extent (%s); refusing", path,
 			       size_str(bi->size, w->extent, sz, sizeof(sz)),
 			       size_str(w->extent, bi->size, ext, sizeof(ext)));
+	if (bi->ro)
+		return ts_errf(err, errlen, -EROFS, "%s: read-only (%s/%s/ro is 1), so every write and discard "
+			       "would fail; refusing", path, SYSB, bi->name);
 	if (!w->destructive)
 		return ts_errf(err, errlen, -EPERM, "%s: %s; add --destructive to allow it", path,
 			       w->action ? w->action : "replaying to a block device destroys its data");
@@ -436,7 +443,13 @@ int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, struct pol
 				continue;
 			if (input)
 				policy_input_count(input, &recs[i]);
-			if (recs[i].kind != TS_META && recs[i].offset + recs[i].length > *ext)
+			/*
+			 * A free-space snapshot is an extent too: fstrim and ext4's 6.6+ extension discard
+			 * there (replay/policies/fstrim.c, ext4.c), past every other record. The other META
+			 * records' lengths are no extents (lost events, commit ids).
+			 */
+			if ((recs[i].kind != TS_META || recs[i].op == TS_META_FREESPACE) &&
+			    recs[i].offset + recs[i].length > *ext)
 				*ext = recs[i].offset + recs[i].length;
 		}
 	if (n < 0)

@@ -25,6 +25,7 @@ struct rd_bdev_info {
 	uint64_t discard_max;	/* discard_max_bytes */
 	uint32_t max_segments;	/* max_discard_segments */
 	bool rotational;
+	bool ro;		/* sysfs ro: the device's or its disk's read-only flag (bdev_read_only()) */
 	char model[160];
 };
 
@@ -39,8 +40,8 @@ struct rd_want {
 /*
  * The one safety routine for a block device (replay, compare, calibrate):
  * inspect, in use (mounted, held, swap, a loop device's backing; itself, its
- * partitions, its whole disk), the trace's extent against its size, then
- * --destructive. 0, or -errno with a one-line refusal that starts with PATH.
+ * partitions, its whole disk), the trace's extent against its size, read-only,
+ * then --destructive. 0, or -errno with a one-line refusal that starts with PATH.
  */
 int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_info *bi, char *err, size_t errlen);
 /*
@@ -51,7 +52,8 @@ int rd_check_device(const char *path, const struct rd_want *w, struct rd_bdev_in
  */
 int rd_check_file(const char *path, const struct rd_want *w, char *err, size_t errlen);
 /*
- * Highest offset+length of the records of devno (0: every device) in trace: one pass.
+ * Highest offset+length of the records of devno (0: every device) in trace, its free-space
+ * snapshots (META freespace) included, where fstrim and ext4's extension discard: one pass.
  * input (may be NULL): the records a policy could read, counted (policy_input_count()).
  */
 int rd_trace_extent(const char *trace, uint32_t devno, uint64_t *ext, struct policy_input_counts *input,

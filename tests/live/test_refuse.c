@@ -19,7 +19,7 @@ TestSuite(refuse, .init = lv_init, .fini = lv_fini, .timeout = 60);
 
 enum refuse_kind {
 	RK_MOUNTED, RK_PART_MOUNTED, RK_WHOLE_DISK_MOUNTED, RK_HOLDER, RK_WHOLE_DISK_HELD, RK_TOO_SMALL,
-	RK_NOT_DESTRUCTIVE, RK_NOT_BLOCK, RK_EXCL_BUSY, RK_FILE_ON_BDEV,
+	RK_NOT_DESTRUCTIVE, RK_NOT_BLOCK, RK_EXCL_BUSY, RK_FILE_ON_BDEV, RK_READ_ONLY,
 };
 
 struct refuse_case {
@@ -38,6 +38,7 @@ static struct refuse_case cases[] = {
 	{ .name = "not a block device", .kind = RK_NOT_BLOCK },
 	{ .name = "opened exclusively", .kind = RK_EXCL_BUSY },
 	{ .name = "file target on bdev", .kind = RK_FILE_ON_BDEV },
+	{ .name = "read-only", .kind = RK_READ_ONLY },
 };
 
 /* An MBR with one Linux partition from sector 2048 to the end (no sfdisk needed). */
@@ -114,7 +115,7 @@ ParameterizedTest(struct refuse_case *p, refuse, one_line_and_untouched)
 	if (p->kind == RK_PART_MOUNTED || p->kind == RK_WHOLE_DISK_HELD)
 		write_mbr(img, 16);
 	dev = lv_loop(img, p->kind == RK_PART_MOUNTED || p->kind == RK_WHOLE_DISK_HELD ||
-			   p->kind == RK_WHOLE_DISK_MOUNTED ? "-P" : NULL);
+			   p->kind == RK_WHOLE_DISK_MOUNTED ? "-P" : p->kind == RK_READ_ONLY ? "-r" : NULL);
 	snprintf(base, sizeof(base), "%s", dev + 5);
 	snprintf(part, sizeof(part), "%sp1", dev);
 	if (p->kind == RK_PART_MOUNTED || p->kind == RK_WHOLE_DISK_HELD)
@@ -178,6 +179,10 @@ ParameterizedTest(struct refuse_case *p, refuse, one_line_and_untouched)
 	case RK_FILE_ON_BDEV:
 		ops = &file_target_ops;
 		snprintf(want, sizeof(want), "%s: not a regular file (use --device for a block device)", dev);
+		break;
+	case RK_READ_ONLY:	/* the kernel opens it O_RDWR; every command would then fail with EPERM */
+		snprintf(want, sizeof(want), "%s: read-only (/sys/class/block/%s/ro is 1), so every write and "
+			 "discard would fail; refusing", dev, base);
 		break;
 	}
 	snprintf(sum, sizeof(sum), "%s", md5(img));

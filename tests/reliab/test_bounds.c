@@ -351,6 +351,29 @@ ParameterizedTest(struct btcase *c, bounds, blktrace)
 	free(err);
 }
 
+/*
+ * A --device-size the records run past: one line naming the output once ("out.tsim: out.tsim: record 2"
+ * named it twice), the record and the device, exit 1, nothing left behind.
+ */
+Test(bounds, blktrace_device_size_too_small)
+{
+	const char *dir = th_dir();
+	char path[512], cmd[1024], buf[480], *err = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/b.bt", dir);
+	cr_assert_eq(th_write(path, buf, bt_file(buf, sizeof(buf), 10, 99, 0, 0)), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && %s import --from blktrace b.bt -o out.tsim --device-size 8K", dir,
+		 th_trimsim());
+	rc = th_run(cmd, NULL, &err);
+	cr_expect_str_eq(err ? err : "", "trimsim import: out.tsim: record 2: offset 8192 + length 4096 is past the "
+			 "end of 8:16 (8192 bytes)\n");
+	cr_expect_eq(rc, 1);
+	snprintf(path, sizeof(path), "%s/out.tsim", dir);
+	cr_expect_neq(access(path, F_OK), 0, "out.tsim was left behind");
+	free(err);
+}
+
 /* item 14: a mount point longer than 255 bytes is kept whole (it was cut silently); over PATH_MAX it is refused. */
 Test(bounds, dtrace_long_mount)
 {

@@ -239,3 +239,41 @@ Test(filetarget, write_zeroes_read_back_zero)
 	for (size_t i = 0; i < sizeof(buf); i++)
 		cr_assert_eq(buf[i], 0, "byte %zu of the zeroed range is %u", i, buf[i]);
 }
+
+/*
+ * The trace's extent covers its free-space snapshots: fstrim discards there, past every FREE.
+ * The file was sized to the last FREE (1 MiB + 64 KiB), its 32 MiB of hole punching past the
+ * end did nothing, and the result counted them as discarded without an error (a device that
+ * size passed the size check, then failed those discards with EINVAL).
+ */
+Test(filetarget, extent_covers_the_free_space_snapshot)
+{
+	static const char trace[] =
+		"{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"revision\":1,\"start_ns\":1000,"
+		"\"devices\":[{\"dev\":\"7:9\",\"name\":\"loop9\",\"size\":67108864,\"logical_block_size\":512,"
+		"\"physical_block_size\":512,\"discard_granularity\":4096,\"discard_max_bytes\":4294966784,"
+		"\"max_discard_segments\":1,\"fs\":\"ext4\",\"fs_block_size\":4096,\"mount\":\"/mnt\","
+		"\"partition_start\":0}]}}\n"
+		"{\"t\":1000,\"kind\":\"META\",\"op\":\"freespace\",\"dev\":\"7:9\",\"off\":33554432,\"len\":33554432,"
+		"\"ino\":0,\"lat\":0,\"flags\":\"ext4\"}\n"
+		"{\"t\":2000,\"kind\":\"FREE\",\"op\":\"none\",\"dev\":\"7:9\",\"off\":1048576,\"len\":65536,\"ino\":12,"
+		"\"lat\":0,\"flags\":\"ext4\"}\n"
+		"{\"footer\":{\"records\":2,\"lost\":0,\"end_ns\":3000}}\n";
+	char tpath[512], img[512], cmd[1500], *out = NULL, *err = NULL;
+	struct stat st;
+	FILE *f;
+
+	snprintf(tpath, sizeof(tpath), "%s/snap.jsonl", th_dir());
+	snprintf(img, sizeof(img), "%s/snap.img", th_dir());
+	cr_assert_not_null(f = fopen(tpath, "w"));
+	cr_assert_geq(fputs(trace, f), 0);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s replay %s -p 'fstrim(interval=1d)' --file %s --timing asap --json",
+		 th_trimsim(), tpath, img);
+	cr_assert_eq(th_run(cmd, &out, &err), 0, "%s: %s", cmd, err);
+	cr_assert_eq(stat(img, &st), 0);
+	cr_assert_eq(st.st_size, 64 * MIB, "the file reaches the snapshot's end: %lld", (long long)st.st_size);
+	cr_assert(strstr(out, "\"bytes\": 33619968"), "32 MiB + 64 KiB discarded: %s", out);
+	free(out);
+	free(err);
+}

@@ -240,7 +240,11 @@ Test(compare_run, runs_on_a_file_target)
 	int st = compare(args, &out, &err);
 
 	cr_assert_eq(st, 0, "%s\n%s", out, err);
-	cr_assert(strstr(out, "\nruns:\n"), "%s", out);
+	cr_assert(strstr(out, "\nruns (the table above and the verdict give each cell's last run; here, every run):\n"),
+		  "%s", out);
+	/* the verdict's figures are one run per cell, not the runs' means: it says which (it did not) */
+	snprintf(args, sizeof(args), "on file:%s (each policy's last of 3 runs), `sort-merge-async`", img);
+	cr_assert(strstr(out, args), "%s", out);
 	/* ministat's columns as figures with their unit (traces/figure.h), not bare seconds */
 	const char *rl = strstr(out, "sort-merge-async         file:");
 

@@ -194,12 +194,13 @@ Test(plan, recommend_rounds_then_cache)
 	int st;
 
 	snprintf(t, sizeof(t), "%s/traces/corpus/xfs-discard-sqlite.tsim", th_src());
-	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M nvme --plan rp -q && %s cell rp --all 2>/dev/null",
+	/* emmc: the search refines past the plan (on nvme, since the CIL pacing replays alike, it does not) */
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M emmc --plan rp -q && %s cell rp --all 2>/dev/null",
 		 th_dir(), th_trimsim(), t, th_trimsim());
 	st = th_run(cmd, NULL, &err);
 	cr_assert_eq(st, 0, "exit %d: %s", st, err);
 	free(err);
-	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M nvme --json > plain.json && %s recommend %s -M nvme "
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend %s -M emmc --json > plain.json && %s recommend %s -M emmc "
 		 "--json --cache rp/cells > cached.json && grep -h '\"cells_replayed\"' plain.json cached.json",
 		 th_dir(), th_trimsim(), t, th_trimsim(), t);
 	cr_assert_eq(th_run(cmd, &plain, NULL), 0);

@@ -30,7 +30,8 @@ static int write_trace(struct import_sink *sink, const char *out, json_t *header
 		}
 		for (ssize_t i = 0; i < n; i++) {
 			if ((ret = trace_writer__write(w, &buf[i]))) {
-				ts_errf(err, errlen, ret, "%s: %s", out, trace_writer__error(w));
+				/* the writer's error names OUT already */
+				ts_errf(err, errlen, ret, "%s", trace_writer__error(w));
 				trace_writer__abort(w);
 				return ret;
 			}
