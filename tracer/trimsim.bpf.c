@@ -107,8 +107,14 @@ static __always_inline __u64 submit_flags(void)
 									      : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void emit(__u32 src, __u32 dev, __u32 agno, __u64 a, __u64 b,
-				 __u64 ino, __u64 lat, __u32 opfl)
+/*
+ * An event at time t, taken by the caller before the reservation: a block request's
+ * ISSUE and DONE carry the very times its latency is the difference of, and an event's
+ * time does not include the wait for the ring (an interrupt or a stalled vCPU can come
+ * between the two; the recorder sorts what arrives out of order, record.c hold()).
+ */
+static __always_inline void emit_at(__u64 t, __u32 src, __u32 dev, __u32 agno, __u64 a, __u64 b,
+				    __u64 ino, __u64 lat, __u32 opfl)
 {
 	struct tr_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 
@@ -120,7 +126,7 @@ static __always_inline void emit(__u32 src, __u32 dev, __u32 agno, __u64 a, __u6
 			*n += 1;	/* per-CPU slot: no atomics needed */
 		return;
 	}
-	e->time_ns = bpf_ktime_get_ns();
+	e->time_ns = t;
 	e->a = a;
 	e->b = b;
 	e->ino = ino;
@@ -130,6 +136,12 @@ static __always_inline void emit(__u32 src, __u32 dev, __u32 agno, __u64 a, __u6
 	e->agno = agno;
 	e->opfl = opfl;
 	bpf_ringbuf_submit(e, submit_flags());
+}
+
+static __always_inline void emit(__u32 src, __u32 dev, __u32 agno, __u64 a, __u64 b,
+				 __u64 ino, __u64 lat, __u32 opfl)
+{
+	emit_at(bpf_ktime_get_ns(), src, dev, agno, a, b, ino, lat, opfl);
 }
 
 /* ---- ext4 (fs/ext4/mballoc.c, include/trace/events/ext4.h) ---- */
@@ -376,8 +388,8 @@ static __always_inline int rq_issue(struct request *rq)
 	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&inflight, &key, &now, BPF_ANY);
 	/* blk_rq_trace_sector(): no position (flush) is reported as sector 0 */
-	emit(TR_RQ_ISSUE, dev, 0, sector == ~0ull ? 0 : sector, BPF_CORE_READ(rq, __data_len),
-	     bpf_get_current_pid_tgid() >> 32, 0, opfl);
+	emit_at(now, TR_RQ_ISSUE, dev, 0, sector == ~0ull ? 0 : sector, BPF_CORE_READ(rq, __data_len),
+		bpf_get_current_pid_tgid() >> 32, 0, opfl);
 	return 0;
 }
 
@@ -407,9 +419,8 @@ int BPF_PROG(block_rq_complete, struct request *rq, blk_status_t error, unsigned
 	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
 		bpf_map_delete_elem(&inflight, &key);
 	if (want(rq_dev(rq), sector, &dev))
-		emit(TR_RQ_DONE, dev, 0, sector == ~0ull ? 0 : sector, nr_bytes,
-		     bpf_get_current_pid_tgid() >> 32,
-		     lat, opfl);
+		emit_at(now, TR_RQ_DONE, dev, 0, sector == ~0ull ? 0 : sector, nr_bytes,
+			bpf_get_current_pid_tgid() >> 32, lat, opfl);
 	return 0;
 }
 

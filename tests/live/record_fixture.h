@@ -113,6 +113,7 @@ struct trace_sum {
 	uint64_t lost_meta;		/* sum of META_LOST lengths */
 	uint64_t foreign;		/* records naming another device */
 	uint64_t unpaired, no_latency;	/* DONE without an outstanding ISSUE / latency */
+	uint64_t lat_off;		/* DONE (not a flush) whose latency is not its time less its ISSUE's */
 	uint64_t fitrim;		/* INTENTs flagged FITRIM */
 	uint64_t max_back;		/* largest step back in time between records, ns */
 	struct trace_status st;
@@ -144,7 +145,7 @@ static void add_rec(struct ts_record **v, size_t *n, const struct ts_record *r)
 /* Reads a whole trace; everything about device dev. */
 static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
 {
-	struct { uint64_t off; uint8_t op; bool used; } out[MAX_OUT];
+	struct { uint64_t off, t; uint8_t op; bool used; } out[MAX_OUT];
 	size_t nout = 0, ndev;
 	const struct ts_device *devs;
 	struct trace_reader *r;
@@ -179,6 +180,7 @@ static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
 			s->issue[rec.op].bytes += rec.length;
 			cr_assert(nout < MAX_OUT, "too many outstanding requests");
 			out[nout].off = rec.offset;
+			out[nout].t = rec.time_ns;
 			out[nout].op = rec.op;
 			out[nout++].used = false;
 		} else if (rec.kind == TS_DONE) {
@@ -190,10 +192,13 @@ static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
 			for (i = 0; i < nout && (out[i].used || out[i].off != rec.offset ||
 						 out[i].op != rec.op); i++)
 				;
-			if (i == nout)
+			if (i == nout) {
 				s->unpaired++;
-			else
+			} else {
 				out[i].used = true;
+				/* flushes all sit at offset 0: one may pair with another's ISSUE */
+				s->lat_off += rec.op != TS_OP_FLUSH && rec.latency_ns != rec.time_ns - out[i].t;
+			}
 			if (i < nout && nout > MAX_OUT / 2) {	/* compact */
 				size_t k = 0;
 
@@ -257,6 +262,8 @@ static void assert_common(const struct trace_sum *s)
 	cr_expect_eq(s->foreign, 0, "%" PRIu64 " records name a device outside the filter", s->foreign);
 	cr_expect_eq(s->unpaired, 0, "%" PRIu64 " DONE records pair with no ISSUE", s->unpaired);
 	cr_expect_eq(s->no_latency, 0, "%" PRIu64 " DONE records without a latency", s->no_latency);
+	cr_expect_eq(s->lat_off, 0, "%" PRIu64 " DONE records whose latency is not the time since their ISSUE",
+		     s->lat_off);
 	cr_expect(s->kind[TS_DONE].count > 0, "no DONE records");
 	/* records in time order: events race in the ring buffer, the recorder's hold sorts them (record.c hold()) */
 	cr_expect_eq(s->max_back, 0, "a record steps back %" PRIu64 " ns in time", s->max_back);
