@@ -275,8 +275,10 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	/*
 	 * Drain, then settle: filesystems finish their work after the command
 	 * returns (ext4_discard_work(), XFS log completion discards), and the end
-	 * free-space snapshot must see it done. Record until 300 ms pass without an
-	 * event (at most 2 s: a busy root filesystem is never quiet; a signal skips the wait).
+	 * free-space snapshot must see it done: ext4 marks discarded blocks free only
+	 * once their discard completes (ext4_process_freed_data()). Record until 300 ms
+	 * pass without an event and with no recorded command in flight (at most 2 s:
+	 * a busy root filesystem is never quiet; a signal skips the wait).
 	 */
 	for (uint64_t quiet = ts_now_ns(), end = quiet + 2000000000ull; !rc;) {
 		int n = ops->poll(st, r, 50);
@@ -286,7 +288,7 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 			rc = n;
 		else if (n > 0)
 			quiet = now;
-		else if (now - quiet >= 300000000ull || trimsim_stop)
+		else if ((now - quiet >= 300000000ull && !recorder__inflight(r)) || trimsim_stop)
 			break;
 		if (now >= end)
 			break;

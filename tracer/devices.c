@@ -125,6 +125,40 @@ static int geometry_from_mount(const char *devpath, const char *mnt, struct rec_
 	return rc;
 }
 
+/* The value fmt's __print_flags() gives name ("{ 0x0010,\"1ST_CLUSTER\" }"); 0 if it names none. */
+static uint32_t print_flag(const char *fmt, const char *name)
+{
+	const char *p = strstr(fmt, name), *q = p;
+
+	while (q && q > fmt && *q != '{')
+		q--;
+	return q && *q == '{' ? (uint32_t)strtoul(q + 1, NULL, 0) : 0;
+}
+
+/*
+ * EXT4_FREE_BLOCKS_NOFREE_FIRST_CLUSTER and _LAST_CLUSTER (fs/ext4/ext4.h) of the running
+ * kernel, from ext4_free_blocks' print format (show_free_flags() in include/trace/events/ext4.h
+ * names them 1ST_CLUSTER and LAST_CLUSTER): a kernel whose format names neither rounds
+ * every free out to whole clusters. Unreadable format: the values they have had since 3.2.
+ */
+static void ext4_free_flags(struct rec_dev *rd)
+{
+	char path[PATH_MAX], fmt[8192];
+	FILE *f;
+	size_t n;
+
+	rd->ext4_nofree_first = 0x10;
+	rd->ext4_nofree_last = 0x20;
+	snprintf(path, sizeof(path), "%s/events/ext4/ext4_free_blocks/format", rec_tracefs_dir());
+	if (!(f = fopen(path, "re")))
+		return;
+	n = fread(fmt, 1, sizeof(fmt) - 1, f);
+	fclose(f);
+	fmt[n] = '\0';
+	rd->ext4_nofree_first = print_flag(fmt, "\"1ST_CLUSTER\"");
+	rd->ext4_nofree_last = print_flag(fmt, "\"LAST_CLUSTER\"");
+}
+
 /* Superblock geometry: XFS (fs/xfs/libxfs/xfs_format.h xfs_dsb, big-endian) and ext4 (struct ext4_super_block). */
 static int read_superblock(const char *devpath, struct rec_dev *rd, char *err, size_t errlen)
 {
@@ -220,6 +254,8 @@ static int fill(const char *devpath, dev_t rdev, const struct mnt *m, struct rec
 	snprintf(rd->d.mount, sizeof(rd->d.mount), "%s", m->point);
 	snprintf(rd->d.fs, sizeof(rd->d.fs), "%.15s", m->fstype);
 	rd->fs = ts_fs_from_name(m->fstype) > 0 ? (unsigned)ts_fs_from_name(m->fstype) : TS_FS_NONE;
+	if (rd->fs == TS_FS_EXT4)
+		ext4_free_flags(rd);
 	if (rd->fs == TS_FS_XFS || rd->fs == TS_FS_EXT4)
 		return read_superblock(devpath, rd, err, errlen);
 	if (rd->fs == TS_FS_BTRFS)

@@ -35,6 +35,7 @@ struct recorder {
 		bool has_snap[2];
 		uint64_t freed, allocated;
 	} bal[REC_MAX_DEVS];
+	uint64_t inflight;	/* bytes of device commands issued and not yet done */
 	struct ts_record *hold;	/* records younger than REC_HOLD_NS, in time order (a ring) */
 	size_t hold_cap, hold_head, nhold;
 };
@@ -137,6 +138,40 @@ static uint64_t ext4_group_bytes(const struct rec_dev *d, uint64_t group, uint64
 	return block * d->d.fs_block_size;
 }
 
+/*
+ * What ext4_free_blocks() (fs/ext4/mballoc.c) frees of [*off, *off + *len) on a bigalloc
+ * filesystem: the tracepoint fires before it rounds the range to whole clusters, in or
+ * out at each end as flags say (a partial cluster another extent still uses is not freed:
+ * ext4_remove_blocks() frees it alone once it is not). false: nothing is freed.
+ */
+static bool ext4_free_clusters(const struct rec_dev *d, uint32_t flags, uint64_t *off, uint64_t *len)
+{
+	uint64_t cl = (uint64_t)d->d.fs_block_size << d->ext4_cluster_bits, over = *off & (cl - 1);
+
+	if (over) {
+		if (d->ext4_nofree_first && (flags & d->ext4_nofree_first)) {
+			if (*len <= cl - over)
+				return false;
+			*off += cl - over;
+			*len -= cl - over;
+		} else {
+			*off -= over;
+			*len += over;
+		}
+	}
+	over = *len & (cl - 1);
+	if (over) {
+		if (d->ext4_nofree_last && (flags & d->ext4_nofree_last)) {
+			if (*len <= over)
+				return false;
+			*len -= over;
+		} else {
+			*len += cl - over;
+		}
+	}
+	return true;
+}
+
 static uint16_t blk_flags(uint32_t opfl)
 {
 	return (opfl & TR_FL_SYNC ? TS_F_SYNC : 0) | (opfl & TR_FL_FUA ? TS_F_FUA : 0) |
@@ -221,6 +256,9 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	case U_FS_BLOCKS:
 		rec.offset = e->a * bs;
 		rec.length = e->b * bs;
+		if (e->src == TR_EXT4_FREE && d->ext4_cluster_bits &&
+		    !ext4_free_clusters(d, e->opfl, &rec.offset, &rec.length))
+			return 0;
 		break;
 	case U_EXT4_CLUSTERS:
 		rec.offset = ext4_group_bytes(d, e->agno, e->a);
@@ -236,6 +274,10 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 		rec.length = e->b;
 		rec.latency_ns = e->latency_ns;
 		rec.flags = blk_flags(e->opfl);
+		if (rec.kind == TS_ISSUE)
+			r->inflight += rec.length;
+		else if (rec.kind == TS_DONE)	/* only commands whose ISSUE was recorded have a DONE */
+			r->inflight -= rec.length < r->inflight ? rec.length : r->inflight;
 		return hold(r, &rec);
 	case U_NONE:
 		rec.op = TS_META_COMMIT;
@@ -321,6 +363,11 @@ int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 			return ts_errf(err, errlen, rc, "writing the trace: %s", strerror(-rc));
 	}
 	return 0;
+}
+
+uint64_t recorder__inflight(const struct recorder *r)
+{
+	return r->inflight;
 }
 
 int recorder__flush(struct recorder *r)

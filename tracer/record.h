@@ -16,7 +16,7 @@
 
 /* Where an event came from; decides the units of a/b/c (record.c). */
 enum tr_src {
-	TR_EXT4_FREE = 1,	/* a = fs block, b = count (blocks), ino */
+	TR_EXT4_FREE = 1,	/* a = fs block, b = count (blocks), ino; opfl = ext4_free_blocks() flags */
 	TR_EXT4_ALLOC = 2,	/* agno = group, a = cluster in group, b = clusters, ino */
 	TR_EXT4_DISCARD = 3,	/* a = fs block, b = count (blocks); also follows every TR_EXT4_TRIM */
 	TR_EXT4_TRIM = 4,	/* agno = group, a = cluster in group, b = clusters (discard work or FITRIM) */

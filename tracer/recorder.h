@@ -30,6 +30,8 @@ struct rec_dev {
 	uint64_t ext4_blocks_per_group;
 	uint64_t ext4_first_data_block;
 	unsigned ext4_cluster_bits;	/* log2(blocks per cluster), bigalloc */
+	uint32_t ext4_nofree_first;	/* ext4_free_blocks() flags of this kernel: keep a partial first */
+	uint32_t ext4_nofree_last;	/* (last) cluster; 0 where the kernel has no such flag */
 };
 
 /* devices.c: -d DEV, -m MOUNTPOINT, or every mounted block filesystem. */
@@ -83,6 +85,8 @@ int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen);
 const struct kind_stat *recorder__stats(const struct recorder *r);	/* indexed by kind */
 uint64_t recorder__lost_total(const struct recorder *r);
 uint64_t recorder__dropped(const struct recorder *r);
+/* Bytes of the device commands recorded as issued and not yet as done. */
+uint64_t recorder__inflight(const struct recorder *r);
 void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed_ns);
 void recorder__print_progress(struct recorder *r, FILE *f, uint64_t now_ns);
 

@@ -52,7 +52,7 @@ struct tfs_event {
 
 /* vals[] order per src: see decode(). */
 static const struct tfs_event tfs_events[] = {
-	{ "ext4", "ext4_free_blocks", TR_EXT4_FREE, { "dev", "block", "count", "ino" } },
+	{ "ext4", "ext4_free_blocks", TR_EXT4_FREE, { "dev", "block", "count", "ino", NULL, "flags" } },
 	{ "ext4", "ext4_mballoc_alloc", TR_EXT4_ALLOC,
 	  { "dev", "result_start", "result_len", "ino", "result_group" } },
 	{ "ext4", "ext4_mballoc_discard", TR_EXT4_PA_FREE,
@@ -255,6 +255,8 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, v
 	e.a = v[1];
 	e.b = v[2];
 	e.agno = (uint32_t)v[4];
+	if (e.src == TR_EXT4_FREE)
+		e.opfl = (uint32_t)v[5];
 	st->err = batch_add(st, &e);
 	return 0;
 }

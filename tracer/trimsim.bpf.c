@@ -153,7 +153,8 @@ int ext4_free_blocks(struct trace_event_raw_ext4_free_blocks *ctx)
 	__u32 dev;
 
 	if (want(FIELD(ctx->dev), ~0ull, &dev))
-		emit(TR_EXT4_FREE, dev, 0, FIELD(ctx->block), FIELD(ctx->count), FIELD(ctx->ino), 0, 0);
+		emit(TR_EXT4_FREE, dev, 0, FIELD(ctx->block), FIELD(ctx->count), FIELD(ctx->ino), 0,
+		     FIELD(ctx->flags));
 	return 0;
 }
 

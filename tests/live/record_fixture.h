@@ -62,7 +62,7 @@ static void fix_up(const char *fs, unsigned size_mb)
 	fx.dev = TS_DEV_MK(major(st.st_rdev), minor(st.st_rdev));
 	snprintf(cmd, sizeof(cmd), "%s %s && mount -o discard %s %s",
 		 !strcmp(fs, "xfs") ? "mkfs.xfs -q -f" : !strcmp(fs, "ext4") ? "mkfs.ext4 -q -F"
-							    : "mkfs.btrfs -q -f",
+			: !strcmp(fs, "ext4-bigalloc") ? "mkfs.ext4 -q -F -O bigalloc -C 16k" : "mkfs.btrfs -q -f",
 		 fx.loop, fx.loop, fx.mnt);
 	rc = th_run(cmd, NULL, NULL);
 	cr_assert_eq(rc, 0, "mkfs/mount %s on %s failed", fs, fx.loop);
@@ -115,6 +115,7 @@ struct trace_sum {
 	uint64_t unpaired, no_latency;	/* DONE without an outstanding ISSUE / latency */
 	uint64_t lat_off;		/* DONE (not a flush) whose latency is not its time less its ISSUE's */
 	uint64_t fitrim;		/* INTENTs flagged FITRIM */
+	uint64_t free_bits;		/* every FREE offset and length ORed: their common alignment */
 	uint64_t max_back;		/* largest step back in time between records, ns */
 	struct trace_status st;
 	uint64_t fs_size;
@@ -170,6 +171,8 @@ static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
 		}
 		s->kind[rec.kind].count++;
 		s->kind[rec.kind].bytes += rec.kind == TS_META ? 0 : rec.length;
+		if (rec.kind == TS_FREE)
+			s->free_bits |= rec.offset | rec.length;
 		if (rec.kind == TS_INTENT) {
 			add_rec(&s->intent, &s->nintent, &rec);
 			s->fitrim += !!(rec.flags & TS_F_FITRIM);

@@ -8,6 +8,7 @@
 static void setup_xfs(void) { fix_up("xfs", 512); }
 static void setup_ext4(void) { fix_up("ext4", 512); }
 static void setup_btrfs(void) { fix_up("btrfs", 512); }
+static void setup_ext4_bigalloc(void) { fix_up("ext4-bigalloc", 256); }
 
 /*
  * XFS: xfs_discard_extents() issues one __blkdev_issue_discard() per busy
@@ -89,6 +90,46 @@ Test(record, ext4_intent_matches_issue, .init = setup_ext4, .fini = fix_down, .t
 		  "FREE bytes %" PRIu64 " vs statfs %.0f: more than 2%% apart", s.kind[TS_FREE].bytes, freed);
 	cr_expect(llabs((long long)(balance_remainder(&s, &rem) * 1e6)) <= 10000,
 		  "remainder %" PRId64 " B", rem);
+	sum_free(&s);
+}
+
+/*
+ * ext4 bigalloc (16 KiB clusters): ext4_free_blocks() frees whole clusters, rounding the
+ * range its tracepoint shows in or out at each end (fs/ext4/mballoc.c); the FREE records
+ * are what it freed, so each is whole clusters and they add up to what statfs saw go free.
+ * The free-space balance holds too: the recorder settles until no discard is in flight
+ * (ext4 -o discard marks blocks free once their discard is done; rm; sync returns before).
+ */
+Test(record, ext4_bigalloc_frees_whole_clusters, .init = setup_ext4_bigalloc, .fini = fix_down, .timeout = 120)
+{
+	char out[256], script[1024], cmd[1024], *err = NULL;
+	struct statfs before, after;
+	struct trace_sum s;
+	double freed;
+	int64_t rem;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), WL_CREATE, fx.mnt);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "creating files failed");
+	cr_assert_eq(statfs(fx.mnt, &before), 0);
+	snprintf(out, sizeof(out), "%s/bigalloc.tsim", fx.dir);
+	snprintf(script, sizeof(script), "rm -rf %s/d; sync", fx.mnt);
+	rc = record(out, "", script, &err);
+	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
+	free(err);
+	cr_assert_eq(statfs(fx.mnt, &after), 0);
+	summarize(out, fx.dev, &s);
+	print_sum("ext4 bigalloc rm -rf", &s);
+	assert_common(&s);
+	freed = ((double)after.f_bfree - (double)before.f_bfree) * (double)before.f_bsize;
+	fprintf(stderr, "ext4 bigalloc: FREE %" PRIu64 " B, statfs change %.0f B\n", s.kind[TS_FREE].bytes, freed);
+	cr_expect(s.kind[TS_FREE].count > 0);
+	cr_expect_eq(s.free_bits & 16383, 0, "a FREE record is not whole 16 KiB clusters (bits 0x%llx)",
+		     (unsigned long long)(s.free_bits & 16383));
+	cr_expect(freed > 0 && (double)s.kind[TS_FREE].bytes <= 1.02 * freed &&
+		  (double)s.kind[TS_FREE].bytes >= 0.98 * freed,
+		  "FREE bytes %" PRIu64 " vs statfs %.0f: more than 2%% apart", s.kind[TS_FREE].bytes, freed);
+	cr_expect(llabs((long long)(balance_remainder(&s, &rem) * 1e6)) <= 10000, "remainder %" PRId64 " B", rem);
 	sum_free(&s);
 }
 

@@ -46,10 +46,12 @@ ParameterizedTest(struct rwbs_case *c, rwbs, decode)
 #define XFS_DEV TS_DEV_MK(259, 2)	/* a partition starting at 1 MiB */
 #define EXT4_DEV TS_DEV_MK(7, 3)	/* whole device, 4 KiB blocks */
 #define EXT4K_DEV TS_DEV_MK(7, 4)	/* 1 KiB blocks: first data block 1 */
+#define EXT4B_DEV TS_DEV_MK(7, 5)	/* bigalloc: 4 KiB blocks, 16 KiB clusters */
+#define NDEVS 4
 
 static void devs_init(struct rec_dev *d)
 {
-	memset(d, 0, 3 * sizeof(*d));
+	memset(d, 0, NDEVS * sizeof(*d));
 	d[0].d.dev = XFS_DEV;
 	d[0].disk_dev = TS_DEV_MK(8, 0);
 	d[0].d.partition_start = 1 << 20;
@@ -66,6 +68,13 @@ static void devs_init(struct rec_dev *d)
 	d[2].ext4_blocks_per_group = 8192;
 	d[2].ext4_first_data_block = 1;
 	d[2].fs = TS_FS_EXT4;
+	d[3].d.dev = d[3].disk_dev = EXT4B_DEV;
+	d[3].d.fs_block_size = 4096;
+	d[3].ext4_blocks_per_group = 32768;
+	d[3].ext4_cluster_bits = 2;
+	d[3].ext4_nofree_first = 0x10;	/* EXT4_FREE_BLOCKS_NOFREE_FIRST_CLUSTER */
+	d[3].ext4_nofree_last = 0x20;	/* EXT4_FREE_BLOCKS_NOFREE_LAST_CLUSTER */
+	d[3].fs = TS_FS_EXT4;
 }
 
 struct xlate_case {
@@ -89,6 +98,21 @@ static struct xlate_case xlate_cases[] = {
 	  .flags = TS_FS_EXT4, .offset = 1000 * 4096, .length = 8 * 4096 },
 	{ .ev = { .src = TR_EXT4_ALLOC, .dev = EXT4_DEV, .agno = 3, .a = 5, .b = 2 }, .kind = TS_ALLOC,
 	  .flags = TS_FS_EXT4, .offset = (3ull * 32768 + 5) * 4096, .length = 2 * 4096 },
+	/*
+	 * bigalloc: what ext4_free_blocks() frees, whole clusters of 4 blocks. ext4_remove_blocks()
+	 * frees a 5-block file at 5920 as the cluster of its last block (5924, 4 blocks), then
+	 * 5920 + 5 with both NOFREE flags: blocks 5920-5923.
+	 */
+	{ .ev = { .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5920, .b = 5, .opfl = 0x30 }, .kind = TS_FREE,
+	  .flags = TS_FS_EXT4, .offset = 5920 * 4096ull, .length = 4 * 4096 },
+	{ .ev = { .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5924, .b = 4, .opfl = 0x30 }, .kind = TS_FREE,
+	  .flags = TS_FS_EXT4, .offset = 5924 * 4096ull, .length = 4 * 4096 },
+	{ .ev = { .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5921, .b = 8, .opfl = 0x10 }, .kind = TS_FREE,
+	  .flags = TS_FS_EXT4, .offset = 5924 * 4096ull, .length = 8 * 4096 },	/* in at the start, out at the end */
+	{ .ev = { .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5921, .b = 2, .opfl = 0 }, .kind = TS_FREE,
+	  .flags = TS_FS_EXT4, .offset = 5920 * 4096ull, .length = 4 * 4096 },	/* no flags: out at both ends */
+	{ .ev = { .src = TR_EXT4_FREE, .dev = EXT4_DEV, .a = 5921, .b = 2, .opfl = 0x30 }, .kind = TS_FREE,
+	  .flags = TS_FS_EXT4, .offset = 5921 * 4096ull, .length = 2 * 4096 },	/* not bigalloc: as given */
 	{ .ev = { .src = TR_EXT4_PA_FREE, .dev = EXT4K_DEV, .agno = 1, .a = 0, .b = 4 }, .kind = TS_FREE,
 	  .flags = TS_FS_EXT4 | TS_F_PREALLOC, .offset = (8192 + 1) * 1024, .length = 4 * 1024 },
 	{ .ev = { .src = TR_EXT4_TRIM, .dev = EXT4_DEV, .agno = 1, .a = 100, .b = 50 }, .kind = TS_INTENT,
@@ -123,7 +147,7 @@ ParameterizedTestParameters(xlate, one_event)
 static size_t run_recorder_upto(const struct tr_event *evs, size_t n, uint64_t upto, uint64_t *early,
 				struct ts_record *out, size_t max)
 {
-	struct rec_dev devs[3];
+	struct rec_dev devs[NDEVS];
 	char path[256], err[256];
 	json_t *h = trace_header__new(0, NULL);
 	struct trace_writer *w;
@@ -136,7 +160,7 @@ static size_t run_recorder_upto(const struct tr_event *evs, size_t n, uint64_t u
 	snprintf(path, sizeof(path), "%s/t.tsim", th_dir());
 	w = trace_writer__open(path, h, TW_BINARY, TW_ATOMIC, err, sizeof(err));
 	cr_assert(w, "%s", err);
-	r = recorder__new(w, devs, 3);
+	r = recorder__new(w, devs, NDEVS);
 	cr_assert(r);
 	for (size_t i = 0; i < n; i++)
 		cr_assert_eq(recorder__event(r, &evs[i]), 0);
@@ -225,6 +249,21 @@ Test(xlate, out_of_order_events_written_in_time_order)
 	for (size_t i = 1; i < got; i++)
 		cr_assert(out[i].time_ns >= out[i - 1].time_ns, "record %zu steps back: %llu after %llu", i,
 			  (unsigned long long)out[i].time_ns, (unsigned long long)out[i - 1].time_ns);
+}
+
+/* bigalloc: a free that lies inside a cluster another extent keeps frees nothing (ext4_free_blocks() returns). */
+Test(xlate, ext4_bigalloc_free_of_a_kept_cluster_is_none)
+{
+	struct tr_event evs[] = {
+		{ .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5921, .b = 2, .opfl = 0x10 },	/* NOFREE_FIRST */
+		{ .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5920, .b = 3, .opfl = 0x20 },	/* NOFREE_LAST */
+		{ .src = TR_EXT4_FREE, .dev = EXT4B_DEV, .a = 5920, .b = 4, .opfl = 0x30 },	/* whole: freed */
+	};
+	struct ts_record out[4];
+
+	cr_assert_eq(run_recorder(evs, 3, out, 4), 1);
+	cr_expect_eq(out[0].offset, 5920 * 4096ull);
+	cr_expect_eq(out[0].length, 4 * 4096);
 }
 
 /* ---- command line ---- */
