@@ -84,6 +84,22 @@ static const char *s(const json_t *o, const char *a, const char *b)
 	return json_is_string(v) ? json_string_value(v) : "";
 }
 
+/* "  18 failed: EOPNOTSUPP 18" from a section's errors and errors_by_errno (RESULT.md); nothing if none. */
+static void print_failed(FILE *f, const char *indent, const json_t *sec)
+{
+	const json_t *by = json_object_get(sec, "errors_by_errno"), *n;
+	const char *name, *sep = ": ";
+
+	if (!json_integer_value(json_object_get(sec, "errors")))
+		return;
+	fprintf(f, "%s%" PRIu64 " failed", indent, (uint64_t)json_integer_value(json_object_get(sec, "errors")));
+	json_object_foreach((json_t *)by, name, n) {
+		fprintf(f, "%s%s %" PRIu64, sep, name, (uint64_t)json_integer_value(n));
+		sep = ", ";
+	}
+	fprintf(f, "\n");
+}
+
 void result__print(const json_t *res, FILE *f)
 {
 	const json_t *lat = json_object_get(res, "latency"), *h;
@@ -116,6 +132,7 @@ void result__print(const json_t *res, FILE *f)
 		fmt_duration(u(res, "discard.free_to_discard.p50_ns"), b1, sizeof(b1)),
 		fmt_duration(u(res, "discard.free_to_discard.p99_ns"), b2, sizeof(b2)),
 		fmt_duration(u(res, "discard.free_to_discard.max_ns"), b3, sizeof(b3)));
+	print_failed(f, "           ", json_object_get(res, "discard"));	/* rejected: latency 0 in the table */
 	fprintf(f, "\n%-12s %10s %12s %12s %12s %12s\n", "latency", "count", "p50", "p99", "p99.9", "max");
 	json_object_foreach((json_t *)lat, op, h) {
 		fprintf(f, "%-12s %10" PRIu64 " %12s %12s %12s %12s\n", op, u(h, "count"),
@@ -133,6 +150,7 @@ void result__print(const json_t *res, FILE *f)
 			fprintf(f, " (this run is the discard-free baseline)\n");
 		else
 			fprintf(f, " (no discard-free baseline: real target or --no-baseline)\n");
+		print_failed(f, "           ", json_object_get(res, "foreground"));
 	}
 	fprintf(f, "\ndevice     busy %s (%s)", fmt_duration(u(res, "device.busy_ns"), b1, sizeof(b1)),
 		fig_format(FIG_SHARE, d(res, "device.utilization"), b2, sizeof(b2)));

@@ -212,6 +212,18 @@ Test(cli, summary_table)
 	cr_assert(strstr(out, "discard    1000 commands for 1000 requests"), "%s", out);
 	cr_assert(strstr(out, "policy     source(layer=intent) | dispatch(qd=1)"), "%s", out);
 	cr_assert(strstr(out, "makespan"), "%s", out);
+	cr_assert_null(strstr(out, "failed"), "%s", out);
+	free(out);
+}
+
+/* A device that rejects every discard: the summary says so (its latency row shows 0 for them). */
+Test(cli, summary_names_failed_commands)
+{
+	char cmd[2048], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s replay %s -p passthrough -M hdd-nodiscard", th_trimsim(), trace);
+	cr_assert_eq(th_run(cmd, &out, NULL), 0);	/* a model's answer, not a failed replay */
+	cr_assert(strstr(out, "\n           1000 failed: EOPNOTSUPP 1000\n"), "%s", out);
 	free(out);
 }
 
