@@ -304,7 +304,7 @@ Test(profiles, cli_one_profile_help_and_errors)
 	free(out);
 	free(err);
 	snprintf(cmd, sizeof(cmd), "%s models sata-sf2281:qd=0", th_trimsim());
-	cr_assert_eq(th_run(cmd, &out, &err), 1);
+	cr_assert_eq(th_run(cmd, &out, &err), 2);	/* a profile that does not load: usage, as in replay */
 	cr_assert_eq(th_lines(err), 1, "%s", err);
 	cr_assert(strstr(err, "'qd'") && strstr(err, "[1, 65535]"), "%s", err);
 	free(out);
