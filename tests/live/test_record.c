@@ -54,36 +54,46 @@ Test(record, xfs_intent_matches_bio, .init = setup_xfs, .fini = fix_down, .timeo
 }
 
 /*
+ * The files of WL_CREATE made, then removed by script (a format taking the mount point) while
+ * recording into name: s sums the trace (checked by assert_common()); returns the bytes statfs
+ * saw go free.
+ */
+static double record_removal(const char *name, const char *script_fmt, struct trace_sum *s)
+{
+	char out[256], script[1024], cmd[1024], *err = NULL;
+	struct statfs before, after;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), WL_CREATE, fx.mnt);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "creating files failed");
+	cr_assert_eq(statfs(fx.mnt, &before), 0);
+	snprintf(out, sizeof(out), "%s/%s.tsim", fx.dir, name);
+	snprintf(script, sizeof(script), script_fmt, fx.mnt);
+	rc = record(out, "", script, &err);
+	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
+	free(err);
+	cr_assert_eq(statfs(fx.mnt, &after), 0);
+	summarize(out, fx.dev, s);
+	print_sum(name, s);
+	assert_common(s);
+	return ((double)after.f_bfree - (double)before.f_bfree) * (double)before.f_bsize;
+}
+
+/*
  * ext4: with -o discard, ext4_discard_work() trims the freed ranges through
  * ext4_try_to_trim_range() -> ext4_trim_extent() (fs/ext4/mballoc.c), one
  * discard bio each; FITRIM takes the same path.
  */
 Test(record, ext4_intent_matches_issue, .init = setup_ext4, .fini = fix_down, .timeout = 120)
 {
-	char out[256], script[1024], cmd[1024], *err = NULL;
-	struct statfs before, after;
 	struct trace_sum s;
-	double freed, diff;
+	double freed = record_removal("ext4", WL_REMOVE, &s), diff;
 	int64_t rem;
-	int rc;
 
-	snprintf(cmd, sizeof(cmd), WL_CREATE, fx.mnt);
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "creating files failed");
-	cr_assert_eq(statfs(fx.mnt, &before), 0);
-	snprintf(out, sizeof(out), "%s/ext4.tsim", fx.dir);
-	snprintf(script, sizeof(script), WL_REMOVE, fx.mnt);
-	rc = record(out, "", script, &err);
-	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
-	free(err);
-	cr_assert_eq(statfs(fx.mnt, &after), 0);
-	summarize(out, fx.dev, &s);
-	print_sum("ext4 rm -rf", &s);
-	assert_common(&s);
 	cr_expect(s.kind[TS_INTENT].count > 0);
 	cr_expect_eq(s.kind[TS_INTENT].count, s.issue[TS_OP_DISCARD].count,
 		     "INTENT %" PRIu64 " != discard ISSUE %" PRIu64, s.kind[TS_INTENT].count,
 		     s.issue[TS_OP_DISCARD].count);
-	freed = ((double)after.f_bfree - (double)before.f_bfree) * (double)before.f_bsize;
 	diff = (double)s.kind[TS_FREE].bytes - freed;
 	fprintf(stderr, "ext4: FREE %" PRIu64 " B, statfs change %.0f B\n", s.kind[TS_FREE].bytes, freed);
 	cr_expect(freed > 0 && diff <= 0.02 * freed && diff >= -0.02 * freed,
@@ -102,26 +112,10 @@ Test(record, ext4_intent_matches_issue, .init = setup_ext4, .fini = fix_down, .t
  */
 Test(record, ext4_bigalloc_frees_whole_clusters, .init = setup_ext4_bigalloc, .fini = fix_down, .timeout = 120)
 {
-	char out[256], script[1024], cmd[1024], *err = NULL;
-	struct statfs before, after;
 	struct trace_sum s;
-	double freed;
+	double freed = record_removal("ext4-bigalloc", "rm -rf %s/d; sync", &s);
 	int64_t rem;
-	int rc;
 
-	snprintf(cmd, sizeof(cmd), WL_CREATE, fx.mnt);
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "creating files failed");
-	cr_assert_eq(statfs(fx.mnt, &before), 0);
-	snprintf(out, sizeof(out), "%s/bigalloc.tsim", fx.dir);
-	snprintf(script, sizeof(script), "rm -rf %s/d; sync", fx.mnt);
-	rc = record(out, "", script, &err);
-	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
-	free(err);
-	cr_assert_eq(statfs(fx.mnt, &after), 0);
-	summarize(out, fx.dev, &s);
-	print_sum("ext4 bigalloc rm -rf", &s);
-	assert_common(&s);
-	freed = ((double)after.f_bfree - (double)before.f_bfree) * (double)before.f_bsize;
 	fprintf(stderr, "ext4 bigalloc: FREE %" PRIu64 " B, statfs change %.0f B\n", s.kind[TS_FREE].bytes, freed);
 	cr_expect(s.kind[TS_FREE].count > 0);
 	cr_expect_eq(s.free_bits & 16383, 0, "a FREE record is not whole 16 KiB clusters (bits 0x%llx)",
