@@ -86,9 +86,9 @@ static int put(struct recorder *r, const struct ts_record *rec)
 /*
  * Every record waits here in time order until it is REC_HOLD_NS old, so the
  * file is in time order although events do not reach us in it:
- * - the eBPF program stamps an event after reserving its place in the ring
- *   (trimsim.bpf.c emit()), and an interrupt or a stalled vCPU between the two
- *   lets a later reservation carry an earlier time;
+ * - the eBPF program stamps an event, then reserves its place in the ring
+ *   (trimsim.bpf.c emit_at()), and an interrupt or a stalled vCPU between the two
+ *   lets another CPU's later event take an earlier place;
  * - the META records made here (command start and stop, lost, free space) carry
  *   the time they happen, while events before it may still sit in kernel buffers.
  * Arrival is nearly sorted, so a record is placed by walking back from the newest.
@@ -127,9 +127,9 @@ int recorder__release(struct recorder *r, uint64_t upto)
 
 /*
  * An event's record held, and what it makes REC_HOLD_NS old written: records go out as
- * events come in, so the recorder drains the ring buffer at the pace it fills (writing them
- * all after each poll instead let the ring fill while it wrote: a 256 KiB ring lost events
- * in the bench's storm). recorder__flush() releases by the clock when events stop.
+ * events come in, so writing keeps pace with reading and the hold stays REC_HOLD_NS of
+ * events long even where nothing flushes (the record loop's settling).
+ * recorder__flush() releases by the clock when events stop.
  */
 static int hold_event(struct recorder *r, const struct ts_record *rec)
 {
