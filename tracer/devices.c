@@ -254,10 +254,13 @@ static int fill(const char *devpath, dev_t rdev, const struct mnt *m, struct rec
 	snprintf(rd->d.mount, sizeof(rd->d.mount), "%s", m->point);
 	snprintf(rd->d.fs, sizeof(rd->d.fs), "%.15s", m->fstype);
 	rd->fs = ts_fs_from_name(m->fstype) > 0 ? (unsigned)ts_fs_from_name(m->fstype) : TS_FS_NONE;
-	if (rd->fs == TS_FS_EXT4)
-		ext4_free_flags(rd);
-	if (rd->fs == TS_FS_XFS || rd->fs == TS_FS_EXT4)
-		return read_superblock(devpath, rd, err, errlen);
+	if (rd->fs == TS_FS_XFS || rd->fs == TS_FS_EXT4) {
+		int rc = read_superblock(devpath, rd, err, errlen);
+
+		if (!rc && rd->ext4_cluster_bits)	/* bigalloc: only there are frees rounded (record.c) */
+			ext4_free_flags(rd);
+		return rc;
+	}
 	if (rd->fs == TS_FS_BTRFS)
 		rd->d.fs_block_size = 4096;	/* sectorsize; btrfs has no fs-level free/discard events here */
 	return 0;

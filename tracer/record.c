@@ -125,6 +125,12 @@ int recorder__release(struct recorder *r, uint64_t upto)
 	return rc;
 }
 
+/* Writes the held records stamped REC_HOLD_NS or more before t. */
+static int release_before(struct recorder *r, uint64_t t)
+{
+	return t > REC_HOLD_NS ? recorder__release(r, t - REC_HOLD_NS) : 0;
+}
+
 /*
  * An event's record held, and what it makes REC_HOLD_NS old written: records go out as
  * events come in, so writing keeps pace with reading and the hold stays REC_HOLD_NS of
@@ -137,7 +143,7 @@ static int hold_event(struct recorder *r, const struct ts_record *rec)
 
 	if (rec->time_ns > r->newest)
 		r->newest = rec->time_ns;
-	return rc ?: r->newest > REC_HOLD_NS ? recorder__release(r, r->newest - REC_HOLD_NS) : 0;
+	return rc ?: release_before(r, r->newest);
 }
 
 static uint64_t xfs_bytes(const struct rec_dev *d, uint64_t agno, uint64_t agbno)
@@ -388,9 +394,7 @@ uint64_t recorder__inflight(const struct recorder *r)
 
 int recorder__flush(struct recorder *r)
 {
-	uint64_t now = ts_now_ns();
-
-	return recorder__release(r, now > REC_HOLD_NS ? now - REC_HOLD_NS : 0) ?: trace_writer__flush(r->w);
+	return release_before(r, ts_now_ns()) ?: trace_writer__flush(r->w);
 }
 
 const struct kind_stat *recorder__stats(const struct recorder *r)

@@ -159,7 +159,6 @@ void report_cell__init(struct report_cell *c, const char *trace, const char *pol
 	cell_name(c, trace, policy, profile, index);
 }
 
-
 size_t report__at(const struct report *r, size_t t, size_t p, size_t m)
 {
 	return (t * r->np + p) * r->nm + m;
