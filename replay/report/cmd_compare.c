@@ -127,13 +127,13 @@ static void usage(FILE *f)
 int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen)
 {
 	int depth = 0;
-	size_t start = 0, len = strlen(list);
+	size_t start = 0, len = strlen(list), open = 0;
 
 	for (size_t i = 0; i <= len; i++) {
 		char ch = list[i];
 
 		if (ch == '(') {
-			depth++;
+			open = depth++ ? open : i;
 		} else if (ch == ')') {
 			if (--depth < 0)
 				return ts_errf(err, errlen, -EINVAL, "%s '%s': unbalanced ')' at column %zu", opt,
@@ -157,7 +157,8 @@ int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t
 		}
 	}
 	if (depth > 0)
-		return ts_errf(err, errlen, -EINVAL, "%s '%s': unclosed '(' (missing ')')", opt, list);
+		return ts_errf(err, errlen, -EINVAL, "%s '%s': the '(' at column %zu is not closed (missing ')')",
+			       opt, list, open + 1);
 	return 0;
 }
 

@@ -21,7 +21,7 @@ TestSuite(compare_cli, .init = th_dir_init, .fini = th_dir_fini);
 ParameterizedTestParameters(compare_cli, bad_input)
 {
 	static struct bad_case cases[] = {
-		{ .args = "TRACE -p 'xfs,fstrim(interval=1w' -M nvme", .msg = "--policies 'xfs,fstrim(interval=1w': unclosed '('" },
+		{ .args = "TRACE -p 'xfs,fstrim(interval=1w' -M nvme", .msg = "--policies 'xfs,fstrim(interval=1w': the '(' at column 11 is not closed" },
 		{ .args = "TRACE -p 'xfs)' -M nvme", .msg = "--policies 'xfs)': unbalanced ')' at column 4" },
 		{ .args = "TRACE -p 'xfs,,none' -M nvme", .msg = "--policies 'xfs,,none': empty item at column 5" },
 		{ .args = "TRACE -M nvme", .msg = "no policies given" },
