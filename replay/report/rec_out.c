@@ -306,7 +306,7 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 		}
 		at = (size_t)snprintf(buf, len, "discard matters on this device; `%s` adds %s to the workload "
 				      "(within %s or 1%% of the wall time of nodiscard's 0) and of those it spends the "
-				      "least device time in TRIM: %s (reclaim delay %s)", spec(res, res->pick),
+				      "least device time in TRIM (within 10%%): %s (reclaim delay %s)", spec(res, res->pick),
 				      dur(p->added_ns, a, sizeof(a)), dur((double)REC_TIE_NS, b, sizeof(b)),
 				      dur(p->trim_ns, e, sizeof(e)), reclaim_str(p, c, sizeof(c)));
 		if (n)
@@ -317,7 +317,7 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 	case RW_UNTOLD:
 		at = (size_t)snprintf(buf, len, "the trace cannot tell whether the workload waits for discard (no "
 				      "foreground I/O, discards from a background worker); `%s` spends the least "
-				      "device time in TRIM: %s (reclaim %s)", spec(res, res->pick),
+				      "device time in TRIM (within 10%%): %s (reclaim %s)", spec(res, res->pick),
 				      dur(p->trim_ns, a, sizeof(a)), reclaim_str(p, c, sizeof(c)));
 		if (n)
 			snprintf(buf + at, at < len ? len - at : 0, "; next best `%s`: %s in TRIM",
@@ -329,14 +329,14 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 			at = (size_t)snprintf(buf, len, "discard does not matter for this workload on this device; "
 					      "the trace has no frees, so how soon a setting tells the device about "
 					      "freed space cannot be measured; `%s` spends the least device time in "
-					      "TRIM: %s", spec(res, res->pick), dur(p->trim_ns, a, sizeof(a)));
+					      "TRIM (within 10%%): %s", spec(res, res->pick), dur(p->trim_ns, a, sizeof(a)));
 			if (n)
 				snprintf(buf + at, at < len ? len - at : 0, "; next best `%s`: %s in TRIM",
 					 spec(res, res->next), dur(n->trim_ns, e, sizeof(e)));
 			return;
 		}
 		at = (size_t)snprintf(buf, len, "discard does not matter for this workload on this device; `%s` "
-				      "tells the device soonest about freed space (reclaim %s) for %s in TRIM",
+				      "tells the device soonest about freed space (within 10%%: reclaim %s) for %s in TRIM",
 				      spec(res, res->pick), reclaim_str(p, c, sizeof(c)), dur(p->trim_ns, a, sizeof(a)));
 		if (n)
 			snprintf(buf + at, at < len ? len - at : 0, "; next best `%s`: reclaim %s, %s in TRIM",

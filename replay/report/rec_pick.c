@@ -133,12 +133,19 @@ static struct key key_of(const struct rec_result *res, size_t i, double tol, dou
 	}
 }
 
-/* The best setting by the rule, skipping `skip` and settings with its objectives; SIZE_MAX if none. */
-static size_t best(const struct rec_result *res, size_t skip, bool front_only)
+/* Time added within this of nodiscard's zero is a tie: REC_TIE_NS or REPORT_MATTERS_SHARE of the wall time. */
+static double tie_ns(const struct rec_result *res)
 {
 	const struct report_cell *c0 = report__cell_c(res->r, 0);
 	double wall = (double)(c0->wall_ns ? c0->wall_ns : c0->makespan_ns);
-	double tol = fmax((double)REC_TIE_NS, REPORT_MATTERS_SHARE * wall), trim_min = INFINITY, rec_min = INFINITY;
+
+	return fmax((double)REC_TIE_NS, REPORT_MATTERS_SHARE * wall);
+}
+
+/* The best setting by the rule, skipping `skip` and settings with its objectives; SIZE_MAX if none. */
+static size_t best(const struct rec_result *res, size_t skip, bool front_only)
+{
+	double tol = tie_ns(res), trim_min = INFINITY, rec_min = INFINITY;
 	size_t b = SIZE_MAX;
 	struct key kb = { { 0 } };
 
@@ -208,6 +215,16 @@ static void find_inert(struct rec_result *res)
 	}
 }
 
+/*
+ * a beats b by more than the rule calls a tie on some objective: time added by more than
+ * tol, TRIM time or reclaim delay by more than 10% (near()), any other by any amount.
+ */
+static bool beats_beyond_tie(const struct rec_obj *a, const struct rec_obj *b, double tol)
+{
+	return b->added_ns - a->added_ns > tol || b->trim_ns > a->trim_ns * 1.1 || b->reclaim > a->reclaim * 1.1 ||
+	       b->wp99 > a->wp99 || b->rp99 > a->rp99 || b->wa > a->wa;
+}
+
 /* Of two settings with the same figures, the front shows this one: fewer knobs changed, then the earlier. */
 static bool shown_before(const struct rec_result *res, size_t j, size_t i)
 {
@@ -238,16 +255,19 @@ void rec_evaluate(struct rec_result *res)
 	}
 	for (size_t i = 0; i < res->n; i++) {
 		bool in = report_cell_ok(report__cell_c(res->r, i));
+		double tol = tie_ns(res);
 
 		for (size_t j = 0; j < res->n && in; j++) {
 			if (j == i || !report_cell_ok(report__cell_c(res->r, j)))
 				continue;
 			/*
-			 * dominated, or the same figures as another setting shown first: one of each on the
-			 * front, the one the rule's last tie-break would pick (fewest knobs changed), so the
-			 * front names what the recommendation and its next best name
+			 * dominated by more than a tie (one dominated only within the rule's ties stays: the
+			 * rule may prefer it for its fewer knobs changed), or the same figures as another
+			 * setting shown first: one of each on the front, the one the rule's last tie-break
+			 * would pick, so the front names what the recommendation and its next best name
 			 */
-			in = !rec_dominates(&res->obj[j], &res->obj[i]) &&
+			in = !(rec_dominates(&res->obj[j], &res->obj[i]) &&
+			       beats_beyond_tie(&res->obj[j], &res->obj[i], tol)) &&
 			     !(shown_before(res, j, i) && !memcmp(&res->obj[j], &res->obj[i], sizeof(res->obj[i])));
 		}
 		res->front[i] = in;
