@@ -211,20 +211,11 @@ bool output__names_stdout(const char *path)
 static ssize_t stream_write(void *cookie, const char *buf, size_t len)
 {
 	struct output *o = cookie;
-	size_t done = 0;
+	size_t done;
+	int ret = ts_write_all(o->fd, buf, len, &done);
 
-	while (done < len) {
-		ssize_t n = write(o->fd, buf + done, len - done);
-
-		if (n < 0 && errno == EINTR && !trimsim_stop)
-			continue;
-		if (n <= 0) {
-			if (!o->werr)
-				o->werr = n < 0 ? errno : EIO;
-			return (ssize_t)done;
-		}
-		done += (size_t)n;
-	}
+	if (ret && !o->werr)
+		o->werr = -ret;
 	return (ssize_t)done;
 }
 

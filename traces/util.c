@@ -359,6 +359,28 @@ int grow_ring(void **ring, size_t *cap, size_t *head, size_t n, size_t elem)
 	return 0;
 }
 
+int ts_write_all(int fd, const void *buf, size_t len, size_t *done)
+{
+	const char *p = buf;
+	size_t n = 0;
+	int ret = 0;
+
+	while (n < len) {
+		ssize_t w = write(fd, p + n, len - n);
+
+		if (w < 0 && errno == EINTR && !trimsim_stop)
+			continue;
+		if (w <= 0) {
+			ret = w < 0 ? -errno : -EIO;
+			break;
+		}
+		n += (size_t)w;
+	}
+	if (done)
+		*done = n;
+	return ret;
+}
+
 /*
  * The umask without changing it: Linux >= 4.7 shows it in /proc/self/status
  * (fs/proc/array.c: task_state(), "Umask:"); otherwise set and restore it.

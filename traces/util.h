@@ -47,6 +47,12 @@ int grow_array(void **arr, size_t *cap, size_t need, size_t elem);
  */
 int grow_ring(void **ring, size_t *cap, size_t *head, size_t n, size_t elem);
 /*
+ * All len bytes of buf to fd, a write() at a time, again after a signal unless trimsim_stop
+ * is set. 0, or -errno (-EINTR when stopped, -EIO when write() makes no progress); *done
+ * (NULL: not wanted) counts the bytes written either way.
+ */
+int ts_write_all(int fd, const void *buf, size_t len, size_t *done);
+/*
  * Mode for a new file given the permissions it wants (0666 for data files),
  * with the process umask applied: mkstemp() makes 0600 files whatever the umask,
  * so atomic writers fchmod() their temporary file to this before renaming it.

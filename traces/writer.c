@@ -46,21 +46,14 @@ struct trace_writer {
 
 static int write_all(struct trace_writer *w, const void *buf, size_t len)
 {
-	const char *p = buf;
+	size_t done;
+	int ret = ts_write_all(w->fd, buf, len, &done);
 
-	while (len) {
-		ssize_t n = write(w->fd, p, len);
-
-		if (n < 0 && errno == EINTR && !trimsim_stop)
-			continue;
-		if (n < 0 && errno == EINTR)
-			return wfail(w, -EINTR, "interrupted");
-		if (n < 0)
-			return wfail(w, -errno, "byte %" PRIu64 ": write: %s", w->off, strerror(errno));
-		p += n;
-		len -= (size_t)n;
-		w->off += (uint64_t)n;
-	}
+	w->off += done;
+	if (ret == -EINTR)
+		return wfail(w, -EINTR, "interrupted");
+	if (ret)
+		return wfail(w, ret, "byte %" PRIu64 ": write: %s", w->off, strerror(-ret));
 	return 0;
 }
 

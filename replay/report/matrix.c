@@ -97,23 +97,6 @@ static void wire_unpack(const struct wire *wr, struct report_cell *c)
 		}
 }
 
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 int report_run_one(struct report_cell *c, const struct matrix_opts *a, char *err, size_t errlen)
 {
 	/*
@@ -157,7 +140,7 @@ static void work(struct report *r, const struct matrix_opts *a, int in, int out,
 		memcpy(c, base, sizeof(*c));
 		report_run_one(c, a, err, sizeof(err));
 		wire_pack(wr, c, base);
-		if (write_full(out, wr, WIRE_HEAD + wr->len))
+		if (ts_write_all(out, wr, WIRE_HEAD + wr->len, NULL))
 			_exit(1);
 		if (once)
 			break;

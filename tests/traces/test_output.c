@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,4 +173,32 @@ Test(output, ext)
 		  output__names_stdout("/dev/fd/1") && output__names_stdout("/proc/self/fd/1"));
 	cr_expect(!output__names_stdout("/dev/fd/2") && !output__names_stdout("stdout") &&
 		  !output__names_stdout("/dev/fd/1x"));
+}
+
+/*
+ * ts_write_all(), the one write loop of the trace writer, the output stream, the trace-cmd
+ * child's frames and compare's workers: everything on success, -errno and the bytes that
+ * went out on failure, and a stop (trimsim_stop) ends the retries after a signal.
+ */
+Test(output, write_all_counts_and_fails)
+{
+	char buf[200000];
+	size_t done = 1;
+	int p[2], full = open("/dev/full", O_WRONLY);
+
+	memset(buf, 'x', sizeof(buf));
+	cr_assert_eq(pipe(p), 0);
+	cr_expect_eq(ts_write_all(p[1], buf, 10, &done), 0);
+	cr_expect_eq(done, 10);
+	cr_expect_eq(ts_write_all(p[1], buf, 0, &done), 0);
+	cr_expect_eq(done, 0);
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	cr_expect_eq(ts_write_all(p[1], buf, sizeof(buf), &done), -EPIPE);
+	cr_expect_eq(done, 0);
+	close(p[1]);
+	signal(SIGPIPE, SIG_DFL);
+	cr_assert_geq(full, 0);
+	cr_expect_eq(ts_write_all(full, buf, 4096, NULL), -ENOSPC);
+	close(full);
 }

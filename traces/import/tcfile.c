@@ -201,15 +201,10 @@ int tc_out_frame(struct tc_out *o, uint32_t type, const void *p, uint32_t len)
 
 int tc_out_flush(struct tc_out *o)
 {
-	for (size_t done = 0; done < o->n;) {
-		ssize_t w = write(o->fd, o->buf + done, o->n - done);
+	int ret = ts_write_all(o->fd, o->buf, o->n, NULL);
 
-		if (w < 0 && errno != EINTR)
-			return -errno;
-		done += w > 0 ? (size_t)w : 0;
-	}
 	o->n = 0;
-	return 0;
+	return ret;
 }
 
 int tc_in_frame(struct tc_in *in, uint32_t *type, const void **p, uint32_t *len)
