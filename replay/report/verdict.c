@@ -556,7 +556,7 @@ static int trace_never_matters(struct report *r, size_t t)
 		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
 }
 
-/* The most runs a cell of (t, m) has: with --runs N a cell's figures are its last run's (runcell.c). */
+/* The most runs a cell of (t, m) has: with --runs N a cell's figures are the runs' means (runcell.c). */
 static uint32_t group_runs(const struct report *r, size_t t, size_t m)
 {
 	uint32_t n = 0;
@@ -577,9 +577,9 @@ static int group(struct report *r, size_t t, size_t m, bool brief)
 	int err;
 
 	where(r, t, m, w, sizeof(w));
-	/* the figures compared below are one run each, not the runs' means: say so */
+	/* the figures compared below are the runs' means (runcell.c): say so */
 	if (runs > 1)
-		snprintf(w + strlen(w), sizeof(w) - strlen(w), " (each policy's last of %u runs)", runs);
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), " (each policy's mean of %u runs)", runs);
 	report_judge(r, t, m, &j);
 	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, &j, t, m, w)))
 		return err;
