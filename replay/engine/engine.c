@@ -359,6 +359,7 @@ static inline __attribute__((always_inline)) int complete(struct engine *e, stru
 		s->pending &= (uint8_t)~2u;
 	} else {
 		s->lat = d->done_ns > s->ready[0] ? d->done_ns - s->ready[0] : 0;
+		s->failed = d->error != 0;
 		if (e->cfg.observer && e->cfg.observer->done)
 			e->cfg.observer->done(e->cfg.observer->arg, d);
 		s->pending &= (uint8_t)~1u;
@@ -374,7 +375,8 @@ static inline __attribute__((always_inline)) int complete(struct engine *e, stru
 		}
 	}
 	if (!s->pending) {
-		if (s->mc.klass == TC_FOREGROUND && e->nlanes > 1)
+		/* a failed command's latency is no latency of its op (metrics__done()): no pair either */
+		if (s->mc.klass == TC_FOREGROUND && e->nlanes > 1 && !s->failed)
 			ret = metrics__baseline(e->m, s->mc.op, s->lat, s->base);
 		slot_release(e, d->tag);
 	}

@@ -37,6 +37,7 @@ struct slot {
 	uint64_t lat, base;		/* foreground: done - ready (what the application waited) */
 	uint64_t ready[2];		/* per lane: when the command was ready */
 	uint8_t pending;		/* bit 0: real lane, bit 1: shadow lane */
+	bool failed;			/* the real lane completed it with an error: no baseline pair */
 	size_t next_free;
 };
 

@@ -282,11 +282,16 @@ int metrics__submit(struct metrics *m, const struct metrics_cmd *c)
 	return ret;
 }
 
+/*
+ * A failed command (RESULT.md, "Failed commands") was sent and took its time: it counts
+ * where the policy's output and the time spent are described (counts, bytes, rates, busy,
+ * waits), and by errno; never as done work: no latency or service time of its op class
+ * (an EOPNOTSUPP discard rejected at once is not a fast discard), no freed or unmapped bytes.
+ */
 int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct target_done *d)
 {
 	unsigned op = c->op <= TS_OP_MAX ? c->op : TS_OP_NONE;
 	int ret;
-
 
 	if (d->error)
 		m->by_errno[c->klass == TC_DISCARD][-d->error > 0 && -d->error < ERRNO_SLOTS ? -d->error
@@ -296,15 +301,17 @@ int metrics__done(struct metrics *m, const struct metrics_cmd *c, const struct t
 	if (c->klass == TC_DISCARD) {
 		busy_down(&m->discard, d->done_ns);
 		tunion_add(&m->d_waited, c->ready_ns, d->done_ns);
-		m->d_freed += d->freed;
-		if (!d->error) {
-			reclaim_advance(&m->reclaim, d->done_ns);
-			m->reclaim.trimmed += d->bytes;
-		}
 		m->d_dev_cmds += d->dev_cmds;
 		m->d_errors += d->error != 0;
+		if (d->error)
+			return 0;
+		m->d_freed += d->freed;
+		reclaim_advance(&m->reclaim, d->done_ns);
+		m->reclaim.trimmed += d->bytes;
 	} else {
 		m->fg_errors += d->error != 0;
+		if (d->error)
+			return 0;
 		ret = hist_add(&m->app[op], d->done_ns > c->ready_ns ? d->done_ns - c->ready_ns : 0);
 		if (ret)
 			return ret;

@@ -132,7 +132,7 @@ void result__print(const json_t *res, FILE *f)
 		fmt_duration(u(res, "discard.free_to_discard.p50_ns"), b1, sizeof(b1)),
 		fmt_duration(u(res, "discard.free_to_discard.p99_ns"), b2, sizeof(b2)),
 		fmt_duration(u(res, "discard.free_to_discard.max_ns"), b3, sizeof(b3)));
-	print_failed(f, "           ", json_object_get(res, "discard"));	/* rejected: latency 0 in the table */
+	print_failed(f, "           ", json_object_get(res, "discard"));	/* failed ones have no latency row */
 	fprintf(f, "\n%-12s %10s %12s %12s %12s %12s\n", "latency", "count", "p50", "p99", "p99.9", "max");
 	json_object_foreach((json_t *)lat, op, h) {
 		fprintf(f, "%-12s %10" PRIu64 " %12s %12s %12s %12s\n", op, u(h, "count"),

@@ -104,15 +104,15 @@ struct report_cell {
 	uint16_t have;			/* enum cell_have */
 
 	/* discards */
-	uint64_t cmds;			/* device discard commands completed */
+	uint64_t cmds;			/* device discard commands completed, failed ones (errors) included */
 	uint64_t bytes;			/* bytes they covered */
 	uint64_t unique_bytes;		/* bytes of the union of their ranges */
 	uint64_t requests;		/* source requests (FREE/INTENT/BIO) they carried */
 	uint64_t errors;		/* discards that completed with an error (rejected by the device) */
-	struct cell_lat lat;		/* discard latency (submit -> done) */
+	struct cell_lat lat;		/* discard latency (submit -> done) of those that completed without error */
 	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
 	uint64_t discard_ns;		/* device time spent serving discards */
-	uint64_t peak_cmds_s;		/* most discard commands completed in one aligned second */
+	uint64_t peak_cmds_s;		/* most discard commands submitted in one aligned second */
 	uint64_t peak_bytes_s;		/* most discard bytes in one aligned second */
 	uint64_t size_hist[SIZE_BUCKETS];
 
@@ -137,6 +137,8 @@ struct report_cell {
 					   (union of its [submit, start) intervals) */
 	uint64_t d_held_ns;		/* RESULT.md discard.held_ns: released discards waiting for room */
 	uint64_t d_waited_ns;		/* RESULT.md discard.waited_ns: released discards not yet completed */
+	uint64_t d_fitrim_ns;		/* wall time some discard of the trace's own FITRIM (an fstrim the
+					   recorded command ran) had not completed: union of [submit, done) */
 	uint8_t waiter;			/* enum cell_waiter */
 	bool serial_qd;			/* the pipeline sends one discard at a time (policy.qd 1) */
 	bool rec_serial;		/* the trace's own discards were serial: each ISSUE after the previous
@@ -151,6 +153,7 @@ struct report_cell {
 	uint64_t added_ns;		/* what discard adds to the workload's time (report.c, relative()) */
 	uint64_t discard_wait_ns;	/* the workload's wait for the discards themselves (part of added_ns) */
 	uint8_t wait_basis;		/* enum cell_wait */
+	bool fitrim_wait;		/* discard_wait_ns is the trace's fstrim waiting for its FITRIM discards */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 

@@ -234,7 +234,7 @@ static void runs_html(const struct report *r, FILE *f)
 
 	if (!n)
 		return;
-	fputs("<h2 id=\"runs\">Repeated runs</h2>\n<p>The tables and charts above give each cell's last run; "
+	fputs("<h2 id=\"runs\">Repeated runs</h2>\n<p>The tables above give each cell's mean of its runs (the charts, its last run); "
 	      "here, the mean and spread of every run.</p>\n<table class=\"runs\">\n<thead><tr><th class=\"l\">policy</th>"
 	      "<th class=\"l\">reference</th><th class=\"l\">profile</th><th class=\"l\">metric</th><th>N</th><th>mean</th>"
 	      "<th>stddev</th><th>ref mean</th><th>ref stddev</th><th class=\"l\">verdict</th>"

@@ -33,7 +33,8 @@ static const struct report_cell *least_trim(const struct report *r, size_t t, si
 	for (size_t p = 0; p < r->np; p++) {
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 
-		if (report_cell_ok(c) && c->cmds && !report_is_fstrim(c) && (!lo || c->discard_ns < lo->discard_ns))
+		/* a policy whose discards failed spent no TRIM time on trimming: not the least (verdict.c) */
+		if (report_trim_ranked(c) && (!lo || c->discard_ns < lo->discard_ns))
 			lo = c;
 	}
 	return lo;

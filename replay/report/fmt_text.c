@@ -60,7 +60,7 @@ static void runs_section(const struct report *r, FILE *f)
 		if (c->status || c->runs.n < 2)
 			continue;
 		if (!any)
-			fprintf(f, "\nruns (the table above and the verdict give each cell's last run; here, every run):"
+			fprintf(f, "\nruns (the table above and the verdict give each cell's mean of its runs; here, every run):"
 				"\n    %-24s %-16s %-10s %4s %12s %12s %12s %12s %12s\n", "policy",
 				"profile", "metric", "N", "Min", "Max", "Median", "Avg", "Stddev");
 		any = true;

@@ -7,6 +7,7 @@
 #include "traces/trace.h"
 #include "replay/engine/metrics.h"
 #include "replay/report/probe.h"
+#include "replay/policies/ivset.h"
 #include "replay/report/ranges.h"
 
 #define FIRST_BIN_NS 1000000ull	/* 1 ms; doubles until the replay fits */
@@ -25,6 +26,17 @@ struct report_probe {
 	uint64_t rec_discards;
 	unsigned rec_inflight;
 	bool rec_overlap;
+	/*
+	 * The trace's own FITRIM (INTENT records flagged fitrim): its ranges not yet matched by a
+	 * discard (a discard takes its bytes out), the discards that matched, by tag while in
+	 * flight, and the union of their [submit, done). The set holds at most the free extents
+	 * FITRIM named and no command took yet.
+	 */
+	struct ivset *fit;
+	uint8_t *fit_tag;		/* per tag: 1 while a FITRIM discard is in flight on it */
+	size_t fit_cap;
+	struct ranges *fit_wait;
+	bool fit_lost;			/* out of memory: the FITRIM wait is a lower bound */
 	/* free-not-yet-trimmed, two candidate sources, value at the end of each bin */
 	uint64_t unt_free[SERIES_BINS], unt_intent[SERIES_BINS];
 	uint8_t touched[SERIES_BINS];
@@ -45,7 +57,9 @@ struct report_probe *report_probe__new(struct report_cell *cell, bool legacy_pre
 
 	if (!p)
 		return NULL;
-	if (!(p->held = ranges__new())) {
+	if (!(p->held = ranges__new()) || !(p->fit_wait = ranges__new()) || !(p->fit = ivset__new(true))) {
+		ranges__destroy(p->held);
+		ranges__destroy(p->fit_wait);
 		free(p);
 		errno = ENOMEM;
 		return NULL;
@@ -126,6 +140,8 @@ static void on_record(void *arg, const struct ts_record *rec)
 		}
 		return;
 	}
+	if (rec->kind == TS_INTENT && (rec->flags & TS_F_FITRIM) && ivset__add(p->fit, rec->offset, rec->length, 0, 0))
+		p->fit_lost = true;
 	if (ts_free_is_prealloc(rec, p->legacy_prealloc))
 		return;	/* given back unused: never written, nothing for the device to unmap */
 	if (rec->kind == TS_FREE) {
@@ -140,19 +156,72 @@ static void on_record(void *arg, const struct ts_record *rec)
 	note_untrimmed(p, since(rec->time_ns, p->t0));
 }
 
+/* Whether [off, off + len) covers bytes of the trace's FITRIM not matched yet; takes them out. */
+static bool in_fitrim(struct report_probe *p, uint64_t off, uint64_t len)
+{
+	if (!ivset__covered(p->fit, off, len))
+		return false;
+	if (ivset__remove(p->fit, off, len))
+		p->fit_lost = true;
+	return true;
+}
+
+/*
+ * A discard that covers the trace's own FITRIM ranges: the recorded command's fstrim
+ * waits for it (REPORT-SCHEMA.md `discard_wait_ns`). Only traces with FITRIM records
+ * get past the first test.
+ */
+static int on_submit(void *arg, const struct target_cmd *cmd)
+{
+	struct report_probe *p = arg;
+	bool hit = false;
+
+	if (cmd->klass != TC_DISCARD || !ivset__count(p->fit))
+		return 0;
+	if (cmd->nr_segs)
+		for (uint32_t i = 0; i < cmd->nr_segs; i++)
+			hit |= in_fitrim(p, cmd->segs[i].offset, cmd->segs[i].length);
+	else
+		hit = in_fitrim(p, cmd->offset, cmd->length);
+	if (!hit)
+		return 0;
+	if (cmd->tag >= p->fit_cap) {
+		size_t cap = p->fit_cap ? p->fit_cap : 64;
+		uint8_t *t;
+
+		while (cap <= cmd->tag)
+			cap *= 2;
+		if (!(t = realloc(p->fit_tag, cap))) {
+			p->fit_lost = true;
+			return 0;
+		}
+		memset(t + p->fit_cap, 0, cap - p->fit_cap);
+		p->fit_tag = t;
+		p->fit_cap = cap;
+	}
+	p->fit_tag[cmd->tag] = 1;
+	return 0;
+}
+
 static void discard_done(struct report_probe *p, const struct target_done *d)
 {
 	struct cell_series *s = &p->c->series;
 	uint64_t done = since(d->done_ns, p->e0);
 	unsigned b = bin_of(p, done);
 
+	if (d->tag < p->fit_cap && p->fit_tag[d->tag]) {
+		p->fit_tag[d->tag] = 0;
+		if (d->done_ns > d->submit_ns && ranges__add(p->fit_wait, d->submit_ns, d->done_ns - d->submit_ns))
+			p->fit_lost = true;
+	}
+	/* a failed discard took device time and discarded nothing (RESULT.md, "Failed commands") */
+	s->busy_ns[b] += d->done_ns > d->start_ns ? d->done_ns - d->start_ns : 0;
+	if (d->error)
+		return;
 	s->cmds[b]++;
 	s->bytes[b] += d->bytes;
-	s->busy_ns[b] += d->done_ns > d->start_ns ? d->done_ns - d->start_ns : 0;
-	if (!d->error) {
-		p->trimmed += d->freed;
-		note_untrimmed(p, done);
-	}
+	p->trimmed += d->freed;
+	note_untrimmed(p, done);
 }
 
 static void on_done(void *arg, const struct target_done *d)
@@ -174,7 +243,8 @@ static void on_done(void *arg, const struct target_done *d)
 
 void report_probe__observer(struct report_probe *p, struct engine_observer *ob)
 {
-	*ob = (struct engine_observer){ .arg = p, .start = on_start, .record = on_record, .done = on_done };
+	*ob = (struct engine_observer){ .arg = p, .start = on_start, .record = on_record, .submit = on_submit,
+					.done = on_done };
 }
 
 void report_probe__finish(struct report_probe *p)
@@ -196,6 +266,7 @@ void report_probe__finish(struct report_probe *p)
 	if (!(c->have & CH_TWIN))
 		c->fg_stall_ns = p->fg_queue_ns;
 	c->rec_serial = p->rec_discards >= 2 && !p->rec_overlap;
+	c->d_fitrim_ns = ranges__unique(p->fit_wait);
 	c->workload_ns = p->fg_last_done > c->wall_ns ? p->fg_last_done : c->wall_ns;
 }
 
@@ -204,6 +275,9 @@ void report_probe__destroy(struct report_probe *p)
 	if (!p)
 		return;
 	ranges__destroy(p->held);
+	ranges__destroy(p->fit_wait);
+	ivset__destroy(p->fit);
+	free(p->fit_tag);
 	free(p);
 }
 

@@ -22,7 +22,11 @@
  *       the cell's stall where the engine has no discard-free twin (real targets);
  *     - recorded serial: the trace's own discard commands (ISSUE/DONE) never
  *       overlapped, each issued after the previous one completed: a submitter
- *       that waited for each (seed 001's XFS).
+ *       that waited for each (seed 001's XFS);
+ *     - the trace's own FITRIM wait: the union of [submit, done) of the discards
+ *       covering ranges of its FITRIM INTENT records (an fstrim the recorded
+ *       command ran, which waited in the ioctl for them); the set of ranges not
+ *       yet matched is an ivset, bounded by the free extents FITRIM named.
  *    FREE records flagged prealloc (unused preallocations) do not count as freed.
  *    No allocation per event: the series are fixed arrays; the held intervals
  *    use ranges.h, which grows only with disjoint extents.

@@ -91,9 +91,18 @@ static bool is_none(const struct rec_result *res, size_t i)
 	return report__cell_c(res->r, i)->none;
 }
 
+/*
+ * A setting the rule can weigh: it replayed, and none of its discards failed (a discard that
+ * failed fast costs no TRIM time and trims nothing: no cheap setting; verdict.c ranks them alike).
+ */
+static bool weighable(const struct report_cell *c)
+{
+	return report_cell_ok(c) && !c->errors;
+}
+
 static bool eligible(const struct rec_result *res, size_t i, bool front_only)
 {
-	return report_cell_ok(report__cell_c(res->r, i)) && (!front_only || res->front[i]);
+	return weighable(report__cell_c(res->r, i)) && (!front_only || res->front[i]);
 }
 
 /* Within 10% of the least: a tie. */
@@ -254,11 +263,11 @@ void rec_evaluate(struct rec_result *res)
 			res->recorded = i;
 	}
 	for (size_t i = 0; i < res->n; i++) {
-		bool in = report_cell_ok(report__cell_c(res->r, i));
+		bool in = weighable(report__cell_c(res->r, i));
 		double tol = tie_ns(res);
 
 		for (size_t j = 0; j < res->n && in; j++) {
-			if (j == i || !report_cell_ok(report__cell_c(res->r, j)))
+			if (j == i || !weighable(report__cell_c(res->r, j)))
 				continue;
 			/*
 			 * dominated by more than a tie (one dominated only within the rule's ties stays: the

@@ -14,9 +14,9 @@ static double g_cmds(const struct report_cell *c) { return U(c->cmds); }
 static double g_bytes(const struct report_cell *c) { return U(c->bytes); }
 static double g_unique(const struct report_cell *c) { return U(c->unique_bytes); }
 static double g_redund(const struct report_cell *c) { return c->redundancy; }
-static double g_p50(const struct report_cell *c) { return c->cmds ? U(c->lat_p50_ns) : NAN; }
-static double g_p99(const struct report_cell *c) { return c->cmds ? U(c->lat_p99_ns) : NAN; }
-static double g_max(const struct report_cell *c) { return c->cmds ? U(c->lat_max_ns) : NAN; }
+static double g_p50(const struct report_cell *c) { return c->lat.count ? U(c->lat_p50_ns) : NAN; }
+static double g_p99(const struct report_cell *c) { return c->lat.count ? U(c->lat_p99_ns) : NAN; }
+static double g_max(const struct report_cell *c) { return c->lat.count ? U(c->lat_max_ns) : NAN; }
 static double g_discard(const struct report_cell *c) { return U(c->discard_ns); }
 static double g_stall(const struct report_cell *c)
 {
@@ -258,10 +258,24 @@ static void discard_wait(struct report_cell *c)
 	uint64_t w = sync ? c->d_waited_ns : c->d_held_ns;
 	bool counts = c->waiter == CW_WORKLOAD ||
 		      (c->waiter == CW_UNKNOWN && !c->fg_cmds && (sync || w));
+	/*
+	 * The trace's own fstrim (its recorded command ran FITRIM) sits in the ioctl until its
+	 * discards are done: ext4_trim_fs() -> ext4_trim_extent() -> ext4_issue_discard() ->
+	 * sb_issue_discard() waits for each extent (fs/ext4/mballoc.c), and XFS's
+	 * xfs_ioc_trim() -> xfs_trim_perag_extents() issues a batch and gathers the next
+	 * under a synchronous log force (fs/xfs/xfs_discard.c). Replayed as the trace sent
+	 * them (an unknown submitter), that wait is the workload's, foreground I/O or not.
+	 */
+	uint64_t fit = c->waiter == CW_UNKNOWN && !c->none ? c->d_fitrim_ns : 0;
 
 	c->discard_wait_ns = counts ? w : 0;
+	c->fitrim_wait = fit > c->discard_wait_ns;
+	if (c->fitrim_wait)
+		c->discard_wait_ns = fit;
 	if (c->none || !c->cmds)
 		c->wait_basis = CWB_NONE;
+	else if (c->fitrim_wait)
+		c->wait_basis = CWB_SYNC;
 	else if (counts)
 		c->wait_basis = sync ? CWB_SYNC : CWB_QUEUE;
 	else

@@ -24,6 +24,8 @@ int report_verdicts_build(struct report *r);
 const char *report_wait_basis_name(unsigned basis);
 /* A periodic FITRIM policy (fstrim): its cost comes once per interval, not with the workload. */
 bool report_is_fstrim(const struct report_cell *c);
+/* A cell whose TRIM time ranks it (cheapest/most expensive): it discards, none failed, not a periodic fstrim. */
+bool report_trim_ranked(const struct report_cell *c);
 /* A cell whose added time the verdict weighs: it ran, had input, has a baseline, is not `none` or a periodic fstrim. */
 bool report_weighed(const struct report_cell *c);
 /* A weighed cell that discards on a trace that cannot show whether the workload waited (wait basis unknown). */

@@ -184,8 +184,46 @@ bool report_profile_realtime(const char *profile)
 	return target_spec_parse(profile, false, &arg, err, sizeof(err))->realtime;
 }
 
+/*
+ * The figures a verdict or a ranking reads that vary from run to run on a real target:
+ * with --runs N they are the means of the N runs (REPORT-SCHEMA.md `runs`); counts,
+ * bytes, the latency histogram and the series stay the last run's.
+ */
+static const size_t run_means[] = {
+	offsetof(struct report_cell, discard_ns), offsetof(struct report_cell, lat_p50_ns),
+	offsetof(struct report_cell, lat_p99_ns), offsetof(struct report_cell, lat_max_ns),
+	offsetof(struct report_cell, peak_cmds_s), offsetof(struct report_cell, peak_bytes_s),
+	offsetof(struct report_cell, fg_stall_ns), offsetof(struct report_cell, write_p99_ns),
+	offsetof(struct report_cell, write_p99_base_ns), offsetof(struct report_cell, read_p99_ns),
+	offsetof(struct report_cell, read_p99_base_ns), offsetof(struct report_cell, makespan_ns),
+	offsetof(struct report_cell, workload_ns), offsetof(struct report_cell, fg_held_ns),
+	offsetof(struct report_cell, d_held_ns), offsetof(struct report_cell, d_waited_ns),
+	offsetof(struct report_cell, d_fitrim_ns),
+};
+#define NMEANS (sizeof(run_means) / sizeof(run_means[0]))
+
+static uint64_t *fig(struct report_cell *c, size_t i)
+{
+	return (uint64_t *)((char *)c + run_means[i]);
+}
+
+static void means_add(long double *sum, struct report_cell *c)
+{
+	for (size_t i = 0; i < NMEANS; i++)
+		sum[i] += *fig(c, i);
+	sum[NMEANS] += c->reclaim_byte_s;
+}
+
+static void means_set(const long double *sum, struct report_cell *c)
+{
+	for (size_t i = 0; i < NMEANS; i++)
+		*fig(c, i) = (uint64_t)llroundl(sum[i] / c->runs.n);
+	c->reclaim_byte_s = (double)(sum[NMEANS] / c->runs.n);
+}
+
 int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, size_t errlen)
 {
+	long double sum[NMEANS + 1] = { 0 };
 	struct report_cell keep = *c;	/* identity */
 	unsigned runs = j->runs ? j->runs : 1;
 	uint64_t failed = 0;
@@ -214,7 +252,10 @@ int report_run_cell(const struct cell_job *j, struct report_cell *c, char *err, 
 		c->runs.makespan_s[c->runs.n] = c->makespan_ns / 1e9;
 		c->runs.discard_s[c->runs.n] = c->discard_ns / 1e9;
 		c->runs.n++;
+		means_add(sum, c);
 	}
+	if (!ret && c->runs.n > 1)	/* one run: its own figures, untouched */
+		means_set(sum, c);
 	if (ret) {
 		const char *msg = err[0] ? err : strerror(-ret);
 

@@ -156,16 +156,36 @@ static int group_errors(struct report *r, size_t t, size_t m, const char *w)
 	return err;
 }
 
-/* A device that rejects discards (hdd-nodiscard): say it once, not as a zero cost. */
-static int rejected(struct report *r, const struct report_judgement *j, const char *w)
+/*
+ * A device that rejects discards (hdd-nodiscard): say it once, not as a zero cost. When only
+ * some failed, name the policies: their TRIM time is not ranked (a discard that failed fast
+ * is not a cheap one, report_trim_ranked()).
+ */
+static int rejected(struct report *r, const struct report_judgement *j, size_t t, size_t m, const char *w)
 {
+	char who[512] = "";
+	size_t o = 0;
+
 	if (!j->errors)
 		return 0;
 	if (j->all_rejected)
 		return say(r, "%s, the device rejects every discard (all %llu commands of %zu policies failed): no "
 			   "policy can trim it", w, (unsigned long long)j->errors, j->discarding);
-	return say(r, "%s, %llu of %llu discard commands failed", w, (unsigned long long)j->errors,
-		   (unsigned long long)j->cmds);
+	for (size_t p = 0; p < r->np && o < sizeof(who); p++) {
+		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
+
+		if (report_cell_ok(c) && c->errors)
+			o += (size_t)snprintf(who + o, sizeof(who) - o, "%s`%s` %llu of %llu", o ? ", " : "",
+					      c->policy, (unsigned long long)c->errors, (unsigned long long)c->cmds);
+	}
+	return say(r, "%s, %llu of %llu discard commands failed (%s): a policy whose discards failed is not "
+		   "ranked by its TRIM time", w, (unsigned long long)j->errors, (unsigned long long)j->cmds, who);
+}
+
+/* A cell whose TRIM time ranks it: it discards, every discard completed, and it is no periodic fstrim. */
+bool report_trim_ranked(const struct report_cell *c)
+{
+	return report_cell_ok(c) && c->cmds && !c->errors && !report_is_fstrim(c);
 }
 
 /* Policies of a group in TRIM-time order, most first (ties: matrix order). */
@@ -177,7 +197,7 @@ static size_t ranked(const struct report *r, size_t t, size_t m, const struct re
 		const struct report_cell *c = &r->cells[report__at(r, t, p, m)];
 		size_t k = n++;
 
-		if (!report_cell_ok(c) || !c->cmds || report_is_fstrim(c)) {
+		if (!report_trim_ranked(c)) {
 			n--;
 			continue;
 		}
@@ -297,6 +317,8 @@ static const char *wait_note(const struct report_cell *c)
 {
 	if (!c->discard_wait_ns || c->discard_wait_ns != c->added_ns)
 		return "";
+	if (c->fitrim_wait)
+		return " (the trace's own fstrim waits in FITRIM until its discards complete)";
 	if (c->wait_basis == CWB_QUEUE)
 		return " (its discards waited for room in a full queue, and the workload with them)";
 	if (c->waiter == CW_UNKNOWN && !c->serial_qd)
@@ -361,7 +383,7 @@ void report_judge(const struct report *r, size_t t, size_t m, struct report_judg
 			continue;
 		if (!j->worst || c->share > j->worst->share)
 			j->worst = c;
-		if (c->cmds && (!j->best || c->added_ns < j->best->added_ns ||
+		if (report_trim_ranked(c) && (!j->best || c->added_ns < j->best->added_ns ||
 				(c->added_ns == j->best->added_ns && c->discard_ns < j->best->discard_ns)))
 			j->best = c;
 	}
@@ -534,7 +556,7 @@ static int trace_never_matters(struct report *r, size_t t)
 		   wall, worst->policy, worst->profile, pct_str(worst->share, s2, sizeof(s2))) ? -ENOMEM : 1;
 }
 
-/* The most runs a cell of (t, m) has: with --runs N a cell's figures are its last run's (runcell.c). */
+/* The most runs a cell of (t, m) has: with --runs N a cell's figures are the runs' means (runcell.c). */
 static uint32_t group_runs(const struct report *r, size_t t, size_t m)
 {
 	uint32_t n = 0;
@@ -555,11 +577,11 @@ static int group(struct report *r, size_t t, size_t m, bool brief)
 	int err;
 
 	where(r, t, m, w, sizeof(w));
-	/* the figures compared below are one run each, not the runs' means: say so */
+	/* the figures compared below are the runs' means (runcell.c): say so */
 	if (runs > 1)
-		snprintf(w + strlen(w), sizeof(w) - strlen(w), " (each policy's last of %u runs)", runs);
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), " (each policy's mean of %u runs)", runs);
 	report_judge(r, t, m, &j);
-	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, &j, w)))
+	if ((err = group_errors(r, t, m, w)) || (err = rejected(r, &j, t, m, w)))
 		return err;
 	if (j.all_rejected)
 		return 0;

@@ -216,7 +216,7 @@ Test(cli, summary_table)
 	free(out);
 }
 
-/* A device that rejects every discard: the summary says so (its latency row shows 0 for them). */
+/* A device that rejects every discard: the summary says so (and has no latency row for them: test_failed.c). */
 Test(cli, summary_names_failed_commands)
 {
 	char cmd[2048], *out = NULL;

@@ -240,10 +240,10 @@ Test(compare_run, runs_on_a_file_target)
 	int st = compare(args, &out, &err);
 
 	cr_assert_eq(st, 0, "%s\n%s", out, err);
-	cr_assert(strstr(out, "\nruns (the table above and the verdict give each cell's last run; here, every run):\n"),
-		  "%s", out);
-	/* the verdict's figures are one run per cell, not the runs' means: it says which (it did not) */
-	snprintf(args, sizeof(args), "on file:%s (each policy's last of 3 runs), `sort-merge-async`", img);
+	cr_assert(strstr(out, "\nruns (the table above and the verdict give each cell's mean of its runs; here, every "
+			      "run):\n"), "%s", out);
+	/* the verdict ranks on the runs' means, and says so (it ranked on the last run) */
+	snprintf(args, sizeof(args), "on file:%s (each policy's mean of 3 runs), `sort-merge-async`", img);
 	cr_assert(strstr(out, args), "%s", out);
 	/* ministat's columns as figures with their unit (traces/figure.h), not bare seconds */
 	const char *rl = strstr(out, "sort-merge-async         file:");
@@ -257,6 +257,16 @@ Test(compare_run, runs_on_a_file_target)
 	cr_assert_eq(json_array_size(cmps), 2);
 	cr_assert_eq(json_integer_value(json_object_get(json_object_get(json_array_get(json_object_get(root, "cells"), 0),
 									 "runs"), "n")), 3);
+	/* the cell's figures are the means of its runs, to the rounding of a nanosecond */
+	for (size_t i = 0; i < 2; i++) {
+		json_t *cell = json_array_get(json_object_get(root, "cells"), i), *runs = json_object_get(cell, "runs");
+		json_t *m = json_object_get(cell, "metrics");
+		double d = json_real_value(json_object_get(json_object_get(runs, "discard_s_stats"), "mean")) * 1e9;
+		double ms = json_real_value(json_object_get(json_object_get(runs, "makespan_s_stats"), "mean")) * 1e9;
+
+		cr_assert_float_eq((double)json_integer_value(json_object_get(m, "discard_time_ns")), d, 1.0, "cell %zu", i);
+		cr_assert_float_eq((double)json_integer_value(json_object_get(m, "makespan_ns")), ms, 1.0, "cell %zu", i);
+	}
 	/* a real device: discards take time every run, so the sample has spread or at least a mean > 0 */
 	cr_assert_gt(json_real_value(json_object_get(json_object_get(json_array_get(cmps, 1), "policy_stats_s"), "mean")), 0);
 	json_decref(root);

@@ -11,6 +11,7 @@
 #include "tests/common/helpers.h"
 #include "tests/report/chromium.h"
 #include "tests/report/fixture.h"
+#include "replay/report/report_int.h"
 
 static char html[600];
 
@@ -147,5 +148,40 @@ Test(html, repeated_runs_table_is_well_formed)
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "xmllint: %s", err ? err : "");
 	free(err);
 	free(s);
+	report__destroy(r);
+}
+
+/*
+ * A trace that cannot tell (no foreground I/O, discards from a background worker): the
+ * decision names the policy with the least device time in TRIM, never one whose discards
+ * failed fast (`ext4`'s 24 rejected commands made it the least before).
+ */
+Test(html, decision_skips_policies_whose_discards_failed)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs", "ext4" };
+	char *profs[] = { "sata-sf2281" };
+	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4 };
+	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 1, 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (size_t p = 0; p < 3; p++) {
+		struct report_cell *c = report__cell(r, p);
+
+		fx_fill(c, fp[p], 1.0, 10 * FX_S);
+		c->fg_cmds = 0;
+		c->waiter = CW_WORKER;
+	}
+	report__cell(r, 2)->errors = report__cell(r, 2)->cmds;
+	cr_assert_eq(report__finish(r), 0);
+	cr_assert_not_null(f = open_memstream(&buf, &len));
+	report_html_decision(r, f);
+	fclose(f);
+	cr_assert(strstr(buf, "data-matters=\"the trace cannot tell\""), "%s", buf);
+	cr_assert(strstr(buf, "<b>xfs</b> 18 s in TRIM"), "%s", buf);
+	cr_assert_null(strstr(buf, "<b>ext4</b>"), "%s", buf);
+	free(buf);
 	report__destroy(r);
 }

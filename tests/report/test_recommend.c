@@ -18,6 +18,8 @@
 #include "tests/common/helpers.h"
 #include "replay/report/recommend.h"
 #include "tests/report/seed001.h"
+#include "tests/report/fixture.h"
+#include "replay/report/rec_int.h"
 
 /*
  * plain: the -O2 binary without sanitizers ($TRIMSIM_PLAIN), for the tests that replay
@@ -526,6 +528,52 @@ Test(recommend_unit, dominance)
 	a.rp99 = 1;
 	cr_expect(rec_dominates(&a, &b), "p99 read inflation is an objective");
 	cr_expect_not(rec_dominates(&b, &a));
+}
+
+/* The family index of name, its knobs at the kernel's defaults. */
+static struct rec_cand cand_of(const char *name)
+{
+	size_t nf;
+	const struct rec_family *f = rec_families(&nf);
+	struct rec_cand c = { 0 };
+
+	for (size_t i = 0; i < nf; i++)
+		if (!strcmp(f[i].name, name)) {
+			c.fam = (uint16_t)i;
+			for (unsigned k = 0; k < REC_KNOBS; k++)
+				c.idx[k] = (uint8_t)f[i].knobs[k].def;
+			return c;
+		}
+	cr_assert_fail("no family %s", name);
+	return c;
+}
+
+/*
+ * A setting whose discards failed (fast: they cost no TRIM time and trimmed nothing) is
+ * neither on the front nor chosen; before, `ext4`'s 24 rejected discards put it on the front.
+ */
+Test(recommend_unit, failed_discards_are_off_the_front)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs", "ext4" };
+	char *profs[] = { "sata-sf2281" };
+	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4 };
+	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 1, 1);
+	struct rec_cand cands[3] = { cand_of("none"), cand_of("xfs"), cand_of("ext4") };
+	struct rec_result res = { .r = r, .cands = cands, .n = 3 };
+
+	for (size_t p = 0; p < 3; p++)
+		fx_fill(report__cell(r, p), fp[p], 1.0, 10 * FX_S);
+	report__cell(r, 2)->errors = report__cell(r, 2)->cmds;
+	cr_assert_eq(report__finish(r), 0);
+	rec_evaluate(&res);
+	cr_assert_not_null(res.front);
+	cr_expect_not(res.front[2], "a setting whose discards failed is on the front");
+	cr_expect_neq(res.pick, 2);
+	cr_expect_neq(res.next, 2);
+	free(res.obj);
+	free(res.front);
+	report__destroy(r);
 }
 
 struct bad_case {
