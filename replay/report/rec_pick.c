@@ -60,8 +60,12 @@ static void objectives(const struct report_cell *c, const struct rec_cand *cand,
 		o->reclaim = c->reclaim_byte_s + (f->periodic ? (double)c->reclaim_freed * fstrim_wait_s(cand) : 0);
 }
 
-/* The sort key of the rule: a tie on one objective falls through to the next. */
-#define NKEY 8
+/*
+ * The sort key of the rule: a tie on one objective falls through to the next; the last
+ * keys are the leading objectives' exact figures, so of two settings the rule calls equal
+ * the one with the better figures is taken, not the one replayed first.
+ */
+#define NKEY 10
 struct key {
 	double k[NKEY];
 };
@@ -120,7 +124,7 @@ static double near(double v, double least)
  *  - the trace cannot tell: the least device time in TRIM (within 10%), then reclaim;
  *  - discard does not matter: the least reclaim delay (within 10%), then TRIM time.
  * Then the fewest knobs changed from the kernel's defaults, write amplification, p99
- * write inflation, p99 read inflation.
+ * write inflation, p99 read inflation, and last the leading objectives' exact figures.
  */
 static struct key key_of(const struct rec_result *res, size_t i, double tol, double trim_min, double rec_min)
 {
@@ -130,15 +134,15 @@ static struct key key_of(const struct rec_result *res, size_t i, double tol, dou
 	switch (res->why) {
 	case RW_MATTERS:
 		if (o->added_ns > tol)
-			return (struct key){ { o->added_ns, 0, 0, 0, 0, 0, 0, 0 } };
+			return (struct key){ { o->added_ns } };
 		return (struct key){ { 0, is_none(res, i), near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch,
-				       o->wa, o->wp99, o->rp99 } };
+				       o->wa, o->wp99, o->rp99, o->trim_ns, o->reclaim } };
 	case RW_UNTOLD:
 		return (struct key){ { near(o->trim_ns, trim_min), near(o->reclaim, rec_min), ch, o->wa, o->wp99,
-				       o->rp99, o->added_ns, 0 } };
+				       o->rp99, o->added_ns, o->trim_ns, o->reclaim } };
 	default:
 		return (struct key){ { near(o->reclaim, rec_min), near(o->trim_ns, trim_min), ch, o->wa, o->wp99,
-				       o->rp99, o->added_ns, 0 } };
+				       o->rp99, o->added_ns, o->reclaim, o->trim_ns } };
 	}
 }
 
