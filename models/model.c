@@ -47,6 +47,11 @@ static int model_open(const char *arg, const struct target_env *env, void **priv
 	}
 	if (env->twin)	/* it never receives a discard: nothing to price, no map of mapped space to keep */
 		m->prof->p.discard_supported = false;
+	if (env->qd) {	/* --qd: the depth (and channels, at most qd) the replay runs at is what target.params says */
+		m->prof->p.qd = env->qd;
+		if (m->prof->p.channels > env->qd)
+			m->prof->p.channels = env->qd;
+	}
 	m->eng = m->prof->engine;
 	m->e = m->eng->open(m->prof, env, err, errlen);
 	if (!m->e) {

@@ -16,8 +16,10 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DOCDIR ?= $(PREFIX)/share/doc/trimsim
 INSTALL ?= install
 
-# The docs a user reads beside the man pages, kept at their paths in the tree.
-DOC_FILES := README.md LICENSE $(sort $(wildcard traces/*.md replay/*.md replay/*/*.md models/*.md))
+# The docs a user reads beside the man pages, kept at their paths in the tree: every
+# document README.md links to (tests/replay/test_cli_install.c follows its links).
+DOC_FILES := README.md LICENSE BENCHMARKS.md \
+	$(sort $(wildcard traces/*.md traces/corpus/*.md tracer/freebsd/*.md replay/*.md replay/*/*.md models/*.md))
 MAN_STAMP := $(BUILD)/man/.stamp
 
 .PHONY: man install uninstall

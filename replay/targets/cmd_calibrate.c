@@ -66,7 +66,7 @@ static const struct opt_spec cal_table[] = {
 	  "uring, threads or auto (see the device target)", dispatch_names },
 	{ "max-size", OPT_BYTES, offsetof(struct cal_opts, max_size), 4096, 1ull << 40, "1G",
 	  "largest discard to measure" },
-	{ "seed", OPT_U64, offsetof(struct cal_opts, seed), 0, 1.8e19, "1", "seed of the write data" },
+	{ "seed", OPT_U64, offsetof(struct cal_opts, seed), 0, 1.8e19, "1", "seed of the write data (-s)" },
 	{ 0 }
 };
 
@@ -93,7 +93,7 @@ static void usage(FILE *f)
 		"  trimsim calibrate --device /dev/sdb --destructive -o models/profiles/mine.json --svg fit.svg\n");
 }
 
-/* --key value, --key=value, -o value; booleans take no value. */
+/* --key value, --key=value, -o value, -s value (as -o/--output, -s/--seed elsewhere); booleans take no value. */
 static int parse_cli(int argc, char **argv, struct cal_opts *o, char *err, size_t errlen)
 {
 	const struct opt_spec *s;
@@ -105,6 +105,8 @@ static int parse_cli(int argc, char **argv, struct cal_opts *o, char *err, size_
 		a = argv[i];
 		if (!strcmp(a, "-o"))
 			a = "--output";
+		else if (!strcmp(a, "-s"))
+			a = "--seed";
 		if (strncmp(a, "--", 2))
 			return ts_errf(err, errlen, -EINVAL, "unexpected argument '%s'", argv[i]);
 		eq = strchr(a + 2, '=');

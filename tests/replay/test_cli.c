@@ -72,6 +72,20 @@ Test(cli, as_recorded_reports_the_recorded_count)
 	json_decref(j);
 }
 
+/* --qd overrides the profile's depth (nvme: 256, 8 channels), and the result says the depth it ran at */
+Test(cli, qd_option_is_the_reported_depth)
+{
+	json_t *a = run_json("-p xfs -M nvme --qd 4", 0), *b = run_json("-p xfs -M nvme:qd=4,channels=4", 0);
+	json_t *pa = json_object_get(json_object_get(a, "target"), "params");
+
+	cr_expect_eq(jget(json_object_get(a, "target"), "params", "qd"), 4);
+	cr_expect_eq(jget(json_object_get(a, "target"), "params", "channels"), 4);
+	cr_expect(json_equal(pa, json_object_get(json_object_get(b, "target"), "params")));
+	cr_expect(json_equal(json_object_get(a, "latency"), json_object_get(b, "latency")), "the same replay");
+	json_decref(a);
+	json_decref(b);
+}
+
 Test(cli, passthrough_is_serial_and_slow)
 {
 	json_t *pt = run_json("-p passthrough -t fixed:discard=9ms,qd=32", 0);

@@ -241,6 +241,8 @@ static struct err_case errs[] = {
 	  true },
 	{ "policies xfs extra", 2, "policies", "unexpected argument 'extra'", true },
 	{ "calibrate extra", 2, "calibrate", "unexpected argument 'extra'", true },
+	/* -s is --seed in calibrate too: parsed, then the device is checked */
+	{ "calibrate --device /dev/null -s 3 --destructive", 1, "calibrate", "/dev/null: not a block device" },
 	{ "record -o x.tsim extra", 2, "record", "unexpected 'extra' (a command goes after --)", true },
 	/* a short option the command does not have */
 	{ "replay " TRACE " -Z", 2, "replay", "unknown option '-Z'", true },

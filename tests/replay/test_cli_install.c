@@ -79,6 +79,12 @@ Test(cli_install, install_runs_documents_completes_and_uninstalls_cleanly)
 	snprintf(cmd, sizeof(cmd), "test -s %s/usr/share/doc/trimsim/LICENSE && test -s %s/usr/share/doc/trimsim/README.md",
 		 root, root);
 	free(sh(cmd, 0));
+	/* every document the installed README links to is installed beside it */
+	snprintf(cmd, sizeof(cmd), "cd %s/usr/share/doc/trimsim && grep -o '](\\([^)#]*\\.md\\)' README.md | "
+		 "sed 's/^](//' | sort -u | while read -r f; do test -s \"$f\" || echo \"$f\"; done", root);
+	out = sh(cmd, 0);
+	cr_assert_str_eq(out, "", "README.md links to documents not installed:\n%s", out);
+	free(out);
 
 	snprintf(cmd, sizeof(cmd), MAKE " -C %s BUILD=%s uninstall DESTDIR=%s PREFIX=/usr >/dev/null", th_src(),
 		 th_build(), root);
