@@ -2,6 +2,7 @@
 /* trimsim record: the command line, the backend choice and the recording loop. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,10 +278,14 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	 * returns (ext4_discard_work(), XFS log completion discards), and the end
 	 * free-space snapshot must see it done: ext4 marks discarded blocks free only
 	 * once their discard completes (ext4_process_freed_data()). Record until 300 ms
-	 * pass without an event and with no recorded command in flight (at most 2 s:
-	 * a busy root filesystem is never quiet; a signal skips the wait).
+	 * pass without an event and with no recorded command in flight; after 2 s (a
+	 * busy root filesystem is never quiet) until 300 ms pass without a free, an
+	 * intent or a discard and no recorded command is in flight: ext4's discard
+	 * worker (ext4_discard_work()) issues one discard after another for seconds on
+	 * a slow or loaded device, and a snapshot taken before it ends does not
+	 * balance. That wait ends at 30 s, with a line saying so. A signal skips it.
 	 */
-	for (uint64_t quiet = ts_now_ns(), end = quiet + 2000000000ull; !rc;) {
+	for (uint64_t quiet = ts_now_ns(), end = quiet + 2000000000ull, last = quiet + 30000000000ull; !rc;) {
 		int n = ops->poll(st, r, 50);
 		uint64_t now = ts_now_ns();
 
@@ -290,8 +295,13 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 			quiet = now;
 		else if ((now - quiet >= 300000000ull && !recorder__inflight(r)) || trimsim_stop)
 			break;
-		if (now >= end)
+		if (now >= end && now - recorder__discard_seen(r) >= 300000000ull && !recorder__inflight(r))
 			break;
+		if (now >= last) {
+			fprintf(stderr, "trimsim record: %" PRIu64 " bytes of device commands still in flight 30 s after "
+				"the command ended; the end free-space snapshot may not balance\n", recorder__inflight(r));
+			break;
+		}
 	}
 	if (!rc && ops->drain) {
 		int n = ops->drain(st, r);

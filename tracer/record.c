@@ -36,6 +36,7 @@ struct recorder {
 		uint64_t freed, allocated;
 	} bal[REC_MAX_DEVS];
 	uint64_t inflight;	/* bytes of device commands issued and not yet done */
+	uint64_t discard_seen;	/* ts_now_ns() of the last FREE, INTENT, BIO or discard command */
 	uint64_t newest;	/* latest event time seen */
 	struct ts_record *hold;	/* records younger than REC_HOLD_NS, in time order (a ring) */
 	size_t hold_cap, hold_head, nhold;
@@ -300,6 +301,8 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 			r->inflight += rec.length;
 		else if (rec.kind == TS_DONE)	/* only commands whose ISSUE was recorded have a DONE */
 			r->inflight -= rec.length < r->inflight ? rec.length : r->inflight;
+		if (rec.op == TS_OP_DISCARD)
+			r->discard_seen = ts_now_ns();
 		return hold_event(r, &rec);
 	case U_NONE:
 		rec.op = TS_META_COMMIT;
@@ -311,6 +314,8 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	if ((e->src == TR_EXT4_TRIM || e->src == TR_EXT4_DISCARD) &&
 	    ext4_dup(r, &rec, e->src == TR_EXT4_TRIM))
 		return 0;
+	if (rec.kind != TS_ALLOC)
+		r->discard_seen = ts_now_ns();
 	return hold_event(r, &rec);
 }
 
@@ -390,6 +395,11 @@ int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 uint64_t recorder__inflight(const struct recorder *r)
 {
 	return r->inflight;
+}
+
+uint64_t recorder__discard_seen(const struct recorder *r)
+{
+	return r->discard_seen;
 }
 
 int recorder__flush(struct recorder *r)
