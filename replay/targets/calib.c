@@ -147,7 +147,7 @@ static unsigned profile_qd(const struct calib_result *r)
 
 static void describe(const struct calib_result *r, char *src, size_t len)
 {
-	char a[32], b[32], c[32], d[32], e[32], g[32], e1[32], e2[32], q1[32], q2[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], e1[32], e2[32], q1[32], q2[32];
 
 	snprintf(src, len,
 		 "Measured by trimsim calibrate on %s (%s, %s) at %s, kernel %s, %s dispatch. "
@@ -171,7 +171,7 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 fig_format(FIG_SHARE, r->trim_unmapped.rel_rms, e2, sizeof(e2)),
 		 fmt_duration((uint64_t)(r->busy_write * 1e9), e, sizeof(e)),
 		 fmt_duration((uint64_t)(r->idle_write * 1e9), g, sizeof(g)),
-		 fmt_duration((uint64_t)(r->busy_discard * 1e9), a, sizeof(a)),
+		 fmt_duration((uint64_t)(r->busy_discard * 1e9), h, sizeof(h)),
 		 !r->queued_known ? "discards too fast to tell queued from non-queued (assumed non-queued)" :
 		 r->queued_trim ? "writes pass discards (queued TRIM)" :
 				  "writes wait for discards (non-queued TRIM)",

@@ -161,3 +161,27 @@ Test(calib, profile_loads_even_from_extreme_fits)
 	cr_assert_not_null(mp, "%s", err);
 	model_profile__free(mp);
 }
+
+/*
+ * The source states each figure the calibration measured: the discard the
+ * queued-TRIM test timed is its own figure, not the fitted base (describe()
+ * formatted both into one buffer, so both read the same: "(discard 10.5 us)"
+ * beside a printed "discard 182 us").
+ */
+Test(calib, source_names_the_discard_the_write_waited_for)
+{
+	struct calib_result r = { .size = 1 << 30, .discard_max = 1 << 30, .granularity = 4096,
+				  .max_segments = 1, .trim = { 10.5e-6, 1e-10, 0.01, 8 },
+				  .trim_unmapped = { 7e-6, 0, 0.01, 8 }, .write = { 2e-5, 1e-9, 0, 8 },
+				  .read = { 1e-5, 1e-9, 0, 8 }, .flush = 1e-4, .best_qd = 4, .channels = 1,
+				  .dispatch_qd = 32, .idle_write = 8.5e-6, .busy_write = 182e-6,
+				  .busy_discard = 181e-6, .queued_known = true };
+	json_t *p = calib__profile(&r);
+	const char *src;
+
+	cr_assert_not_null(p);
+	src = json_string_value(json_object_get(p, "source"));
+	cr_assert_not_null(strstr(src, "mapped base 10.5 us"), "%s", src);
+	cr_assert_not_null(strstr(src, "took 182 us vs 8.5 us idle (discard 181 us)"), "%s", src);
+	json_decref(p);
+}
