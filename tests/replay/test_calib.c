@@ -185,3 +185,31 @@ Test(calib, source_names_the_discard_the_write_waited_for)
 	cr_assert_not_null(strstr(src, "took 182 us vs 8.5 us idle (discard 181 us)"), "%s", src);
 	json_decref(p);
 }
+
+/*
+ * jitter is the models' own parameter (service x (1 + jitter x u), u uniform in
+ * [-1, 1)): points spread that way around the fit give it back, and one cold
+ * command at 10x does not move it (the rms spread it was read 0.2 / sqrt(3) for
+ * the first and hit the 0.9 clamp with the second).
+ */
+Test(calib, jitter_is_the_models_uniform_spread)
+{
+	struct calib_point p[201];
+	struct calib_fit f = { .base = 10e-6, .per_byte = 1e-10 };
+	double j, x, fit;
+	size_t i;
+
+	for (i = 0; i < 200; i++) {
+		x = 4096 << (i % 8);
+		fit = calib__eval(&f, x);
+		/* u evenly over [-1, 1): the deviations a 0.2 jitter draws */
+		p[i] = (struct calib_point){ x, fit * (1 + 0.2 * (((double)i + 0.5) / 100.0 - 1)) };
+	}
+	cr_assert_eq(calib__jitter(p, 200, &f, &j), 0);
+	cr_assert_float_eq(j, 0.2, 0.005, "jitter %g", j);
+	p[200] = (struct calib_point){ 4096, calib__eval(&f, 4096) * 10 };
+	cr_assert_eq(calib__jitter(p, 201, &f, &j), 0);
+	cr_assert_float_eq(j, 0.2, 0.005, "one outlier: jitter %g", j);
+	cr_assert_eq(calib__jitter(p, 0, &f, &j), 0);
+	cr_assert_eq(j, 0);
+}
