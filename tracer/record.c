@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tracer/recorder.h"
+#include "traces/ext4free.h"
 #include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/util.h"
@@ -160,40 +161,6 @@ static uint64_t ext4_group_bytes(const struct rec_dev *d, uint64_t group, uint64
 	return block * d->d.fs_block_size;
 }
 
-/*
- * What ext4_free_blocks() (fs/ext4/mballoc.c) frees of [*off, *off + *len) on a bigalloc
- * filesystem: the tracepoint fires before it rounds the range to whole clusters, in or
- * out at each end as flags say (a partial cluster another extent still uses is not freed:
- * ext4_remove_blocks() frees it alone once it is not). false: nothing is freed.
- */
-static bool ext4_free_clusters(const struct rec_dev *d, uint32_t flags, uint64_t *off, uint64_t *len)
-{
-	uint64_t cl = (uint64_t)d->d.fs_block_size << d->ext4_cluster_bits, over = *off & (cl - 1);
-
-	if (over) {
-		if (d->ext4_nofree_first && (flags & d->ext4_nofree_first)) {
-			if (*len <= cl - over)
-				return false;
-			*off += cl - over;
-			*len -= cl - over;
-		} else {
-			*off -= over;
-			*len += over;
-		}
-	}
-	over = *len & (cl - 1);
-	if (over) {
-		if (d->ext4_nofree_last && (flags & d->ext4_nofree_last)) {
-			if (*len <= over)
-				return false;
-			*len -= over;
-		} else {
-			*len += cl - over;
-		}
-	}
-	return true;
-}
-
 static uint16_t blk_flags(uint32_t opfl)
 {
 	return (opfl & TR_FL_SYNC ? TS_F_SYNC : 0) | (opfl & TR_FL_FUA ? TS_F_FUA : 0) |
@@ -278,8 +245,9 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	case U_FS_BLOCKS:
 		rec.offset = e->a * bs;
 		rec.length = e->b * bs;
-		if (e->src == TR_EXT4_FREE && d->ext4_cluster_bits &&
-		    !ext4_free_clusters(d, e->opfl, &rec.offset, &rec.length))
+		if (e->src == TR_EXT4_FREE && d->ext4_cluster_bits &&	/* what it frees: whole clusters */
+		    !ts_ext4_free_clusters(c, d->ext4_nofree_first, d->ext4_nofree_last, e->opfl, &rec.offset,
+					   &rec.length))
 			return 0;
 		break;
 	case U_EXT4_CLUSTERS:
