@@ -37,6 +37,7 @@ struct recorder {
 		uint64_t freed, allocated;
 	} bal[REC_MAX_DEVS];
 	uint64_t inflight;	/* bytes of device commands issued and not yet done */
+	uint64_t inflight_at_end;	/* inflight when the end snapshot was taken */
 	uint64_t newest;	/* latest event time seen */
 	struct ts_record *hold;	/* records younger than REC_HOLD_NS, in time order (a ring) */
 	size_t hold_cap, hold_head, nhold;
@@ -336,6 +337,8 @@ static int snap_extent(void *arg, uint64_t offset, uint64_t length)
 
 int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 {
+	if (end)
+		r->inflight_at_end = r->inflight;
 	for (size_t i = 0; i < r->ndevs; i++) {
 		struct snap_arg a = {
 			.r = r, .d = &r->devs[i], .now = ts_now_ns(),
@@ -422,11 +425,15 @@ void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed
 		expect = (int64_t)bl->snap[0] + (int64_t)bl->freed - (int64_t)bl->allocated;
 		rem = (int64_t)bl->snap[1] - expect;
 		fprintf(f, "%s (%s): free space %llu + FREE %llu - ALLOC %llu = %lld, end snapshot %llu: "
-			"remainder %s (%s of %s; metadata the events do not show)\n",
+			"remainder %s (%s of %s; metadata the events do not show",
 			r->devs[i].d.name, r->devs[i].d.fs, (unsigned long long)bl->snap[0],
 			(unsigned long long)bl->freed, (unsigned long long)bl->allocated, (long long)expect,
 			(unsigned long long)bl->snap[1], fig_format(FIG_BYTES, (double)rem, t, sizeof(t)),
 			fig_format(FIG_SHARE, r->devs[i].d.size ? (double)rem / (double)r->devs[i].d.size : 0.0, x, sizeof(x)),
 			fmt_bytes(r->devs[i].d.size, b, sizeof(b)));
+		if (r->inflight_at_end)	/* the settle gave up: ext4 frees discarded blocks once the discard is done */
+			fprintf(f, ", and %s of device commands still in flight at the end snapshot",
+				fmt_bytes(r->inflight_at_end, b, sizeof(b)));
+		fprintf(f, ")\n");
 	}
 }
