@@ -26,6 +26,12 @@ const struct command *cli_commands(size_t *n);
  * and the column (cmd_compare.c).
  */
 int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen);
+/*
+ * --models: cli_split_top(), where an item "key=value" (a lower-case name) after one
+ * with a ':' is an option of that one, as a single -M takes them:
+ * "sata-sf2281:trim_base=5ms,qd=1,nvme" is two profiles, "file:PATH,qd=4" one target.
+ */
+int cli_split_models(const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen);
 
 /* Exit codes: 0 ok, 1 failure (bad input, I/O), 2 usage, 128 + signal when interrupted. */
 int cmd_record(int argc, char **argv);

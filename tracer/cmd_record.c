@@ -2,7 +2,6 @@
 /* trimsim record: the command line, the backend choice and the recording loop. */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +26,7 @@ struct record_args {
 	size_t ndevs;
 	bool io;
 	uint64_t duration_ns;		/* 0: until the command ends or a signal */
+	uint64_t settle_ns;		/* at most this long after the end for delayed discard work */
 	enum backend_choice backend;
 	uint64_t ringbuf_size;
 	char **cmd;			/* after "--" */
@@ -35,7 +35,7 @@ struct record_args {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: trimsim record -o FILE [-d DEV | -m MOUNTPOINT]... [--io] [--duration S]\n"
+		"usage: trimsim record -o FILE [-d DEV | -m MOUNTPOINT]... [--io] [--duration S] [--settle S]\n"
 		"                      [--backend auto|bpf|tracefs] [--ringbuf-size BYTES] [-- CMD ARGS]\n"
 		"\n"
 		"Records what the filesystems on the chosen devices free, allocate and ask to discard,\n"
@@ -50,6 +50,9 @@ static void usage(FILE *f)
 		"  -m, --mount DIR         trace the device of a mounted filesystem (repeatable)\n"
 		"      --io                also record reads and writes\n"
 		"      --duration S        stop after S (e.g. 30s, 5m)\n"
+		"      --settle S          after the command or --duration ends, keep recording the filesystems'\n"
+		"                          delayed discard work (ext4's discard worker, XFS's log completions)\n"
+		"                          until 300 ms pass without a free or discard, at most S (default 30s)\n"
 		"      --backend B         auto (eBPF, else tracefs), bpf or tracefs\n"
 		"      --ringbuf-size N    eBPF ring buffer size (default 16M; rounded to a power of two),\n"
 		"                          tracefs per-CPU buffer size\n"
@@ -70,6 +73,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 		{ "mount", required_argument, NULL, 'm' },
 		{ "io", no_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 't' },
+		{ "settle", required_argument, NULL, 's' },
 		{ "backend", required_argument, NULL, 'b' },
 		{ "ringbuf-size", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
@@ -97,6 +101,11 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			if (parse_duration(optarg, &a->duration_ns) || !a->duration_ns)
 				return cli_usage_error("record", "--duration '%s': expected a duration above 0 "
 						       "(e.g. 30s, 5m)", optarg), -EINVAL;
+			break;
+		case 's':
+			if (parse_duration(optarg, &a->settle_ns))
+				return cli_usage_error("record", "--settle '%s': expected a duration (e.g. 2s, 30s; "
+						       "0: no wait)", optarg), -EINVAL;
 			break;
 		case 'b': {
 			int i;
@@ -283,9 +292,11 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	 * intent or a discard and no recorded command is in flight: ext4's discard
 	 * worker (ext4_discard_work()) issues one discard after another for seconds on
 	 * a slow or loaded device, and a snapshot taken before it ends does not
-	 * balance. That wait ends at 30 s, with a line saying so. A signal skips it.
+	 * balance. At most --settle (30 s); the balance line then names what was still
+	 * in flight. A signal skips the wait.
 	 */
-	for (uint64_t quiet = ts_now_ns(), end = quiet + 2000000000ull, last = quiet + 30000000000ull; !rc;) {
+	for (uint64_t quiet = ts_now_ns(), last = quiet + a->settle_ns,
+		      end = quiet + (a->settle_ns < 2000000000ull ? a->settle_ns : 2000000000ull); !rc;) {
 		int n = ops->poll(st, r, 50);
 		uint64_t now = ts_now_ns();
 
@@ -297,11 +308,8 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 			break;
 		if (now >= end && now - recorder__discard_seen(r) >= 300000000ull && !recorder__inflight(r))
 			break;
-		if (now >= last) {
-			fprintf(stderr, "trimsim record: %" PRIu64 " bytes of device commands still in flight 30 s after "
-				"the command ended; the end free-space snapshot may not balance\n", recorder__inflight(r));
+		if (now >= last)
 			break;
-		}
 	}
 	if (!rc && ops->drain) {
 		int n = ops->drain(st, r);
@@ -315,7 +323,7 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { .backend = BACKEND_AUTO };
+	struct record_args a = { .backend = BACKEND_AUTO, .settle_ns = 30000000000ull };
 	struct rec_dev devs[REC_MAX_DEVS];
 	const struct rec_backend_ops *ops = NULL;
 	struct trace_writer *w = NULL;

@@ -20,6 +20,7 @@
 #include <linux/fsmap.h>
 
 #include "tracer/recorder.h"
+#include "traces/ext4free.h"
 #include "traces/util.h"
 
 /* A sysfs attribute as a number; 0 if absent. */
@@ -147,16 +148,16 @@ static void ext4_free_flags(struct rec_dev *rd)
 	FILE *f;
 	size_t n;
 
-	rd->ext4_nofree_first = 0x10;
-	rd->ext4_nofree_last = 0x20;
+	rd->ext4_nofree_first = TS_EXT4_NOFREE_FIRST;
+	rd->ext4_nofree_last = TS_EXT4_NOFREE_LAST;
 	snprintf(path, sizeof(path), "%s/events/ext4/ext4_free_blocks/format", rec_tracefs_dir());
 	if (!(f = fopen(path, "re")))
 		return;
 	n = fread(fmt, 1, sizeof(fmt) - 1, f);
 	fclose(f);
 	fmt[n] = '\0';
-	rd->ext4_nofree_first = print_flag(fmt, "\"1ST_CLUSTER\"");
-	rd->ext4_nofree_last = print_flag(fmt, "\"LAST_CLUSTER\"");
+	rd->ext4_nofree_first = print_flag(fmt, "\"" TS_EXT4_NOFREE_FIRST_NAME "\"");
+	rd->ext4_nofree_last = print_flag(fmt, "\"" TS_EXT4_NOFREE_LAST_NAME "\"");
 }
 
 /* Superblock geometry: XFS (fs/xfs/libxfs/xfs_format.h xfs_dsb, big-endian) and ext4 (struct ext4_super_block). */

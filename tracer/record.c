@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tracer/recorder.h"
+#include "traces/ext4free.h"
 #include "traces/figure.h"
 #include "traces/opts.h"
 #include "traces/util.h"
@@ -37,6 +38,7 @@ struct recorder {
 	} bal[REC_MAX_DEVS];
 	uint64_t inflight;	/* bytes of device commands issued and not yet done */
 	uint64_t discard_seen;	/* ts_now_ns() of the last FREE, INTENT, BIO or discard command */
+	uint64_t inflight_at_end;	/* inflight when the end snapshot was taken */
 	uint64_t newest;	/* latest event time seen */
 	struct ts_record *hold;	/* records younger than REC_HOLD_NS, in time order (a ring) */
 	size_t hold_cap, hold_head, nhold;
@@ -161,40 +163,6 @@ static uint64_t ext4_group_bytes(const struct rec_dev *d, uint64_t group, uint64
 	return block * d->d.fs_block_size;
 }
 
-/*
- * What ext4_free_blocks() (fs/ext4/mballoc.c) frees of [*off, *off + *len) on a bigalloc
- * filesystem: the tracepoint fires before it rounds the range to whole clusters, in or
- * out at each end as flags say (a partial cluster another extent still uses is not freed:
- * ext4_remove_blocks() frees it alone once it is not). false: nothing is freed.
- */
-static bool ext4_free_clusters(const struct rec_dev *d, uint32_t flags, uint64_t *off, uint64_t *len)
-{
-	uint64_t cl = (uint64_t)d->d.fs_block_size << d->ext4_cluster_bits, over = *off & (cl - 1);
-
-	if (over) {
-		if (d->ext4_nofree_first && (flags & d->ext4_nofree_first)) {
-			if (*len <= cl - over)
-				return false;
-			*off += cl - over;
-			*len -= cl - over;
-		} else {
-			*off -= over;
-			*len += over;
-		}
-	}
-	over = *len & (cl - 1);
-	if (over) {
-		if (d->ext4_nofree_last && (flags & d->ext4_nofree_last)) {
-			if (*len <= over)
-				return false;
-			*len -= over;
-		} else {
-			*len += cl - over;
-		}
-	}
-	return true;
-}
-
 static uint16_t blk_flags(uint32_t opfl)
 {
 	return (opfl & TR_FL_SYNC ? TS_F_SYNC : 0) | (opfl & TR_FL_FUA ? TS_F_FUA : 0) |
@@ -279,8 +247,9 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	case U_FS_BLOCKS:
 		rec.offset = e->a * bs;
 		rec.length = e->b * bs;
-		if (e->src == TR_EXT4_FREE && d->ext4_cluster_bits &&
-		    !ext4_free_clusters(d, e->opfl, &rec.offset, &rec.length))
+		if (e->src == TR_EXT4_FREE && d->ext4_cluster_bits &&	/* what it frees: whole clusters */
+		    !ts_ext4_free_clusters(c, d->ext4_nofree_first, d->ext4_nofree_last, e->opfl, &rec.offset,
+					   &rec.length))
 			return 0;
 		break;
 	case U_EXT4_CLUSTERS:
@@ -373,6 +342,8 @@ static int snap_extent(void *arg, uint64_t offset, uint64_t length)
 
 int recorder__snapshot(struct recorder *r, bool end, char *err, size_t errlen)
 {
+	if (end)
+		r->inflight_at_end = r->inflight;
 	for (size_t i = 0; i < r->ndevs; i++) {
 		struct snap_arg a = {
 			.r = r, .d = &r->devs[i], .now = ts_now_ns(),
@@ -464,11 +435,15 @@ void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed
 		expect = (int64_t)bl->snap[0] + (int64_t)bl->freed - (int64_t)bl->allocated;
 		rem = (int64_t)bl->snap[1] - expect;
 		fprintf(f, "%s (%s): free space %llu + FREE %llu - ALLOC %llu = %lld, end snapshot %llu: "
-			"remainder %s (%s of %s; metadata the events do not show)\n",
+			"remainder %s (%s of %s; metadata the events do not show",
 			r->devs[i].d.name, r->devs[i].d.fs, (unsigned long long)bl->snap[0],
 			(unsigned long long)bl->freed, (unsigned long long)bl->allocated, (long long)expect,
 			(unsigned long long)bl->snap[1], fig_format(FIG_BYTES, (double)rem, t, sizeof(t)),
 			fig_format(FIG_SHARE, r->devs[i].d.size ? (double)rem / (double)r->devs[i].d.size : 0.0, x, sizeof(x)),
 			fmt_bytes(r->devs[i].d.size, b, sizeof(b)));
+		if (r->inflight_at_end)	/* the settle gave up: ext4 frees discarded blocks once the discard is done */
+			fprintf(f, ", and %s of device commands still in flight at the end snapshot",
+				fmt_bytes(r->inflight_at_end, b, sizeof(b)));
+		fprintf(f, ")\n");
 	}
 }

@@ -35,7 +35,8 @@ struct tally {
 
 struct dev_tally {
 	uint32_t dev;
-	struct tally all;	/* every non-META record */
+	uint64_t records;	/* every non-META record */
+	struct tally cmds;	/* ISSUEs, any op: what the device was asked to do */
 	struct tally discard;	/* discard ISSUEs */
 	struct tally freed;	/* FREE records, unused preallocations apart */
 	struct tally prealloc;	/* FREE records of unused preallocations (ts_free_is_prealloc) */
@@ -122,8 +123,9 @@ static int account(struct info *s, const struct ts_record *r)
 	d = dev_slot(s, r->dev);
 	if (!d)
 		return -ENOMEM;
-	add(&d->all, r->length);
+	d->records++;	/* no sum of lengths across kinds: one discard is an INTENT, a BIO, an ISSUE and a DONE */
 	if (r->kind == TS_ISSUE) {
+		add(&d->cmds, r->length);
 		add(&s->op[r->op], r->length);
 		if (r->op == TS_OP_DISCARD) {
 			add(&d->discard, r->length);
@@ -248,8 +250,8 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 	for (unsigned m = 1; m <= TS_META_MAX; m++)
 		if (s->meta[m].n)
 			printf("%-14s %12" PRIu64 "\n", ts_meta_name(m), s->meta[m].n);
-	printf("\n%-10s %12s %14s %12s %14s %14s %13s\n", "device", "records", "bytes", "discards", "discard bytes",
-	       "freed", "discard/free");
+	printf("\n%-10s %12s %14s %12s %14s %14s %13s\n", "device", "records", "command bytes", "discards",
+	       "discard bytes", "freed", "discard/free");
 	for (size_t i = 0; i < s->ndev; i++) {
 		const struct dev_tally *d = &s->devs[i];
 		double x = discard_to_free(d);
@@ -257,7 +259,7 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 
 		fig_format(FIG_RATIO, x >= 0 ? x : NAN, ratio, sizeof(ratio));
 		printf("%-10s %12" PRIu64 " %14s %12" PRIu64 " %14s %14s %13s\n", ts_dev_str(d->dev, dev, sizeof(dev)),
-		       d->all.n, fmt_bytes(d->all.bytes, a, sizeof(a)), d->discard.n,
+		       d->records, fmt_bytes(d->cmds.bytes, a, sizeof(a)), d->discard.n,
 		       fmt_bytes(d->discard.bytes, b, sizeof(b)), fmt_bytes(d->freed.bytes, f, sizeof(f)), ratio);
 	}
 	for (size_t i = 0; i < s->ndev; i++) {
@@ -326,7 +328,7 @@ static json_t *info_json(const struct trace_reader *r, const struct info *s, con
 		double x = discard_to_free(t);
 
 		json_array_append_new(devs, json_pack("{sssIsIsIsIsIsIsosb}", "dev", ts_dev_str(t->dev, dev, sizeof(dev)),
-						       "records", (json_int_t)t->all.n, "bytes", (json_int_t)t->all.bytes,
+						       "records", (json_int_t)t->records, "command_bytes", (json_int_t)t->cmds.bytes,
 						       "discards", (json_int_t)t->discard.n,
 						       "discard_bytes", (json_int_t)t->discard.bytes,
 						       "freed_bytes", (json_int_t)t->freed.bytes,

@@ -77,7 +77,8 @@ static void usage(FILE *f)
 		"  -p, --policies LIST  policies, comma-separated; commas inside parentheses belong to\n"
 		"                       the policy: -p 'xfs,fstrim(interval=1w,minlen=64K),none'\n"
 		"                       (--policy, as replay spells it, is the same option)\n"
-		"  -M, --models LIST    device profiles (trimsim models), or target specs (file:PATH)\n"
+		"  -M, --models LIST    device profiles (trimsim models), or target specs (file:PATH),\n"
+		"                       each with its key=value options: -M 'sata-sf2281:trim_base=5ms,qd=1,nvme'\n"
 		"                       (--model is the same option)\n"
 		"  -j, --jobs N         cells replayed at once (default: online CPUs)\n"
 		"  -r, --runs N         repeat each cell N times (1..%d); meaningful on real targets, where\n"
@@ -164,6 +165,37 @@ int cli_split_top(const char *opt, const char *list, char **v, size_t *n, size_t
 	return 0;
 }
 
+/* "qd=1": an option of the item before it ("sata-sf2281:trim_base=5ms,qd=1"), not an item. */
+static bool option_item(const char *s)
+{
+	size_t k = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	return k && s[k] == '=';
+}
+
+int cli_split_models(const char *list, char **v, size_t *n, size_t max, char *err, size_t errlen)
+{
+	size_t first = *n, i, out;
+	char *joined;
+	int rc = cli_split_top("--models", list, v, n, max, err, errlen);
+
+	if (rc)
+		return rc;
+	for (i = out = first; i < *n; i++) {
+		if (out > first && option_item(v[i]) && strchr(v[out - 1], ':')) {
+			if (asprintf(&joined, "%s,%s", v[out - 1], v[i]) < 0)
+				return -ENOMEM;
+			free(v[out - 1]);
+			free(v[i]);
+			v[out - 1] = joined;
+		} else {
+			v[out++] = v[i];
+		}
+	}
+	*n = out;
+	return 0;
+}
+
 /* "table, json, csv, html or summary" or ".txt .json .csv .html .htm": from the format table. */
 static const char *format_list(bool exts, char *buf, size_t len)
 {
@@ -208,7 +240,7 @@ static int own_option(int c, const char *arg, void *ctx, char *err, size_t errle
 	case 'p':
 		return cli_split_top("--policies", arg, a->policies, &a->np, MAX_ITEMS, err, errlen);
 	case 'M':
-		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_ITEMS, err, errlen);
+		return cli_split_models(arg, a->profiles, &a->nm, MAX_ITEMS, err, errlen);
 	case 'q':
 		a->quiet = true;
 		return 0;

@@ -58,7 +58,8 @@ static void usage(FILE *f)
 		"versus `none`, write amplification on FTL profiles. The verdict (does discard matter on this\n"
 		"device?) decides which objective leads; a device that rejects discard is said so.\n"
 		"\n"
-		"  -M, --models LIST  device profiles (trimsim models)\n"
+		"  -M, --models LIST  device profiles (trimsim models), each with its key=value overrides:\n"
+		"                     -M 'sata-sf2281:trim_base=5ms,qd=1,nvme'\n"
 		"      --fs FS        the settings of this filesystem (default: the trace header's; an\n"
 		"                     unknown filesystem tries every family)\n"
 		"      --budget N     settings replayed per trace and profile, at most (default %d; the\n"
@@ -148,7 +149,7 @@ static int own_option(int c, const char *arg, void *ctx, char *err, size_t errle
 		a->quiet = true;
 		return 0;
 	case 'M':
-		return cli_split_top("--models", arg, a->profiles, &a->nm, MAX_PROFILES, err, errlen);
+		return cli_split_models(arg, a->profiles, &a->nm, MAX_PROFILES, err, errlen);
 	case 'o':
 		a->out = arg;
 		return 0;

@@ -20,7 +20,7 @@ struct report_probe {
 	uint64_t fg_last_done;		/* latest foreground completion */
 	uint64_t fg_queue_ns;		/* sum of foreground start - submit */
 	bool held_lost;			/* out of memory for the held intervals: fg_held_ns is a lower bound */
-	uint64_t freed, intended, trimmed;
+	uint64_t freed, intended, trimmed;	/* trimmed: bytes of discards done without error */
 	bool saw_free, saw_intent;
 	/* the trace's own discard commands: serial if none was issued while another was in flight */
 	uint64_t rec_discards;
@@ -220,7 +220,8 @@ static void discard_done(struct report_probe *p, const struct target_done *d)
 		return;
 	s->cmds[b]++;
 	s->bytes[b] += d->bytes;
-	p->trimmed += d->freed;
+	/* told the device about its bytes, mapped in a model or not: metrics.c's reclaim */
+	p->trimmed += d->bytes;
 	note_untrimmed(p, done);
 }
 

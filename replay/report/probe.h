@@ -11,8 +11,10 @@
  *    report draws or derives, over replay time:
  *     - the timeline: discard commands, bytes and device time completed per bin;
  *     - free not yet trimmed: bytes freed (FREE records, else INTENT records when
- *       the trace has no FREE layer) minus bytes the device unmapped since,
- *       clamped at 0 -- an approximation that ignores reallocation;
+ *       the trace has no FREE layer) minus the bytes of the discards that
+ *       completed without error since (as the reclaim figures of
+ *       replay/engine/metrics.c), clamped at 0 -- an approximation that
+ *       ignores reallocation;
  *     - workload end: the later of the last trace record and the last foreground
  *       completion (discards still draining after it do not delay the workload);
  *     - foreground held: wall time during which at least one foreground command

@@ -3,14 +3,17 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "traces/figure.h"
 #include "traces/opts.h"
 #include "replay/targets/calib.h"
+#include "replay/report/stats.h"
 #include "replay/report/svg.h"
 
 #define PIB 1125899906842624.0
 #define TIB 1099511627776.0
+#define JITTER_MAX 0.9	/* models/model_int.h: the jitter option's maximum */
 
 double calib__eval(const struct calib_fit *f, double x)
 {
@@ -64,6 +67,35 @@ int calib__fit(const struct calib_point *p, size_t n, struct calib_fit *out)
 		out->per_byte = Sxx > 0 ? Sxy / Sxx : 0;
 	}
 	rel_rms(p, n, out);
+	return 0;
+}
+
+/*
+ * The models draw a command's service time as fit x (1 + jitter x u), u uniform
+ * in [-1, 1) (models/sched.c jitter_factor()), whose relative deviations |u| x
+ * jitter have the median jitter / 2. So jitter is twice the median relative
+ * deviation of the points from the fit: the spread the model then draws is the
+ * one measured (the rms deviation it used to be is jitter / sqrt(3) of a
+ * uniform, and one cold 100 us command among 4 KiB ones at 11 us took it to
+ * the 0.9 clamp), and a few outliers do not decide it.
+ */
+int calib__jitter(const struct calib_point *p, size_t n, const struct calib_fit *f, double *out)
+{
+	double *e, y;
+	size_t i;
+
+	*out = 0;
+	if (!n)
+		return 0;
+	e = malloc(n * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		y = calib__eval(f, p[i].x);
+		e[i] = y > 0 ? fabs(p[i].y - y) / y : 0;
+	}
+	*out = 2 * stat_median_inplace(e, n);
+	free(e);
 	return 0;
 }
 
@@ -147,7 +179,12 @@ static unsigned profile_qd(const struct calib_result *r)
 
 static void describe(const struct calib_result *r, char *src, size_t len)
 {
-	char a[32], b[32], c[32], d[32], e[32], g[32], e1[32], e2[32], q1[32], q2[32];
+	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], e1[32], e2[32], q1[32], q2[32], jit[64];
+
+	if (r->jitter > JITTER_MAX)
+		snprintf(jit, sizeof(jit), "%.2f (%.3g measured, the models' limit)", JITTER_MAX, r->jitter);
+	else
+		snprintf(jit, sizeof(jit), "%.3g", r->jitter);
 
 	snprintf(src, len,
 		 "Measured by trimsim calibrate on %s (%s, %s) at %s, kernel %s, %s dispatch. "
@@ -156,7 +193,8 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 "ranges so the block layer cannot merge them; %zu points. Fitted latency = base + "
 		 "bytes / bw to each size's median by least squares weighted by 1/latency^2 (relative "
 		 "residuals): mapped base %s, bw %s/s (rms rel. error %s); unmapped base %s, bw %s/s "
-		 "(%s); jitter = rms relative spread of all mapped points around the fit. "
+		 "(%s); jitter %s: twice the median relative deviation of the mapped points from the fit "
+		 "(the models draw a uniform 1 +/- jitter, whose median deviation is jitter / 2). "
 		 "4 KiB write during a discard took %s vs %s idle (discard %s): %s. QD sweep "
 		 "(64 KiB discards): %s at QD1, best %s at QD%u, so channels = %u. qd = %u: "
 		 "the depth the device target dispatches at by default, so this model and a replay "
@@ -168,10 +206,10 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 		 fig_format(FIG_SHARE, r->trim.rel_rms, e1, sizeof(e1)),
 		 fmt_duration((uint64_t)(r->trim_unmapped.base * 1e9), c, sizeof(c)),
 		 bw(&r->trim_unmapped) > 0 ? fmt_bytes((uint64_t)bw(&r->trim_unmapped), d, sizeof(d)) : "unlimited",
-		 fig_format(FIG_SHARE, r->trim_unmapped.rel_rms, e2, sizeof(e2)),
+		 fig_format(FIG_SHARE, r->trim_unmapped.rel_rms, e2, sizeof(e2)), jit,
 		 fmt_duration((uint64_t)(r->busy_write * 1e9), e, sizeof(e)),
 		 fmt_duration((uint64_t)(r->idle_write * 1e9), g, sizeof(g)),
-		 fmt_duration((uint64_t)(r->busy_discard * 1e9), a, sizeof(a)),
+		 fmt_duration((uint64_t)(r->busy_discard * 1e9), h, sizeof(h)),
 		 !r->queued_known ? "discards too fast to tell queued from non-queued (assumed non-queued)" :
 		 r->queued_trim ? "writes pass discards (queued TRIM)" :
 				  "writes wait for discards (non-queued TRIM)",
@@ -182,7 +220,7 @@ static void describe(const struct calib_result *r, char *src, size_t len)
 json_t *calib__profile(const struct calib_result *r)
 {
 	json_t *o = json_object();
-	char src[2048], desc[512];
+	char src[3072], desc[512];
 	int rc = 0;
 
 	if (!o)
@@ -201,7 +239,7 @@ json_t *calib__profile(const struct calib_result *r)
 	rc |= set(o, "max_discard_segments", json_integer(r->max_segments ? r->max_segments : 1));
 	rc |= set(o, "discard_granularity",
 		  json_integer((json_int_t)fmin(fmax((double)r->granularity, 512), 1073741824)));
-	rc |= set(o, "jitter", json_real(fmin(fmax(r->jitter, 0), 0.9)));
+	rc |= set(o, "jitter", json_real(fmin(fmax(r->jitter, 0), JITTER_MAX)));
 	rc |= set(o, "read_base", dur(r->read.base));
 	rc |= set(o, "write_base", dur(r->write.base));
 	rc |= set(o, "flush_base", dur(r->flush));

@@ -34,6 +34,12 @@ struct calib_fit {
 int calib__fit(const struct calib_point *p, size_t n, struct calib_fit *out);
 double calib__eval(const struct calib_fit *f, double x);
 
+/*
+ * The models' jitter (service x (1 +/- jitter), uniform) that spreads like the
+ * points around the fit: twice their median relative deviation. 0 or -ENOMEM.
+ */
+int calib__jitter(const struct calib_point *p, size_t n, const struct calib_fit *f, double *out);
+
 struct calib_series {
 	const char *name;
 	size_t color;			/* svg_color() palette index */
@@ -52,7 +58,7 @@ struct calib_result {
 	uint32_t max_segments;
 	struct calib_fit trim, trim_unmapped, write, read;
 	double flush;			/* seconds, median */
-	double jitter;			/* rms relative spread of the mapped points around the fit */
+	double jitter;			/* calib__jitter() of the mapped points around the fit */
 	unsigned best_qd, channels;	/* QD sweep: the depth of best throughput, best / QD1 throughput */
 	unsigned dispatch_qd;		/* the depth the device target dispatched at (the profile's qd) */
 	double qd1_iops, best_iops;

@@ -418,8 +418,6 @@ static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_resul
 {
 	static struct size_points sp;
 	uint64_t big;
-	double e, sum = 0;
-	size_t i;
 	int rc;
 
 	fprintf(stderr, "calibrate: discard sizes (mapped, then already unmapped)\n");
@@ -430,11 +428,8 @@ static int calibrate(struct cal *c, const struct cal_opts *o, struct calib_resul
 	if ((rc = calib__fit(sp.map_med, sp.nmed, &r->trim)) ||
 	    (rc = calib__fit(sp.unmap_med, sp.nmed, &r->trim_unmapped)))
 		return ts_errf(err, errlen, rc, "%s: fit: no usable points", o->device);
-	for (i = 0; i < sp.n; i++) {	/* spread of every mapped point around the fit */
-		e = (sp.map[i].y - calib__eval(&r->trim, sp.map[i].x)) / calib__eval(&r->trim, sp.map[i].x);
-		sum += e * e;
-	}
-	r->jitter = sqrt(sum / (double)sp.n);
+	if ((rc = calib__jitter(sp.map, sp.n, &r->trim, &r->jitter)))	/* every mapped point around the fit */
+		return ts_errf(err, errlen, rc, "out of memory");
 	fprintf(stderr, "calibrate: writes, reads, flushes\n");
 	if ((rc = sweep_rw(c, r)))
 		return ts_errf(err, errlen, rc, "%s: write/read sweep: %s", o->device, strerror(-rc));

@@ -73,8 +73,10 @@ void rd_slot_finish(struct rd_io *io, uint32_t idx)
 	s->d.done_ns = rd_now(io);
 	s->state = RS_DONE;
 	io->st.completed++;
-	if (s->d.error)
+	if (s->d.error) {
 		io->st.errors++;
+		s->d.freed = 0;		/* a failed discard unmapped nothing (add_discard() counted its granules) */
+	}
 	rd_fifo_push(&io->done, idx);
 }
 

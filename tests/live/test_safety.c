@@ -11,7 +11,7 @@
  *   - --file: a loop device's backing file, an active swap file, and a file
  *     with data without --destructive are refused; a sparse one is not;
  *   - failed device commands (ENOSPC) make replay and compare exit non-zero
- *     with one line, and the result counts them per errno;
+ *     with one line, and the result counts them per errno; failed discards free nothing;
  *   - compare of a model against a device at another queue depth warns.
  */
 #include <criterion/criterion.h>
@@ -320,6 +320,41 @@ Test(safety, failed_commands_fail_the_run)
 	cr_assert_not_null(strstr(err, " commands failed (ENOSPC "), "%s", err);
 	cr_assert_eq(th_lines(err), 1, "%s", err);
 	free(err);
+}
+
+/*
+ * A discard that failed unmapped nothing: ramfs has no fallocate, so every hole
+ * punch fails with EOPNOTSUPP, and device_freed_bytes must stay 0 (the target
+ * counted each discard's granules at submit: 262144 bytes "unmapped" by 4
+ * failed discards).
+ */
+Test(safety, failed_discards_free_nothing)
+{
+	char img[700], trace[600], res[600], args[2048], cmd[1400], *err = NULL;
+	const char *dir = lv_path("ram");
+	json_t *r, *d;
+	json_error_t je;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && mount -t ramfs trimsim-test '%s'", dir, dir);
+	lv_sh(cmd);
+	lv_push(LV_MOUNT, dir);
+	snprintf(img, sizeof(img), "%s/f.img", dir);
+	snprintf(trace, sizeof(trace), "%s", lv_path("t.jsonl"));
+	snprintf(res, sizeof(res), "%s", lv_path("r.json"));
+	write_trace(trace, 0, 4, 1 * MIB, 0);
+	snprintf(args, sizeof(args), "replay '%s' -p passthrough --file '%s' -q -o '%s'", trace, img, res);
+	rc = trimsim(args, &err);
+	cr_assert_eq(rc, 1, "exit %d: %s", rc, err ? err : "");
+	free(err);
+	r = json_load_file(res, 0, &je);
+	cr_assert_not_null(r, "%s", je.text);
+	d = json_object_get(r, "discard");
+	cr_assert_eq(json_integer_value(json_object_get(d, "commands")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(d, "errors_by_errno"), "EOPNOTSUPP")), 4,
+		     "%s", json_dumps(d, 0));
+	cr_assert_eq(json_integer_value(json_object_get(d, "device_freed_bytes")), 0);
+	json_decref(r);
 }
 
 /* ---- queue depths (issue 16, item 3) ---- */

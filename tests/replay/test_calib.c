@@ -161,3 +161,55 @@ Test(calib, profile_loads_even_from_extreme_fits)
 	cr_assert_not_null(mp, "%s", err);
 	model_profile__free(mp);
 }
+
+/*
+ * The source states each figure the calibration measured: the discard the
+ * queued-TRIM test timed is its own figure, not the fitted base (describe()
+ * formatted both into one buffer, so both read the same: "(discard 10.5 us)"
+ * beside a printed "discard 182 us").
+ */
+Test(calib, source_names_the_discard_the_write_waited_for)
+{
+	struct calib_result r = { .size = 1 << 30, .discard_max = 1 << 30, .granularity = 4096,
+				  .max_segments = 1, .trim = { 10.5e-6, 1e-10, 0.01, 8 },
+				  .trim_unmapped = { 7e-6, 0, 0.01, 8 }, .write = { 2e-5, 1e-9, 0, 8 },
+				  .read = { 1e-5, 1e-9, 0, 8 }, .flush = 1e-4, .best_qd = 4, .channels = 1,
+				  .dispatch_qd = 32, .idle_write = 8.5e-6, .busy_write = 182e-6,
+				  .busy_discard = 181e-6, .queued_known = true };
+	json_t *p = calib__profile(&r);
+	const char *src;
+
+	cr_assert_not_null(p);
+	src = json_string_value(json_object_get(p, "source"));
+	cr_assert_not_null(strstr(src, "mapped base 10.5 us"), "%s", src);
+	cr_assert_not_null(strstr(src, "took 182 us vs 8.5 us idle (discard 181 us)"), "%s", src);
+	json_decref(p);
+}
+
+/*
+ * jitter is the models' own parameter (service x (1 + jitter x u), u uniform in
+ * [-1, 1)): points spread that way around the fit give it back, and one cold
+ * command at 10x does not move it (the rms spread it was read 0.2 / sqrt(3) for
+ * the first and hit the 0.9 clamp with the second).
+ */
+Test(calib, jitter_is_the_models_uniform_spread)
+{
+	struct calib_point p[201];
+	struct calib_fit f = { .base = 10e-6, .per_byte = 1e-10 };
+	double j, x, fit;
+	size_t i;
+
+	for (i = 0; i < 200; i++) {
+		x = 4096 << (i % 8);
+		fit = calib__eval(&f, x);
+		/* u evenly over [-1, 1): the deviations a 0.2 jitter draws */
+		p[i] = (struct calib_point){ x, fit * (1 + 0.2 * (((double)i + 0.5) / 100.0 - 1)) };
+	}
+	cr_assert_eq(calib__jitter(p, 200, &f, &j), 0);
+	cr_assert_float_eq(j, 0.2, 0.005, "jitter %g", j);
+	p[200] = (struct calib_point){ 4096, calib__eval(&f, 4096) * 10 };
+	cr_assert_eq(calib__jitter(p, 201, &f, &j), 0);
+	cr_assert_float_eq(j, 0.2, 0.005, "one outlier: jitter %g", j);
+	cr_assert_eq(calib__jitter(p, 0, &f, &j), 0);
+	cr_assert_eq(j, 0);
+}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "tests/common/helpers.h"
+#include "replay/cli.h"
 #include "replay/report/report.h"
 
 struct bad_case {
@@ -39,6 +40,9 @@ ParameterizedTestParameters(compare_cli, bad_input)
 		{ .args = "TRACE -p 'xfs(bogus=1)' -M nvme",
 		  .msg = "--policies 'xfs(bogus=1)': policy: preset 'xfs' has no option 'bogus' (options: " },
 		{ .args = "TRACE -p xfs -M nvme,nosuch", .msg = "--models 'nosuch': unknown profile 'nosuch' (known: " },
+		/* a profile's overrides after the first are its own, not profiles ("unknown profile 'qd=0'") */
+		{ .args = "TRACE -p xfs -M 'nvme:trim_base=1ms,qd=0'",
+		  .msg = "--models 'nvme:trim_base=1ms,qd=0': models/profiles/nvme.json: override: option 'qd': 0 is out" },
 		{ .args = "TRACE -p xfs -M 'model:nvme:trim_base=-1'",
 		  .msg = "--models 'model:nvme:trim_base=-1': models/profiles/nvme.json: override: option 'trim_base'" },
 		/* bad traces: exit 1 (bad input), the reader's message with the file and offset */
@@ -108,4 +112,38 @@ Test(compare_cli, help_lists_the_format_table)
 	cr_assert_null(report_format_by_name("pdf"));
 	cr_assert_null(report_format_by_ext(".xlsx"));
 	free(o);
+}
+
+/* -M LIST: top-level commas split items, except before a "key=value" that belongs to the item before it. */
+struct split_case {
+	char list[96];
+	size_t n;
+	char want[4][64];
+};
+
+ParameterizedTestParameters(compare_cli, models_list)
+{
+	static struct split_case cases[] = {
+		{ "nvme,sata-sf2281", 2, { "nvme", "sata-sf2281" } },
+		{ "sata-sf2281:trim_base=5ms,qd=1,nvme", 2, { "sata-sf2281:trim_base=5ms,qd=1", "nvme" } },
+		{ "nvme,model:sdcard:qd=1,jitter=0.1", 2, { "nvme", "model:sdcard:qd=1,jitter=0.1" } },
+		{ "file:/tmp/x.img,qd=4,nvme:qd=2", 2, { "file:/tmp/x.img,qd=4", "nvme:qd=2" } },
+		/* no item before it with options: an item of its own (an unknown profile, said so) */
+		{ "nvme,qd=1", 2, { "nvme", "qd=1" } },
+		{ "qd=1,nvme", 2, { "qd=1", "nvme" } },
+	};
+	return cr_make_param_array(struct split_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct split_case *c, compare_cli, models_list)
+{
+	char *v[8], err[256] = "";
+	size_t n = 0;
+
+	cr_assert_eq(cli_split_models(c->list, v, &n, 8, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(n, c->n, "%s: %zu items", c->list, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(v[i], c->want[i], "%s: item %zu", c->list, i);
+		free(v[i]);
+	}
 }

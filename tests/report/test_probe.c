@@ -311,3 +311,33 @@ ParameterizedTest(struct fg_case *fc, probe, foreground_stall_and_write_p99)
 	metrics__free(m);
 	free(c);
 }
+
+/*
+ * The untrimmed series counts what the discards told the device, as the
+ * result's reclaim figures do (metrics.c): a discard a model found already
+ * unmapped (freed 0: repeated, or below its granularity) still told it. It
+ * subtracted target_done.freed, so the chart kept every byte freed on sdcard
+ * (242 MB for ext4-discard-churn as-recorded) where reclaim.untrimmed_bytes
+ * said 99 MB.
+ */
+Test(probe, untrimmed_counts_discarded_bytes_as_reclaim_does)
+{
+	struct report_cell *c = calloc(1, sizeof(*c));
+	struct report_probe *p = report_probe__new(c, false);
+	struct engine_observer ob;
+	struct ts_record fr = { .time_ns = 1000000, .length = 1 << 20, .kind = TS_FREE };
+	struct target_done d = { .submit_ns = 2000000, .start_ns = 2000000, .done_ns = 2500000,
+				 .bytes = 1 << 18, .freed = 0, .op = TS_OP_DISCARD, .klass = TC_DISCARD };
+
+	report_probe__observer(p, &ob);
+	ob.start(ob.arg, 0, 0);
+	ob.record(ob.arg, &fr);
+	ob.done(ob.arg, &d);
+	c->makespan_ns = 4000000;
+	report_probe__finish(p);
+	cr_assert_eq(c->series.bin_ns, 1000000);
+	cr_assert_eq(c->series.untrimmed[1], 1 << 20);
+	cr_assert_eq(c->series.untrimmed[2], (1 << 20) - (1 << 18), "%lu", (unsigned long)c->series.untrimmed[2]);
+	report_probe__destroy(p);
+	free(c);
+}

@@ -10,7 +10,9 @@
  *   block:block_rq_complete          -> DONE, latency paired with the issue (dev, sector, op)
  *   xfs:xfs_free_extent              -> FREE   (agno, agbno, len in fs blocks)
  *   xfs:xfs_discard_extent           -> INTENT (agno, agbno, len; type rtg skipped)
- *   ext4:ext4_free_blocks            -> FREE   (block, count in blocks; ino)
+ *   ext4:ext4_free_blocks            -> FREE   (block, count in blocks; ino); on bigalloc the whole
+ *                                       clusters ext4_free_blocks() frees (traces/ext4free.h, with
+ *                                       the flag values the file's print format gives)
  *   ext4:ext4_discard_blocks         -> INTENT (blk, count in blocks); FITRIM flag when an
  *                                       ext4_trim_extent of a non-kworker task announced it
  *   ext4:ext4_trim_extent            -> (group, start, len in clusters) see struct trim_note
@@ -38,6 +40,7 @@
 #include <trace-cmd.h>
 #include <event-parse.h>
 
+#include "traces/ext4free.h"
 #include "traces/rwbs.h"
 #include "traces/util.h"
 #include "traces/import/fsgeom.h"
@@ -117,6 +120,7 @@ struct tc_state {
 	struct inflight *fl;
 	struct tc_out *out;	/* to the parent (tc_import_child()) */
 	struct tc_geom g;
+	uint32_t nofree_first, nofree_last;	/* ext4_free_blocks() flags of the traced kernel */
 	uint64_t nrec;
 	uint64_t skipped;
 };
@@ -284,7 +288,7 @@ static bool trim_noted(struct tc_state *s, int pid, uint64_t offset, uint64_t le
 static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, struct tep_record *rec,
 		    struct ts_record *r, char *err, size_t errlen)
 {
-	uint64_t dev = 0, a = 0, b = 0, c = 0, ino = 0, ma, mi, type;
+	uint64_t dev = 0, a = 0, b = 0, c = 0, ino = 0, ma, mi, type, cl;
 	int ret;
 
 	if (which == EV_JBD2_COMMIT || which == EV_XLOG_DONE) {
@@ -340,6 +344,17 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 		r->length = c;
 		if (!lin(&r->offset, s->g.bs, 0) || !lin(&r->length, s->g.bs, 0))
 			return out_of_range(s, e, err, errlen);
+		cl = s->g.cratio * s->g.bs;	/* fsgeom.c: cratio <= 2^15, bs <= 64 KiB */
+		if (s->g.cratio > 1 && !(cl & (cl - 1))) {	/* bigalloc: what it frees, whole clusters */
+			uint64_t fl = 0;
+
+			fnum(e, rec, "flags", &fl);
+			if (r->offset > UINT64_MAX - 2 * cl || r->length > UINT64_MAX - 2 * cl)
+				return out_of_range(s, e, err, errlen);
+			if (!ts_ext4_free_clusters(cl, s->nofree_first, s->nofree_last, (uint32_t)fl, &r->offset,
+						   &r->length))
+				return 0;
+		}
 		break;
 	case EV_EXT4_DISCARD:
 		if ((ret = need(s, e, rec, "blk", &a, err, errlen)) || (ret = need(s, e, rec, "count", &c, err, errlen)))
@@ -397,6 +412,33 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
  * common-type-past-record.dat): both fields are found once (tc_file()) and checked
  * against each record before libtraceevent reads them.
  */
+/*
+ * The traced kernel's EXT4_FREE_BLOCKS_NOFREE_FIRST/LAST_CLUSTER, from the values its
+ * ext4_free_blocks print format gives them (__print_flags(REC->flags, ..., { 0x0010,
+ * "1ST_CLUSTER" }, ...)), as the recorder reads them from tracefs (tracer/devices.c):
+ * a format that names neither rounds every free out to whole clusters.
+ */
+static void ext4_free_flags(struct tc_state *s)
+{
+	const struct tep_event *e = s->ev[EV_EXT4_FREE];
+	const struct tep_print_arg *a;
+	const struct tep_print_flag_sym *f;
+
+	s->nofree_first = s->nofree_last = 0;
+	for (a = e ? e->print_fmt.args : NULL; a; a = a->next) {
+		if (a->type != TEP_PRINT_FLAGS)
+			continue;
+		for (f = a->flags.flags; f; f = f->next) {
+			if (!f->str || !f->value)
+				continue;
+			if (!strcmp(f->str, TS_EXT4_NOFREE_FIRST_NAME))
+				s->nofree_first = (uint32_t)strtoul(f->value, NULL, 0);
+			else if (!strcmp(f->str, TS_EXT4_NOFREE_LAST_NAME))
+				s->nofree_last = (uint32_t)strtoul(f->value, NULL, 0);
+		}
+	}
+}
+
 static void common_find(struct tc_state *s)
 {
 	static const char *const names[2] = { "common_type", "common_pid" };
@@ -613,6 +655,7 @@ int tc_import_child(const char *path, const void *arg, size_t arglen, int out)
 	for (int i = 0; i < EV_N; i++)
 		s.ev[i] = tep_find_event_by_name(s.tep, tc_events[i].sys, tc_events[i].name);
 	common_find(&s);
+	ext4_free_flags(&s);
 	tracecmd_iterate_events_multi(hs, nb + 1, tc_callback, &it);
 	ret = it.ret < 0 ? it.ret : 0;
 out:
