@@ -301,6 +301,7 @@ static struct cli_case cli_cases[] = {
 	{ .args = "-m /", .status = 2, .msg = "-o FILE is required" },
 	{ .args = "-o x --backend foo", .status = 2, .msg = "--backend 'foo'" },
 	{ .args = "-o x --duration soon", .status = 2, .msg = "--duration 'soon'" },
+	{ .args = "-o x --settle later", .status = 2, .msg = "--settle 'later': expected a duration" },
 	{ .args = "-o x --ringbuf-size 12", .status = 2, .msg = "--ringbuf-size '12'" },
 	{ .args = "-o x --bogus", .status = 2, .msg = "'--bogus'" },
 	{ .args = "-o x stray", .status = 2, .msg = "unexpected 'stray'" },
