@@ -87,7 +87,7 @@ $(BUILD)/san/trimsim-built: $(BUILD)/san/trimsim
 
 $(BUILD)/san/tests/%: tests/%.c $(SAN_TEST_COMMON) $(BUILD)/san/libtrimsim.a $(SAN_TRACER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -o $@ $^ $(PKG_LIBS) -lcriterion
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -MMD -MP -MF $@.d -MT $@ -o $@ $(filter-out %.h,$^) $(PKG_LIBS) -lcriterion
 
 TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BUILD)/trimsim) \
 	TRIMSIM_SRC=$(abspath .) TRIMSIM_BUILD=$(abspath $(BUILD)) \
