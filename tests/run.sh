@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs Criterion suites one after another and prints one closing line:
+# Runs Criterion suites and prints one closing line:
 #   "tests: N passed, N failed, N skipped"
 # followed by "; failed suites: A B" when any suite failed. A suite fails when
 # a test fails, when it exits non-zero or is killed (a crash, LeakSanitizer's
@@ -11,11 +11,18 @@
 # teardown", even if Criterion counted every test as passed. A suite that
 # failed only that way counts as one failed test. Exit status 1 if any failed.
 # Usage: tests/run.sh SUITE...   (suites under a live/ directory run one test at a time)
+#
+# Two lanes: the live suites one after another (each one test at a time: they are
+# mostly waiting on devices, so a core is free), beside them the other suites one
+# after another (each on every core, as Criterion runs them). Each lane prints a
+# suite's output when the suite ends; the live lane's output follows the other's.
 set -u
-passed=0 failed=0 skipped=0 bad=
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-for t in "$@"; do
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# suite PATH LANE: runs one suite, prints its output, adds "pass fail skip [PATH]" to $tmp/LANE.
+suite() {
+	t=$1 log=$tmp/$2.log
 	echo "== $t"
 	case $t in */live/*) jobs=-j1 ;; *) jobs= ;; esac
 	"$t" --short-filename --verbose $jobs >"$log" 2>&1
@@ -37,14 +44,51 @@ for t in "$@"; do
 	[ "$st" -ne 0 ] && why="${why:+$why, }exit $st"
 	reports=$(grep -cE 'Sanitizer|runtime error|crashed during its setup or teardown' "$log")
 	[ "$reports" -ne 0 ] && why="${why:+$why, }$reports sanitizer/teardown report lines"
-	passed=$((passed + pass)); skipped=$((skipped + skip))
+	bad=
 	if [ -n "$why" ]; then
 		echo "$t: FAILED ($why)"
 		[ "$fail" -eq 0 ] && fail=1
-		bad="$bad $t"
+		bad=$t
 	fi
-	failed=$((failed + fail))
+	echo "$pass $fail $skip $bad" >>"$tmp/$2"
+}
+
+# lane NAME SUITE...: the suites one after another.
+lane() {
+	name=$1
+	shift
+	: >"$tmp/$name"
+	for t in "$@"; do
+		suite "$t" "$name"
+	done
+}
+
+units='' lives=''
+for t in "$@"; do
+	case $t in
+	*/live/*) lives="$lives $t" ;;
+	*) units="$units $t" ;;
+	esac
 done
+# shellcheck disable=SC2086
+if [ -n "$units" ] && [ -n "$lives" ]; then
+	lane live $lives >"$tmp/live.out" &
+	lane unit $units
+	wait
+	cat "$tmp/live.out"
+else
+	lane unit $units
+	lane live $lives
+fi
+
+passed=0 failed=0 skipped=0 bad=
+while read -r p f s b; do
+	[ -n "$p" ] || continue
+	passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+	[ -n "$b" ] && bad="$bad $b"
+done <<END
+$(cat "$tmp/unit" "$tmp/live")
+END
 if [ -n "$bad" ]; then
 	echo "tests: $passed passed, $failed failed, $skipped skipped; failed suites:$bad"
 	exit 1
