@@ -12,19 +12,19 @@
  *
  * Every applicable cell is replayed onto a regular file (a real-time target:
  * the lag and the late completions are real), two replays at a time on files of
- * their own (live suites run one test at a time: the second core is free). The
- * loop device takes a cover of the matrix: every trace once, with the
- * applicable preset the device has replayed least so far, so every preset that
- * applies to two traces or more is replayed on at least two (with today's
- * corpus, each preset of the FREE and INTENT layers on an ext4 and an XFS
- * trace). What a device adds to a file is per command, not per cell: discards
- * shrunk to whole logical blocks, io_uring on a block device, the kernel's own
- * checks, the O_EXCL claim. Records past a trace's device end fail when the
- * trace is read, whatever the target. The costly part of a device replay is the
- * trace's own writes, the same for every preset of a trace: each trace's writes
- * once and each preset's commands on two traces reach the paths the whole
- * matrix reached there with 29 device replays instead of 226 (the two full
- * matrices took 109 s of a 15 min CI run, the device more than half of it).
+ * their own (a replay keeps one core busy; CI has two). The loop device takes a
+ * cover of the matrix: every trace once, with the applicable preset the device
+ * has replayed least so far, so every preset that applies to two traces or more
+ * is replayed on at least two (with today's corpus, each preset of the FREE and
+ * INTENT layers on an ext4 and an XFS trace). What a device adds to a file is
+ * per command, not per cell: discards shrunk to whole logical blocks, io_uring
+ * on a block device, the kernel's own checks, the O_EXCL claim. Records past a
+ * trace's device end fail when the trace is read, whatever the target. The
+ * costly part of a device replay is the trace's own writes, the same for every
+ * preset of a trace: each trace's writes once and each preset's commands on two
+ * traces reach the paths the whole matrix reached there with 29 device replays
+ * instead of 226 (the two full matrices took 109 s of a 15 min CI run, the
+ * device more than half of it).
  *
  * And the device is released on an early return: a replay that fails with
  * commands in flight on a slow device leaves it free for an O_EXCL open at once
@@ -149,10 +149,7 @@ static void replay_cell(const char *trace, const char *preset, const char *targe
 	(*n)++;
 }
 
-/*
- * File replays run two at a time (the live suites run one test at a time, so the
- * second core is idle): each slot has its own file, result and stderr.
- */
+/* File replays run two at a time: each slot has its own file, result and stderr. */
 struct file_slot {
 	pid_t pid;		/* 0: free */
 	char what[600], file[600], res[600], err[600];
