@@ -13,16 +13,16 @@
 # Usage: tests/run.sh SUITE...   (suites under a live/ directory run one test at a time)
 #
 # Two lanes: the live suites one after another (each one test at a time: they are
-# mostly waiting on devices, so a core is free), beside them the other suites one
-# after another (each on every core, as Criterion runs them). Each lane prints a
-# suite's output when the suite ends; the live lane's output follows the other's.
+# mostly waiting on devices), beside them the other suites one after another (each
+# on every core, as Criterion runs them). The live lane is this script again, with
+# RUN_SH_LANE naming the file its counts go to; its output follows the other lane's.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# suite PATH LANE: runs one suite, prints its output, adds "pass fail skip [PATH]" to $tmp/LANE.
+# suite PATH TALLY: runs one suite, prints its output, adds "pass fail skip [PATH]" to TALLY.
 suite() {
-	t=$1 log=$tmp/$2.log
+	t=$1 tally=$2 log=$tmp/log
 	echo "== $t"
 	case $t in */live/*) jobs=-j1 ;; *) jobs= ;; esac
 	"$t" --short-filename --verbose $jobs >"$log" 2>&1
@@ -50,35 +50,39 @@ suite() {
 		[ "$fail" -eq 0 ] && fail=1
 		bad=$t
 	fi
-	echo "$pass $fail $skip $bad" >>"$tmp/$2"
+	echo "$pass $fail $skip $bad" >>"$tally"
 }
 
-# lane NAME SUITE...: the suites one after another.
+# lane unit|live TALLY SUITE...: the suites of that lane, one after another.
 lane() {
-	name=$1
-	shift
-	: >"$tmp/$name"
+	which=$1 tally=$2
+	shift 2
 	for t in "$@"; do
-		suite "$t" "$name"
+		case $t in */live/*) [ "$which" = live ] || continue ;; *) [ "$which" = unit ] || continue ;; esac
+		suite "$t" "$tally"
 	done
 }
 
-units='' lives=''
+if [ -n "${RUN_SH_LANE:-}" ]; then	# the live lane of another run.sh: its counts only
+	lane live "$RUN_SH_LANE" "$@"
+	exit 0
+fi
+
+units=0 lives=0
 for t in "$@"; do
-	case $t in
-	*/live/*) lives="$lives $t" ;;
-	*) units="$units $t" ;;
-	esac
+	case $t in */live/*) lives=$((lives + 1)) ;; *) units=$((units + 1)) ;; esac
 done
-# shellcheck disable=SC2086
-if [ -n "$units" ] && [ -n "$lives" ]; then
-	lane live $lives >"$tmp/live.out" &
-	lane unit $units
+: >"$tmp/unit"
+: >"$tmp/live"
+if [ "$units" -gt 0 ] && [ "$lives" -gt 0 ]; then
+	# an asynchronous command starts with SIGINT and SIGQUIT ignored: env gives the live suites the defaults
+	RUN_SH_LANE=$tmp/live env --default-signal=INT,QUIT sh "$0" "$@" >"$tmp/live.out" 2>&1 &
+	lane unit "$tmp/unit" "$@"
 	wait
 	cat "$tmp/live.out"
 else
-	lane unit $units
-	lane live $lives
+	lane unit "$tmp/unit" "$@"
+	lane live "$tmp/live" "$@"
 fi
 
 passed=0 failed=0 skipped=0 bad=
