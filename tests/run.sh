@@ -93,6 +93,11 @@ while read -r p f s b; do
 done <<END
 $(cat "$tmp/unit" "$tmp/live")
 END
+ran=$(grep -c . "$tmp/live")
+if [ "$ran" -ne "$lives" ]; then	# the lane itself failed (env, sh): its suites must not just vanish
+	echo "tests/run.sh: the live lane ran $ran of its $lives suites"
+	failed=$((failed + 1)); bad="$bad (live lane)"
+fi
 if [ -n "$bad" ]; then
 	echo "tests: $passed passed, $failed failed, $skipped skipped; failed suites:$bad"
 	exit 1

@@ -8,7 +8,7 @@
  * tests/runner/suite_*.c (runner.mk builds them for this test only); "live/NAME"
  * is the same suite under a live/ directory (a symlink), which run.sh runs in its
  * second lane, beside the others: its counts and its name still reach the closing
- * line, after those of the other lane.
+ * line, after those of the other lane, and a lane that cannot start fails the run.
  */
 #include <unistd.h>
 #include <criterion/criterion.h>
@@ -25,6 +25,7 @@ struct run_case {
 	int rc;
 	char closing[160];	/* the closing line, %1$s the suite directory, %2$s its live/ twin */
 	char output[64];	/* also in the output */
+	bool broken_env;	/* an env(1) that fails first in PATH: the live lane cannot start */
 };
 
 ParameterizedTestParameters(run_sh, closing_line)
@@ -54,6 +55,9 @@ ParameterizedTestParameters(run_sh, closing_line)
 		  .output = "live/suite_exit: FAILED (exit 3)" },
 		{ .suites = "live/suite_clean live/suite_skip", .rc = 0, .closing = "tests: 1 passed, 0 failed, 1 skipped",
 		  .output = "[SKIP] runner_skip::skips: not here: the reason" },
+		{ .suites = "suite_clean live/suite_clean", .rc = 1,
+		  .closing = "tests: 1 passed, 1 failed, 0 skipped; failed suites: (live lane)",
+		  .output = "the live lane ran 0 of its 1 suites", .broken_env = true },
 	};
 
 	return cr_make_param_array(struct run_case, cases, sizeof(cases) / sizeof(cases[0]));
@@ -84,8 +88,15 @@ ParameterizedTest(struct run_case *c, run_sh, closing_line, .init = th_dir_init,
 	 * runs under; BXFI_MAP would make the inner suites take themselves for
 	 * Criterion's sandboxed test processes.
 	 */
-	snprintf(cmd, sizeof(cmd), "unset BXFI_MAP GMON_OUT_PREFIX; ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "
-		 "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 '%s/tests/run.sh'%s 2>&1", th_src(), suites);
+	if (c->broken_env) {
+		snprintf(cmd, sizeof(cmd), "mkdir '%1$s/bin' && printf '#!/bin/sh\\nexit 125\\n' > '%1$s/bin/env' && "
+			 "chmod +x '%1$s/bin/env'", th_dir());
+		cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	}
+	snprintf(cmd, sizeof(cmd), "unset BXFI_MAP GMON_OUT_PREFIX; %s%s%sASAN_OPTIONS=detect_leaks=1:abort_on_error=1 "
+		 "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 '%s/tests/run.sh'%s 2>&1",
+		 c->broken_env ? "PATH='" : "", c->broken_env ? th_dir() : "", c->broken_env ? "/bin':$PATH " : "",
+		 th_src(), suites);
 	rc = th_run(cmd, &out, NULL);
 	cr_assert_not_null(out);
 	cr_assert_eq(rc, c->rc, "%s: exit %d, expected %d:\n%s", c->suites, rc, c->rc, out);
