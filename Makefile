@@ -87,13 +87,14 @@ $(BUILD)/san/trimsim-built: $(BUILD)/san/trimsim
 
 $(BUILD)/san/tests/%: tests/%.c $(SAN_TEST_COMMON) $(BUILD)/san/libtrimsim.a $(SAN_TRACER_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -o $@ $^ $(PKG_LIBS) -lcriterion
+	$(CC) $(BASE_CFLAGS) $(SAN_CFLAGS) -MMD -MP -MF $@.d -MT $@ -o $@ $(filter-out %.h,$^) $(PKG_LIBS) -lcriterion
 
 TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BUILD)/trimsim) \
 	TRIMSIM_SRC=$(abspath .) TRIMSIM_BUILD=$(abspath $(BUILD)) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-# Unit suites run in parallel inside Criterion; live suites one test at a time.
+# Unit suites run in parallel inside Criterion; live suites one test at a time, beside the unit
+# suites (tests/run.sh runs them in a second lane: they mostly wait on devices).
 test: deps-test
 	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS) $(LIVE_TESTS)
