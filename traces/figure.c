@@ -94,8 +94,13 @@ static void magnitude(enum fig_kind k, double v, char *buf, size_t len)
 	case FIG_DELTA_NS:
 		scaled(v, time_units, NUNITS(time_units), buf, len);
 		return;
-	case FIG_RATIO:
 	case FIG_SHARE:
+		if (v >= 2.0) {		/* a multiple reads better than "4213%" */
+			magnitude(FIG_RATIO, v, buf, len);
+			return;
+		}
+		/* fall through */
+	case FIG_RATIO:
 	case FIG_RATE:
 		sig3(k == FIG_SHARE ? v * 100.0 : v, buf, len);
 		n = strlen(buf);

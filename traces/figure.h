@@ -14,7 +14,8 @@
  *  - sizes in IEC units (B, KiB, MiB, GiB, TiB, PiB, EiB); durations in
  *    ns, us, ms, s, min, h, d; a figure that rounds up to the next unit takes
  *    it ("1 s", not "1000 ms");
- *  - counts exactly, as integers; ratios "2.5x"; shares as percentages "19.1%";
+ *  - counts exactly, as integers; ratios "2.5x"; shares as percentages "19.1%", from 200% as
+ *    the multiple they are ("42.1x": 4213% of the wall time);
  *  - rates per second: "84/s", "206 MiB/s"; signed deltas carry their sign: "+1.2 s".
  */
 #ifndef TRIMSIM_FIGURE_H
@@ -29,7 +30,7 @@ enum fig_kind {
 	FIG_NS,		/* a duration in ns: "850 ns", "2.86 s", "6.2 min" */
 	FIG_DELTA_NS,	/* a signed difference in ns: "+10.3 us", "-2 ms" */
 	FIG_RATIO,	/* a factor: "5.95x" */
-	FIG_SHARE,	/* a fraction, shown as a percentage: "0.15%" */
+	FIG_SHARE,	/* a fraction, shown as a percentage: "0.15%"; from 2, a multiple: "42.1x" */
 	FIG_RATE,	/* things per second: "84/s" */
 	FIG_BYTE_RATE,	/* bytes per second: "206 MiB/s" */
 	FIG_NUMBER,	/* a plain number without a unit to scale to: %.3g, "0.07", "1e-06" */

@@ -73,14 +73,14 @@ static void cell_title(FILE *f, const struct report_judgement *j)
 	if (j->best) {
 		fputs("least: ", f);
 		html_esc(f, j->best->policy);
-		fprintf(f, " adds %s (%s of the wall time)", hdur(j->best->added_ns, d, sizeof(d)),
-			hval(CK_SHARE, j->best->share, s, sizeof(s)));
+		fprintf(f, " adds %s (%s%s the wall time)", hdur(j->best->added_ns, d, sizeof(d)),
+			hval(CK_SHARE, j->best->share, s, sizeof(s)), j->best->share >= 2.0 ? "" : " of");
 	}
 	if (j->worst && j->worst != j->best) {
 		fputs("; worst: ", f);
 		html_esc(f, j->worst->policy);
-		fprintf(f, " adds %s (%s of the wall time)", hdur(j->worst->added_ns, d, sizeof(d)),
-			hval(CK_SHARE, j->worst->share, s, sizeof(s)));
+		fprintf(f, " adds %s (%s%s the wall time)", hdur(j->worst->added_ns, d, sizeof(d)),
+			hval(CK_SHARE, j->worst->share, s, sizeof(s)), j->worst->share >= 2.0 ? "" : " of");
 	}
 	fputs("\"", f);
 }
@@ -193,10 +193,10 @@ static void heat_all_cell(const struct report *r, FILE *f, size_t p, size_t m)
 	}
 	double share = wall ? (double)add / (double)wall : NAN;
 
-	fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"adds %s over %zu of %zu traces: %s of their %s "
+	fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"adds %s over %zu of %zu traces: %s%s their %s "
 		"wall time\">%s</td>", html_heat(share), (unsigned long long)add, hdur(add, a, sizeof(a)), k, r->nt,
-		hval(CK_SHARE, share, s, sizeof(s)), hdur(wall, w, sizeof(w)),
-		hval(share >= 2.0 ? CK_RATIO : CK_SHARE, share, v, sizeof(v)));
+		hval(CK_SHARE, share, s, sizeof(s)), share >= 2.0 ? "" : " of", hdur(wall, w, sizeof(w)),
+		hval(CK_SHARE, share, v, sizeof(v)));
 }
 
 /* One trace's cell: what policy p adds on profile m. */
@@ -218,9 +218,9 @@ static void heat_cell(const struct report *r, FILE *f, size_t t, size_t p, size_
 		fprintf(f, "<td class=\"hn\" title=\"the trace cannot tell whether the workload waits; %s in TRIM\">"
 			"? %s in TRIM</td>", hdur(c->discard_ns, d, sizeof(d)), d);
 	} else if (report_weighed(c)) {
-		fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"%s of the wall time\">%s</td>",
+		fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"%s%s the wall time\">%s</td>",
 			html_heat(c->share), (unsigned long long)c->added_ns,
-			hval(CK_SHARE, c->share, s, sizeof(s)),
+			hval(CK_SHARE, c->share, s, sizeof(s)), c->share >= 2.0 ? "" : " of",
 			c->added_ns ? hdur(c->added_ns, d, sizeof(d)) : "0");
 	} else {
 		fputs("<td class=\"hn\">-</td>", f);

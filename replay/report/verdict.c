@@ -46,15 +46,12 @@ static char *pct_str(double share, char *buf, size_t len)
 	return fig_format(FIG_SHARE, share, buf, len);
 }
 
-/* "12% of the 3.93 s wall time", or "83x the 3.93 s wall time" from 200% on. */
+/* "12% of the 3.93 s wall time", or "83x the 3.93 s wall time" from 200% on (FIG_SHARE's multiple). */
 static char *share_str(double share, const char *wall, char *buf, size_t len)
 {
 	char p[32];
 
-	if (share >= 2.0)
-		snprintf(buf, len, "%s the %s wall time", ratio_str(share, p, sizeof(p)), wall);
-	else
-		snprintf(buf, len, "%s of the %s wall time", pct_str(share, p, sizeof(p)), wall);
+	snprintf(buf, len, "%s%s the %s wall time", pct_str(share, p, sizeof(p)), share >= 2.0 ? "" : " of", wall);
 	return buf;
 }
 

@@ -70,6 +70,9 @@ ParameterizedTestParameters(figure, table)
 		{ .kind = FIG_SHARE, .v = 0.01, .want = "1%" },
 		{ .kind = FIG_SHARE, .v = 1e-9, .want = "<0.001%" },	/* never "0%" for something */
 		{ .kind = FIG_SHARE, .v = -0.05, .want = "-5%" },
+		{ .kind = FIG_SHARE, .v = 1.99, .want = "199%" },
+		{ .kind = FIG_SHARE, .v = 42.13, .want = "42.1x" },	/* the compare table printed "4213%" */
+		{ .kind = FIG_SHARE, .v = 2.0, .want = "2x" },
 		/* plain numbers */
 		{ .kind = FIG_NUMBER, .v = 0.07, .want = "0.07" },
 		{ .kind = FIG_NUMBER, .v = 1e-6, .want = "1e-06" },
