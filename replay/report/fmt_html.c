@@ -80,7 +80,7 @@ static double lat_x(unsigned b, bool upper)
 
 static void chart_cdf(const struct report *r, FILE *f, size_t t, size_t m)
 {
-	struct svg_chart ch = { .logx = true, .xfmt = SAX_NS, .yfmt = SAX_PLAIN, .x0 = INFINITY, .x1 = 0,
+	struct svg_chart ch = { .logx = true, .xfmt = SAX_NS, .yfmt = SAX_COUNT, .x0 = INFINITY, .x1 = 0,
 				.y0 = 0, .y1 = 1 };
 	double *x = malloc((HIST_BUCKETS + 1) * sizeof(*x)), *y = malloc((HIST_BUCKETS + 1) * sizeof(*y));
 	char id[64];
@@ -188,7 +188,7 @@ static bool any_chart(const struct report *r, size_t t, size_t m)
 /* Timeline (discards per second) or free-not-yet-trimmed (bytes) over replay time; only cells with a line. */
 static void chart_time(const struct report *r, FILE *f, size_t t, size_t m, bool untrimmed)
 {
-	struct svg_chart ch = { .xfmt = SAX_SECONDS, .yfmt = untrimmed ? SAX_BYTES : SAX_PLAIN };
+	struct svg_chart ch = { .xfmt = SAX_SECONDS, .yfmt = untrimmed ? SAX_BYTES : SAX_COUNT };
 	size_t n = 0;
 	char id[64];
 

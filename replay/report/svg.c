@@ -71,7 +71,7 @@ static void label(char *buf, size_t len, enum svg_axis_fmt fmt, double v)
 	case SAX_BYTES: fig_format(FIG_BYTES, v, buf, len); return;
 	case SAX_SECONDS: fig_format(FIG_NS, v * 1e9, buf, len); return;
 	case SAX_PCT: fig_format(FIG_SHARE, v / 100.0, buf, len); return;
-	default: fig_format(FIG_NUMBER, v, buf, len); return;
+	default: fig_format(FIG_COUNT, v, buf, len); return;	/* "1500", as the tables count: not "1.5e+03" */
 	}
 }
 

@@ -17,7 +17,7 @@
 	".chart .grid{stroke:#e4e4e4}.chart .frame{fill:none;stroke:#888}" \
 	".chart polyline{stroke-width:1.6}"
 
-enum svg_axis_fmt { SAX_PLAIN, SAX_NS, SAX_BYTES, SAX_SECONDS, SAX_PCT };
+enum svg_axis_fmt { SAX_COUNT, SAX_NS, SAX_BYTES, SAX_SECONDS, SAX_PCT };
 
 struct svg_chart {
 	FILE *f;

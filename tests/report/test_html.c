@@ -185,3 +185,21 @@ Test(html, decision_skips_policies_whose_discards_failed)
 	free(buf);
 	report__destroy(r);
 }
+
+/*
+ * Count axes read as the tables count: "10000", not "1e+04" (the timeline's commands per bin
+ * on ext4-discard-rmtree replayed one discard per freed block).
+ */
+Test(html, count_axes_are_plain_numbers)
+{
+	char cmd[1200], out[700], *s;
+
+	snprintf(out, sizeof(out), "%s/counts.html", th_dir());
+	snprintf(cmd, sizeof(cmd), "%s compare %s/traces/corpus/ext4-discard-rmtree.tsim -p ufs -M nvme -q -o '%s'",
+		 th_trimsim(), th_src(), out);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	cr_assert_not_null(s = th_slurp(out, NULL));
+	cr_expect_null(strstr(s, "e+0"), "a tick label in exponent notation");
+	cr_expect_not_null(strstr(s, ">10000</text>"));
+	free(s);
+}
