@@ -591,6 +591,8 @@ static struct bad_case bads[] = {
 	{ "T -M device:/dev/null", "trimsim recommend: --models 'device:/dev/null': recommend replays model profiles "
 				   "only (measure a device with trimsim calibrate, then recommend on its profile); see 'trimsim recommend --help'\n", 2 },
 	{ "T -M nvme --cache nowhere", "trimsim recommend: --cache nowhere: not a directory\n", 1 },
+	/* a profile that does not load is one line, as compare and replay say it (it had the --help hint) */
+	{ "T -M nope.json", "trimsim recommend: --models 'nope.json': nope.json: No such file or directory\n", 2 },
 };
 
 ParameterizedTestParameters(recommend_cli, bad_input)
