@@ -216,7 +216,9 @@ static int check_inputs(struct rec_args *a, char *err, size_t errlen)
 
 	if ((e = report_open_traces(a->traces, a->nt, err, errlen)))
 		return e;
-	if (a->cache && (stat(a->cache, &st) || !S_ISDIR(st.st_mode)))
+	if (a->cache && stat(a->cache, &st))
+		return ts_errf(err, errlen, -errno, "--cache %s: %s (make the directory first)", a->cache, strerror(errno));
+	if (a->cache && !S_ISDIR(st.st_mode))
 		return ts_errf(err, errlen, -ENOTDIR, "--cache %s: not a directory", a->cache);
 	return 0;
 }

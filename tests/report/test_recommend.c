@@ -590,7 +590,9 @@ static struct bad_case bads[] = {
 	{ "T -M nvme --format xml", "trimsim recommend: --format 'xml': expected text, json or html; see 'trimsim recommend --help'\n", 2 },
 	{ "T -M device:/dev/null", "trimsim recommend: --models 'device:/dev/null': recommend replays model profiles "
 				   "only (measure a device with trimsim calibrate, then recommend on its profile); see 'trimsim recommend --help'\n", 2 },
-	{ "T -M nvme --cache nowhere", "trimsim recommend: --cache nowhere: not a directory\n", 1 },
+	{ "T -M nvme --cache nowhere", "trimsim recommend: --cache nowhere: No such file or directory (make the directory "
+				       "first)\n", 1 },
+	{ "T -M nvme --cache /dev/null", "trimsim recommend: --cache /dev/null: not a directory\n", 1 },
 	/* a profile that does not load is one line, as compare and replay say it (it had the --help hint) */
 	{ "T -M nope.json", "trimsim recommend: --models 'nope.json': nope.json: No such file or directory\n", 2 },
 };
