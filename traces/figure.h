@@ -38,6 +38,11 @@ enum fig_kind {
 
 /* v as the rule above spells it; returns buf (always NUL-terminated when len > 0). */
 char *fig_format(enum fig_kind k, double v, char *buf, size_t len);
+/* What follows a FIG_SHARE before "the wall time": " of" for "12% of", nothing for "42.1x". */
+static inline const char *fig_share_of(double share)
+{
+	return share >= 2.0 ? "" : " of";
+}
 /* Shorthands: fig_format(FIG_BYTES, b) and fig_format(FIG_NS, ns). */
 char *fmt_bytes(uint64_t b, char *buf, size_t len);
 char *fmt_duration(uint64_t ns, char *buf, size_t len);

@@ -74,13 +74,13 @@ static void cell_title(FILE *f, const struct report_judgement *j)
 		fputs("least: ", f);
 		html_esc(f, j->best->policy);
 		fprintf(f, " adds %s (%s%s the wall time)", hdur(j->best->added_ns, d, sizeof(d)),
-			hval(CK_SHARE, j->best->share, s, sizeof(s)), j->best->share >= 2.0 ? "" : " of");
+			hval(CK_SHARE, j->best->share, s, sizeof(s)), fig_share_of(j->best->share));
 	}
 	if (j->worst && j->worst != j->best) {
 		fputs("; worst: ", f);
 		html_esc(f, j->worst->policy);
 		fprintf(f, " adds %s (%s%s the wall time)", hdur(j->worst->added_ns, d, sizeof(d)),
-			hval(CK_SHARE, j->worst->share, s, sizeof(s)), j->worst->share >= 2.0 ? "" : " of");
+			hval(CK_SHARE, j->worst->share, s, sizeof(s)), fig_share_of(j->worst->share));
 	}
 	fputs("\"", f);
 }
@@ -195,7 +195,7 @@ static void heat_all_cell(const struct report *r, FILE *f, size_t p, size_t m)
 
 	fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"adds %s over %zu of %zu traces: %s%s their %s "
 		"wall time\">%s</td>", html_heat(share), (unsigned long long)add, hdur(add, a, sizeof(a)), k, r->nt,
-		hval(CK_SHARE, share, s, sizeof(s)), share >= 2.0 ? "" : " of", hdur(wall, w, sizeof(w)),
+		hval(CK_SHARE, share, s, sizeof(s)), fig_share_of(share), hdur(wall, w, sizeof(w)),
 		hval(CK_SHARE, share, v, sizeof(v)));
 }
 
@@ -220,7 +220,7 @@ static void heat_cell(const struct report *r, FILE *f, size_t t, size_t p, size_
 	} else if (report_weighed(c)) {
 		fprintf(f, "<td class=\"%s\" data-added-ns=\"%llu\" title=\"%s%s the wall time\">%s</td>",
 			html_heat(c->share), (unsigned long long)c->added_ns,
-			hval(CK_SHARE, c->share, s, sizeof(s)), c->share >= 2.0 ? "" : " of",
+			hval(CK_SHARE, c->share, s, sizeof(s)), fig_share_of(c->share),
 			c->added_ns ? hdur(c->added_ns, d, sizeof(d)) : "0");
 	} else {
 		fputs("<td class=\"hn\">-</td>", f);

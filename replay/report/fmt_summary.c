@@ -63,13 +63,13 @@ static void line_out(const struct report *r, size_t m, const struct line *l, int
 	if (l->worst && l->worst->share >= REPORT_MATTERS_SHARE)
 		fprintf(f, "; discard matters: `%s` adds %s (%s%s the wall time)", l->worst->policy,
 			fmt_duration(l->worst->added_ns, a, sizeof(a)),
-			report_fmt_value(CK_SHARE, l->worst->share, s, sizeof(s)), l->worst->share >= 2.0 ? "" : " of");
+			report_fmt_value(CK_SHARE, l->worst->share, s, sizeof(s)), fig_share_of(l->worst->share));
 	else if (l->untold) {
 		double q = l->untold->wall_ns ? (double)l->untold->discard_ns / (double)l->untold->wall_ns : NAN;
 
 		fprintf(f, "; the trace cannot tell whether discard matters (no foreground I/O; `%s` %s in TRIM, %s%s "
 			"the trace span)", l->untold->policy, fmt_duration(l->untold->discard_ns, a, sizeof(a)),
-			report_fmt_value(CK_SHARE, q, s, sizeof(s)), q >= 2.0 ? "" : " of");
+			report_fmt_value(CK_SHARE, q, s, sizeof(s)), fig_share_of(q));
 	}
 	else if (l->worst)
 		fprintf(f, "; discard does not matter (at most %s of the wall time)",

@@ -51,7 +51,7 @@ static char *share_str(double share, const char *wall, char *buf, size_t len)
 {
 	char p[32];
 
-	snprintf(buf, len, "%s%s the %s wall time", pct_str(share, p, sizeof(p)), share >= 2.0 ? "" : " of", wall);
+	snprintf(buf, len, "%s%s the %s wall time", pct_str(share, p, sizeof(p)), fig_share_of(share), wall);
 	return buf;
 }
 
