@@ -183,8 +183,12 @@ int cli_split_models(const char *list, char **v, size_t *n, size_t max, char *er
 		return rc;
 	for (i = out = first; i < *n; i++) {
 		if (out > first && option_item(v[i]) && strchr(v[out - 1], ':')) {
-			if (asprintf(&joined, "%s,%s", v[out - 1], v[i]) < 0)
+			if (asprintf(&joined, "%s,%s", v[out - 1], v[i]) < 0) {
+				while (i < *n)	/* the items not moved yet; v[first, out) stays the caller's */
+					free(v[i++]);
+				*n = out;
 				return -ENOMEM;
+			}
 			free(v[out - 1]);
 			free(v[i]);
 			v[out - 1] = joined;
