@@ -104,6 +104,34 @@ static inline struct report *fx_report(uint64_t wall_ns)
 	return r;
 }
 
+/*
+ * none, xfs, ext4 on sata-sf2281 over a 10 s wall time, where every one of ext4's 24 discards
+ * failed (fast: no TRIM time, nothing trimmed); untold: no foreground I/O and discards from a
+ * background worker, a trace that cannot tell whether the workload waited. Finished.
+ */
+static inline struct report *fx_report_ext4_rejected(bool untold)
+{
+	char *traces[] = { "a.tsim" };
+	char *pols[] = { "none", "xfs", "ext4" };
+	char *profs[] = { "sata-sf2281" };
+	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4 };
+	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 1, 1);
+
+	cr_assert_not_null(r);
+	for (size_t p = 0; p < 3; p++) {
+		struct report_cell *c = report__cell(r, p);
+
+		fx_fill(c, fp[p], 1.0, 10 * FX_S);
+		if (untold) {
+			c->fg_cmds = 0;
+			c->waiter = CW_WORKER;
+		}
+	}
+	report__cell(r, 2)->errors = report__cell(r, 2)->cmds;
+	cr_assert_eq(report__finish(r), 0);
+	return r;
+}
+
 /* Renders a format, by its --format name, into a malloc'd string. */
 static inline char *fx_render(const struct report *r, const char *format)
 {

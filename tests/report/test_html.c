@@ -158,24 +158,11 @@ Test(html, repeated_runs_table_is_well_formed)
  */
 Test(html, decision_skips_policies_whose_discards_failed)
 {
-	char *traces[] = { "a.tsim" };
-	char *pols[] = { "none", "xfs", "ext4" };
-	char *profs[] = { "sata-sf2281" };
-	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4 };
-	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 1, 1);
+	struct report *r = fx_report_ext4_rejected(true);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	for (size_t p = 0; p < 3; p++) {
-		struct report_cell *c = report__cell(r, p);
-
-		fx_fill(c, fp[p], 1.0, 10 * FX_S);
-		c->fg_cmds = 0;
-		c->waiter = CW_WORKER;
-	}
-	report__cell(r, 2)->errors = report__cell(r, 2)->cmds;
-	cr_assert_eq(report__finish(r), 0);
 	cr_assert_not_null(f = open_memstream(&buf, &len));
 	report_html_decision(r, f);
 	fclose(f);

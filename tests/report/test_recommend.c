@@ -552,18 +552,10 @@ static struct rec_cand cand_of(const char *name)
  */
 Test(recommend_unit, failed_discards_are_off_the_front)
 {
-	char *traces[] = { "a.tsim" };
-	char *pols[] = { "none", "xfs", "ext4" };
-	char *profs[] = { "sata-sf2281" };
-	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4 };
-	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 1, 1);
+	struct report *r = fx_report_ext4_rejected(false);
 	struct rec_cand cands[3] = { cand_of("none"), cand_of("xfs"), cand_of("ext4") };
 	struct rec_result res = { .r = r, .cands = cands, .n = 3 };
 
-	for (size_t p = 0; p < 3; p++)
-		fx_fill(report__cell(r, p), fp[p], 1.0, 10 * FX_S);
-	report__cell(r, 2)->errors = report__cell(r, 2)->cmds;
-	cr_assert_eq(report__finish(r), 0);
 	rec_evaluate(&res);
 	cr_assert_not_null(res.front);
 	cr_expect_not(res.front[2], "a setting whose discards failed is on the front");

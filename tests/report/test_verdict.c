@@ -107,16 +107,8 @@ Test(verdict, device_rejects_discards)
  */
 Test(verdict, failed_discards_are_not_cheap)
 {
-	char *traces[] = { "a.tsim" };
-	char *pols[] = { "none", "xfs", "ext4" };
-	char *profs[] = { "sata-sf2281" };
-	const struct fx_policy *fp[] = { &fx_none, &fx_xfs, &fx_ext4 };
-	struct report *r = report__new(traces, 1, pols, 3, profs, 1, 1, 1);
+	struct report *r = fx_report_ext4_rejected(false);
 
-	for (size_t p = 0; p < 3; p++)
-		fx_fill(report__cell(r, p), fp[p], 1.0, 10 * FX_S);
-	report__cell(r, 2)->errors = report__cell(r, 2)->cmds;
-	cr_assert_eq(report__finish(r), 0);
 	dump(r);
 	cr_assert(has(r, "on sata-sf2281, 24 of 2024 discard commands failed (`ext4` 24 of 24): a policy whose "
 		      "discards failed is not ranked by its TRIM time"));
