@@ -37,7 +37,7 @@ struct recorder {
 		uint64_t freed, allocated;
 	} bal[REC_MAX_DEVS];
 	uint64_t inflight;	/* bytes of device commands issued and not yet done */
-	uint64_t discard_seen;	/* ts_now_ns() of the last FREE, INTENT, BIO or discard command */
+	uint64_t discard_seen;	/* the latest event time of a FREE, INTENT, BIO or discard command */
 	uint64_t inflight_at_end;	/* inflight when the end snapshot was taken */
 	uint64_t newest;	/* latest event time seen */
 	struct ts_record *hold;	/* records younger than REC_HOLD_NS, in time order (a ring) */
@@ -270,8 +270,8 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 			r->inflight += rec.length;
 		else if (rec.kind == TS_DONE)	/* only commands whose ISSUE was recorded have a DONE */
 			r->inflight -= rec.length < r->inflight ? rec.length : r->inflight;
-		if (rec.op == TS_OP_DISCARD)
-			r->discard_seen = ts_now_ns();
+		if (rec.op == TS_OP_DISCARD && rec.time_ns > r->discard_seen)
+			r->discard_seen = rec.time_ns;
 		return hold_event(r, &rec);
 	case U_NONE:
 		rec.op = TS_META_COMMIT;
@@ -283,8 +283,8 @@ int recorder__event(struct recorder *r, const struct tr_event *e)
 	if ((e->src == TR_EXT4_TRIM || e->src == TR_EXT4_DISCARD) &&
 	    ext4_dup(r, &rec, e->src == TR_EXT4_TRIM))
 		return 0;
-	if (rec.kind != TS_ALLOC)
-		r->discard_seen = ts_now_ns();
+	if (rec.kind != TS_ALLOC && rec.time_ns > r->discard_seen)
+		r->discard_seen = rec.time_ns;
 	return hold_event(r, &rec);
 }
 

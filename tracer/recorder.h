@@ -87,7 +87,7 @@ uint64_t recorder__lost_total(const struct recorder *r);
 uint64_t recorder__dropped(const struct recorder *r);
 /* Bytes of the device commands recorded as issued and not yet as done. */
 uint64_t recorder__inflight(const struct recorder *r);
-/* ts_now_ns() when the last FREE, INTENT, BIO or discard command was recorded; 0: none yet. */
+/* The latest event time (CLOCK_MONOTONIC, as ts_now_ns()) of a FREE, INTENT, BIO or discard command; 0: none. */
 uint64_t recorder__discard_seen(const struct recorder *r);
 void recorder__print_summary(const struct recorder *r, FILE *f, uint64_t elapsed_ns);
 void recorder__print_progress(struct recorder *r, FILE *f, uint64_t now_ns);
