@@ -266,9 +266,10 @@ void rec_evaluate(struct rec_result *res)
 		if (!strcmp(c->policy, "as-recorded") && report_cell_ok(c))
 			res->recorded = i;
 	}
+	double tol = res->n ? tie_ns(res) : 0;	/* cell 0 holds the wall time */
+
 	for (size_t i = 0; i < res->n; i++) {
 		bool in = weighable(report__cell_c(res->r, i));
-		double tol = tie_ns(res);
 
 		for (size_t j = 0; j < res->n && in; j++) {
 			if (j == i || !weighable(report__cell_c(res->r, j)))
