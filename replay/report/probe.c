@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "traces/trace.h"
+#include "traces/util.h"
 #include "replay/engine/metrics.h"
 #include "replay/report/probe.h"
 #include "replay/policies/ivset.h"
@@ -186,18 +187,13 @@ static int on_submit(void *arg, const struct target_cmd *cmd)
 	if (!hit)
 		return 0;
 	if (cmd->tag >= p->fit_cap) {
-		size_t cap = p->fit_cap ? p->fit_cap : 64;
-		uint8_t *t;
+		size_t had = p->fit_cap;
 
-		while (cap <= cmd->tag)
-			cap *= 2;
-		if (!(t = realloc(p->fit_tag, cap))) {
+		if (grow_array((void **)&p->fit_tag, &p->fit_cap, (size_t)cmd->tag + 1, 1)) {
 			p->fit_lost = true;
 			return 0;
 		}
-		memset(t + p->fit_cap, 0, cap - p->fit_cap);
-		p->fit_tag = t;
-		p->fit_cap = cap;
+		memset(p->fit_tag + had, 0, p->fit_cap - had);
 	}
 	p->fit_tag[cmd->tag] = 1;
 	return 0;
