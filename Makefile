@@ -49,8 +49,13 @@ TRACER_GEN :=
 # Extra files a module wants built with `make`.
 EXTRA_BINS :=
 
-.PHONY: all deps deps-test test unit live demo bench fuzz clean
-all: deps $(BUILD)/trimsim $(BUILD)/san/trimsim-built
+.PHONY: all build deps deps-test test unit live demo bench fuzz clean
+# The packages come first, then a second make that builds: this make's PKG_CFLAGS were read
+# before the install (empty on a fresh machine), and under -j a build rule would race the
+# install (bpftool not found yet).
+all: deps
+	@$(MAKE) --no-print-directory build
+build: $(BUILD)/trimsim $(BUILD)/san/trimsim-built
 
 -include $(sort $(wildcard */*.mk tests/*/*.mk))
 
@@ -96,13 +101,15 @@ TEST_ENV := TRIMSIM=$(abspath $(BUILD)/san/trimsim) TRIMSIM_PLAIN=$(abspath $(BU
 # Unit suites run in parallel inside Criterion; live suites one test at a time, beside the unit
 # suites (tests/run.sh runs them in a second lane: they mostly wait on devices).
 test: deps-test
-	@$(MAKE) --no-print-directory -j$$(nproc) all $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
+	@$(MAKE) --no-print-directory -j$$(nproc) build $(UNIT_TESTS) $(LIVE_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS) $(LIVE_TESTS)
 
-unit: all $(UNIT_TESTS) $(EXTRA_BINS)
+unit: deps-test
+	@$(MAKE) --no-print-directory build $(UNIT_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(UNIT_TESTS)
 
-live: all $(LIVE_TESTS) $(EXTRA_BINS)
+live: deps-test
+	@$(MAKE) --no-print-directory build $(LIVE_TESTS) $(EXTRA_BINS)
 	@$(TEST_ENV) tests/run.sh $(LIVE_TESTS)
 
 demo: deps

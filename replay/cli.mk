@@ -24,7 +24,7 @@ MAN_STAMP := $(BUILD)/man/.stamp
 
 .PHONY: man install uninstall
 man: $(MAN_STAMP)
-all: $(MAN_STAMP)
+build: $(MAN_STAMP)
 
 # One page per command `trimsim --help` lists, each from `trimsim CMD --help`.
 $(MAN_STAMP): $(BUILD)/trimsim replay/cli/man.sh replay/cli/man.awk

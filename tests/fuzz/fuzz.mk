@@ -60,11 +60,13 @@ $(FUZZ_DIR)/fuzz_import_%: tests/fuzz/fuzz_import.h
 EXTRA_BINS += $(FUZZ_BINS)
 
 .PHONY: fuzz fuzz-smoke fuzz-bins fuzz-check
-fuzz-bins: $(FUZZ_BINS)
+# The packages first (clang's fuzzer runtime), then a make that builds with them.
+fuzz-bins:
+	@./.ci/deps fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 
 # One line per harness: executions, coverage (edges), features, corpus size, crash files.
 fuzz: fuzz-bins
-	@./.ci/deps fuzz
 	@st=0; for b in $(FUZZ_BINS); do n=$$(basename $$b); \
 		mkdir -p $(BUILD)/fuzz/corpus/$$n tests/fuzz/seeds/$$n tests/fuzz/regress/$$n; \
 		echo "== $$n ($(FUZZ_SECONDS) s)"; \

@@ -7,4 +7,3 @@ $(SLOWFS): tests/live/slowfs.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $$(pkg-config --cflags fuse3) -o $@ $< $$(pkg-config --libs fuse3)
 
-live: $(SLOWFS)
