@@ -4,7 +4,9 @@
  * files imported with --from blktrace must hold the same discard commands (count, bytes) as
  * the recorder's ISSUE records. On this project's VM blktrace cannot open its debugfs files
  * ("Operation not permitted"), so the test skips with blktrace's own message; it runs where
- * blktrace works. Root only; the loop device is always detached and blktrace stopped.
+ * blktrace works. debugfs is mounted first where it is not (a fresh boot here), and unmounted
+ * again, so that the skip gives blktrace's real reason, not "Debugfs is not mounted".
+ * Root only; the loop device is always detached and blktrace stopped.
  */
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -12,13 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/common/helpers.h"
 
+#define DEBUGFS "/sys/kernel/debug"
+
 static char loopdev[64];
 static pid_t tracer;
+static bool mounted_debugfs;
 
 static void cleanup(void)
 {
@@ -34,6 +40,8 @@ static void cleanup(void)
 		th_run(cmd, NULL, NULL);
 	}
 	loopdev[0] = 0;
+	if (mounted_debugfs && umount(DEBUGFS) == 0)
+		mounted_debugfs = false;
 	th_dir_fini();
 }
 
@@ -72,6 +80,8 @@ Test(blktrace_live, import_matches_record, .timeout = 60)
 	snprintf(cmd, sizeof(cmd), "'%s' record --help", th_trimsim());
 	if (th_run(cmd, NULL, NULL))
 		cr_skip("trimsim record is not built");
+	if (access(DEBUGFS "/block", F_OK) && mount("debugfs", DEBUGFS, "debugfs", 0, NULL) == 0)
+		mounted_debugfs = true;
 	th_dir_init();
 	snprintf(cmd, sizeof(cmd), "truncate -s 256M '%s/img' && losetup -f --show '%s/img'", th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
