@@ -19,6 +19,8 @@ entries=(
 	"btrfs-discard-rmtree|rm_tree|btrfs||discard=sync|0|8000|2G|rm -rf of a synthetic kernel-like tree of 8000 files"
 	"xfs-fstrim-rmtree|rm_tree|xfs|||1|8000|2G|rm -rf of the same tree, no online discard, then fstrim"
 	"ext4-fstrim-rmtree|rm_tree|ext4|||1|8000|2G|rm -rf of the same tree, no online discard, then fstrim"
+	"xfs-nodiscard-rmtree|rm_tree|xfs|||0|8000|2G|rm -rf of the same tree with no discard at all (the default mount, no fstrim): what most systems would record"
+	"ext4-nodiscard-rmtree|rm_tree|ext4|||0|8000|2G|rm -rf of the same tree with no discard at all (the default mount, no fstrim): what most systems would record"
 	"xfs-discard-rmlarge|rm_large|xfs||discard|0|64|2G|rm -rf of a tree of 64 large files of 1-128 MiB, 1.1 GiB (build output, media, disk images)"
 	"ext4-discard-rmlarge|rm_large|ext4||discard|0|64|2G|rm -rf of a tree of 64 large files of 1-128 MiB, 1.1 GiB (build output, media, disk images)"
 	"xfs-discard-churn|smallfile_churn|xfs||discard|0|200|320M|200 files of 64 KiB per round, synced, every other one deleted a round later, until 90% full"
