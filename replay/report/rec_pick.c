@@ -95,18 +95,60 @@ static bool is_none(const struct rec_result *res, size_t i)
 	return report__cell_c(res->r, i)->none;
 }
 
-/*
- * A setting the rule can weigh: it replayed, and none of its discards failed (a discard that
- * failed fast costs no TRIM time and trims nothing: no cheap setting; verdict.c ranks them alike).
- */
-static bool weighable(const struct report_cell *c)
+static bool replayed_clean(const struct report_cell *c)
 {
 	return report_cell_ok(c) && !c->errors;
 }
 
+/*
+ * A setting of the trace's own filesystem that applies as what the trace was recorded with
+ * (its online discard on, every other knob at the kernel's default or an inert commit knob)
+ * is the as-recorded setting with the same discard_max_bytes: the same commands on the same
+ * system. Its emulation (the trace's frees through the preset) is a second, less direct
+ * replay of that setting, so the recorded commands stand for it: the as-recorded setting's
+ * index, or SIZE_MAX when the setting is another one or as-recorded did not replay cleanly.
+ * (Without this the rule told an admin to apply `mount -o discard` to a trace recorded with
+ * it, and counted what the emulation differs by as a saving.)
+ */
+static size_t recorded_twin(const struct rec_result *res, size_t i)
+{
+	size_t nf;
+	const struct rec_family *fams = rec_families(&nf), *f = &fams[res->cands[i].fam];
+	const char *dmax = rec_knob_value(&res->cands[i], "dmax");
+
+	if (!res->online || !f->fs || f->periodic || strcmp(f->fs, res->fs) || !dmax)
+		return SIZE_MAX;
+	for (unsigned k = 0; k < REC_KNOBS; k++) {
+		const struct rec_knob *kb = &f->knobs[k];
+		bool inert = kb->key && !strcmp(kb->key, "commit") && (res->inert >> res->cands[i].fam & 1);
+
+		if ((kb->key || kb->vals[0]) && (!kb->key || strcmp(kb->key, "dmax")) &&
+		    res->cands[i].idx[k] != kb->def && !inert)
+			return SIZE_MAX;
+	}
+	for (size_t j = 0; j < res->n; j++) {
+		const char *jd = rec_knob_value(&res->cands[j], "dmax");
+
+		if (!strcmp(fams[res->cands[j].fam].name, "as-recorded") && jd && !strcmp(jd, dmax) &&
+		    replayed_clean(report__cell_c(res->r, j)))
+			return j;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * A setting the rule can weigh: it replayed, none of its discards failed (a discard that
+ * failed fast costs no TRIM time and trims nothing: no cheap setting; verdict.c ranks them
+ * alike), and it is not a second replay of the recorded setting (recorded_twin()).
+ */
+static bool weighable(const struct rec_result *res, size_t i)
+{
+	return replayed_clean(report__cell_c(res->r, i)) && recorded_twin(res, i) == SIZE_MAX;
+}
+
 static bool eligible(const struct rec_result *res, size_t i, bool front_only)
 {
-	return weighable(report__cell_c(res->r, i)) && (!front_only || res->front[i]);
+	return weighable(res, i) && (!front_only || res->front[i]);
 }
 
 /* Within 10% of the least: a tie. */
@@ -268,11 +310,12 @@ void rec_evaluate(struct rec_result *res)
 	}
 	double tol = res->n ? tie_ns(res) : 0;	/* cell 0 holds the wall time */
 
+	find_inert(res);	/* before the front: an inert knob decides which settings are the recorded one */
 	for (size_t i = 0; i < res->n; i++) {
-		bool in = weighable(report__cell_c(res->r, i));
+		bool in = weighable(res, i);
 
 		for (size_t j = 0; j < res->n && in; j++) {
-			if (j == i || !weighable(report__cell_c(res->r, j)))
+			if (j == i || !weighable(res, j))
 				continue;
 			/*
 			 * dominated by more than a tie (one dominated only within the rule's ties stays: the
@@ -286,7 +329,6 @@ void rec_evaluate(struct rec_result *res)
 		}
 		res->front[i] = in;
 	}
-	find_inert(res);
 	report_judge(res->r, 0, 0, &res->j);
 	if (res->j.all_rejected)
 		res->why = RW_REJECTED;

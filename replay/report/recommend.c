@@ -382,8 +382,29 @@ static int refine(struct rec_result *res, unsigned budget)
 	return added;
 }
 
-/* The replayed device of the trace: its filesystem, name and mount point (for the settings). */
-static int describe_trace(struct rec_result *res, const char *fs, char *err, size_t errlen)
+/*
+ * Whether the filesystem itself discarded online while the trace was recorded: an INTENT
+ * on the replayed device that FITRIM did not ask for (xfs_discard_extent, ext4_discard_blocks
+ * from ext4_issue_discard). Reads up to the first one; a trace that does not read through
+ * to its end says no more than what it read.
+ */
+static bool recorded_online(struct trace_reader *r, const struct ts_device *d)
+{
+	const struct ts_record *recs;
+	ssize_t n;
+
+	while (d && (n = trace_reader__batch(r, &recs, 4096)) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (recs[i].kind == TS_INTENT && !(recs[i].flags & TS_F_FITRIM) && recs[i].dev == d->dev)
+				return true;
+	return false;
+}
+
+/*
+ * The replayed device of the trace: its filesystem, name and mount point (for the settings);
+ * with scan, whether it was recorded with online discard (for the rule, not for a plan).
+ */
+static int describe_trace(struct rec_result *res, const char *fs, bool scan, char *err, size_t errlen)
 {
 	struct trace_reader *r = trace_reader__open(res->trace, err, errlen);
 	const struct ts_device *d;
@@ -394,6 +415,7 @@ static int describe_trace(struct rec_result *res, const char *fs, char *err, siz
 	snprintf(res->fs, sizeof(res->fs), "%s", fs ? fs : d ? d->fs : "");
 	snprintf(res->dev, sizeof(res->dev), "%s", d && d->name[0] && !strchr(d->name, ':') ? d->name : "DEV");
 	snprintf(res->mount, sizeof(res->mount), "%s", d && d->mount[0] ? d->mount : "MOUNTPOINT");
+	res->online = scan && recorded_online(r, d);
 	trace_reader__close(r);
 	return 0;
 }
@@ -412,7 +434,7 @@ int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, 
 	snprintf(res->trace, sizeof(res->trace), "%s", trace);
 	snprintf(res->profile, sizeof(res->profile), "%s", profile);
 	err[0] = 0;
-	if ((e = describe_trace(res, rr->o.fs, err, errlen)) || (e = trace_hash(rr, trace, &th, err, errlen)) ||
+	if ((e = describe_trace(res, rr->o.fs, true, err, errlen)) || (e = trace_hash(rr, trace, &th, err, errlen)) ||
 	    (e = cell_profile_digest(profile, &ph, err, errlen)))
 		return e;
 	if ((e = seed_defaults(res)))
@@ -445,7 +467,7 @@ int rec_plan(const struct rec_opts *o, const char *trace, const char *profile, s
 	int e;
 
 	snprintf(res.trace, sizeof(res.trace), "%s", trace);
-	if ((e = describe_trace(&res, o->fs, err, errlen)))
+	if ((e = describe_trace(&res, o->fs, false, err, errlen)))
 		return e;
 	if ((e = seed_defaults(&res)))
 		goto out;
