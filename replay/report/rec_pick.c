@@ -52,8 +52,13 @@ static void objectives(const struct report_cell *c, const struct rec_cand *cand,
 	o->rp99 = isnan(c->read_p99_inflation) ? 1.0 : c->read_p99_inflation;
 	o->wa = c->have & CH_WA ? c->write_amp : 0;
 	o->reclaim_known = c->reclaim_freed > 0;
-	if (c->none)
-		o->reclaim = INFINITY;	/* nothing ever tells the device */
+	/*
+	 * nothing ever tells the device: nodiscard, or a setting that sent no discard that
+	 * completed (as-recorded on a trace recorded with nodiscard), whose integral up to the
+	 * trace's end would otherwise read as a finite delay that beats fstrim's
+	 */
+	if (c->none || (o->reclaim_known && c->cmds == c->errors))
+		o->reclaim = INFINITY;
 	else if (!o->reclaim_known)
 		o->reclaim = 0;		/* unknown alike for every setting: it decides nothing */
 	else

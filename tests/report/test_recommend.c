@@ -475,6 +475,33 @@ Test(recommend, recorded_setting_is_not_a_change)
 	json_decref(rep);
 }
 
+/*
+ * A trace recorded with no discard at all: as-recorded sends nothing, so it never tells the
+ * device, like none. Its reclaim delay is "never", not the integral of the untrimmed bytes up to
+ * the trace's end (505 MiB-s on ext4-nodiscard-rmtree), which beat every fstrim schedule: on
+ * sdcard, where discard matters, recommend kept nodiscard ("as-recorded", 0 in TRIM) where
+ * fstrim hourly adds nothing and trims.
+ */
+Test(recommend, nodiscard_recorded_never_trims)
+{
+	char args[1024];
+	json_t *rep;
+	const json_t *r, *rec, *o;
+
+	snprintf(args, sizeof(args), "%s/traces/corpus/ext4-nodiscard-rmtree.tsim -M sdcard", th_src());
+	rep = recommend(args, true);
+	r = result(rep, "sdcard");
+	cr_expect_str_eq(json_string_value(json_object_get(r, "discard")), "matters");
+	rec = json_object_get(r, "recommendation");
+	cr_expect_str_eq(json_string_value(json_object_get(rec, "policy")), "fstrim(interval=1h,minlen=4K)");
+	cr_expect_str_eq(json_string_value(json_object_get(json_object_get(rec, "settings"), "mount_options")),
+			 "nodiscard");
+	o = json_object_get(json_object_get(rec, "next_best"), "objectives");
+	cr_assert_not_null(o);
+	cr_expect_str_eq(json_string_value(json_object_get(o, "reclaim")), "never");
+	json_decref(rep);
+}
+
 Test(recommend, rejected_device)
 {
 	char args[1024];
