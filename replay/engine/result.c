@@ -2,6 +2,7 @@
 /* Result JSON and summary table (result.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,11 +123,29 @@ static void print_waited(FILE *f, const json_t *lat)
 	fprintf(f, "\n");
 }
 
+/* A figure of the discards, or "-" when there are none to have it (the JSON keeps its 0). */
+static double of_discards(const json_t *res, const char *path, bool any)
+{
+	return any ? d(res, path) : NAN;
+}
+
+/* A free-to-discard duration, "-" when no discard was sent. */
+static char *free_delay(const json_t *res, const char *key, bool any, char *buf, size_t len)
+{
+	char path[64];
+
+	if (!any)
+		return fig_format(FIG_NS, NAN, buf, len);
+	snprintf(path, sizeof(path), "discard.free_to_discard.%s", key);
+	return fmt_duration(u(res, path), buf, len);
+}
+
 void result__print(const json_t *res, FILE *f)
 {
 	const json_t *lat = json_object_get(res, "latency"), *h;
 	const char *op;
 	char b1[32], b2[32], b3[32], b4[32];
+	bool any = u(res, "discard.commands") > 0;
 
 	fprintf(f, "trace      %s (device %s, %" PRIu64 " records, span %s)%s\n", s(res, "trace", "path"),
 		s(res, "trace", "device"), u(res, "trace.records"),
@@ -144,16 +163,15 @@ void result__print(const json_t *res, FILE *f)
 		u(res, "discard.commands"), u(res, "discard.requests"),
 		fmt_bytes(u(res, "discard.bytes"), b1, sizeof(b1)),
 		fmt_bytes(u(res, "discard.unique_bytes"), b2, sizeof(b2)),
-		fig_format(FIG_RATIO, d(res, "discard.redundancy"), b3, sizeof(b3)));
+		fig_format(FIG_RATIO, of_discards(res, "discard.redundancy", u(res, "discard.unique_bytes") > 0), b3,
+			   sizeof(b3)));
 	fprintf(f, "           mean %s per command, peak %s and %s, busy %s\n",
-		fig_format(FIG_BYTES, d(res, "discard.mean_bytes"), b1, sizeof(b1)),
+		fig_format(FIG_BYTES, of_discards(res, "discard.mean_bytes", any), b1, sizeof(b1)),
 		fig_format(FIG_RATE, (double)u(res, "discard.peak_commands_per_s"), b4, sizeof(b4)),
 		fig_format(FIG_BYTE_RATE, (double)u(res, "discard.peak_bytes_per_s"), b2, sizeof(b2)),
 		fmt_duration(u(res, "discard.busy_ns"), b3, sizeof(b3)));
-	fprintf(f, "           free to discard p50 %s, p99 %s, max %s\n",
-		fmt_duration(u(res, "discard.free_to_discard.p50_ns"), b1, sizeof(b1)),
-		fmt_duration(u(res, "discard.free_to_discard.p99_ns"), b2, sizeof(b2)),
-		fmt_duration(u(res, "discard.free_to_discard.max_ns"), b3, sizeof(b3)));
+	fprintf(f, "           free to discard p50 %s, p99 %s, max %s\n", free_delay(res, "p50_ns", any, b1, sizeof(b1)),
+		free_delay(res, "p99_ns", any, b2, sizeof(b2)), free_delay(res, "max_ns", any, b3, sizeof(b3)));
 	print_failed(f, "           ", json_object_get(res, "discard"));	/* failed ones have no latency row */
 	fprintf(f, "\n%-12s %10s %12s %12s %12s %12s\n", "latency", "count", "p50", "p99", "p99.9", "max");
 	json_object_foreach((json_t *)lat, op, h) {

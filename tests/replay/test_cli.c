@@ -260,6 +260,24 @@ Test(cli, summary_says_what_the_workload_waited)
 	free(out);
 }
 
+/*
+ * A replay that sent no discard (as-recorded on a trace recorded with no discard) has no
+ * redundancy, mean size or free-to-discard delay: "-", as compare prints them, not "0x" and
+ * "p50 0" (an instant discard).
+ */
+Test(cli, summary_without_discards_says_none)
+{
+	char cmd[2048], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s replay %s/traces/corpus/xfs-nodiscard-rmtree.tsim -p as-recorded -M nvme",
+		 th_trimsim(), th_src());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0);
+	cr_expect_not_null(strstr(out, "discard    0 commands for 0 requests, 0 (unique 0, redundancy -)\n"
+				   "           mean - per command,"), "%s", out);
+	cr_expect_not_null(strstr(out, "           free to discard p50 -, p99 -, max -\n"), "%s", out);
+	free(out);
+}
+
 Test(cli, policies_lists_everything)
 {
 	char cmd[1024], *out = NULL;
