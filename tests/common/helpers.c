@@ -12,6 +12,20 @@
 
 #include "tests/common/helpers.h"
 
+/*
+ * LeakSanitizer asks this at each process's exit. The code under test runs in Criterion's
+ * workers (BoxFort children: BXFI_MAP in their environment), where leak detection stays on
+ * (tests/runner/suite_leak.c checks it is reported). The runner process is Criterion's own:
+ * under load its libcriterion 2.4.1 left a 48-byte calloc of its own once (frames #0 calloc,
+ * #1 libcriterion.so.3+0x1a332, after every test of test_bounds had passed), which aborted a
+ * suite with nothing of ours in the report. Leaks there are not ours to fix.
+ */
+int __lsan_is_turned_off(void);
+int __lsan_is_turned_off(void)
+{
+	return getenv("BXFI_MAP") == NULL;
+}
+
 static const char *env_or(const char *name, const char *def)
 {
 	const char *v = getenv(name);
