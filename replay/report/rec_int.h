@@ -34,6 +34,7 @@ struct rec_result {
 	size_t n, cap;
 	struct rec_obj *obj;		/* per setting, after the last round */
 	bool *front;
+	bool *weigh;			/* per setting: the rule may weigh it (rec_pick.c weighable()) */
 	size_t pick, next, recorded;	/* settings; SIZE_MAX: none */
 	struct report_judgement j;
 	enum rec_why why;

@@ -110,50 +110,50 @@ static bool replayed_clean(const struct report_cell *c)
  * (its online discard on, every other knob at the kernel's default or an inert commit knob)
  * is the as-recorded setting with the same discard_max_bytes: the same commands on the same
  * system. Its emulation (the trace's frees through the preset) is a second, less direct
- * replay of that setting, so the recorded commands stand for it: the as-recorded setting's
- * index, or SIZE_MAX when the setting is another one or as-recorded did not replay cleanly.
- * (Without this the rule told an admin to apply `mount -o discard` to a trace recorded with
- * it, and counted what the emulation differs by as a saving.)
+ * replay of that setting, so the recorded commands stand for it, unless as-recorded did not
+ * replay cleanly. (Without this the rule told an admin to apply `mount -o discard` to a trace
+ * recorded with it, and counted what the emulation differs by as a saving.)
  */
-static size_t recorded_twin(const struct rec_result *res, size_t i)
+static bool recorded_twin(const struct rec_result *res, size_t i)
 {
 	size_t nf;
 	const struct rec_family *fams = rec_families(&nf), *f = &fams[res->cands[i].fam];
 	const char *dmax = rec_knob_value(&res->cands[i], "dmax");
 
 	if (!res->online || !f->fs || f->periodic || strcmp(f->fs, res->fs) || !dmax)
-		return SIZE_MAX;
+		return false;
 	for (unsigned k = 0; k < REC_KNOBS; k++) {
 		const struct rec_knob *kb = &f->knobs[k];
 		bool inert = kb->key && !strcmp(kb->key, "commit") && (res->inert >> res->cands[i].fam & 1);
 
 		if ((kb->key || kb->vals[0]) && (!kb->key || strcmp(kb->key, "dmax")) &&
 		    res->cands[i].idx[k] != kb->def && !inert)
-			return SIZE_MAX;
+			return false;
 	}
 	for (size_t j = 0; j < res->n; j++) {
 		const char *jd = rec_knob_value(&res->cands[j], "dmax");
 
 		if (!strcmp(fams[res->cands[j].fam].name, "as-recorded") && jd && !strcmp(jd, dmax) &&
 		    replayed_clean(report__cell_c(res->r, j)))
-			return j;
+			return true;
 	}
-	return SIZE_MAX;
+	return false;
 }
 
 /*
  * A setting the rule can weigh: it replayed, none of its discards failed (a discard that
  * failed fast costs no TRIM time and trims nothing: no cheap setting; verdict.c ranks them
  * alike), and it is not a second replay of the recorded setting (recorded_twin()).
+ * Once per setting, in rec_evaluate(): res->weigh.
  */
 static bool weighable(const struct rec_result *res, size_t i)
 {
-	return replayed_clean(report__cell_c(res->r, i)) && recorded_twin(res, i) == SIZE_MAX;
+	return replayed_clean(report__cell_c(res->r, i)) && !recorded_twin(res, i);
 }
 
 static bool eligible(const struct rec_result *res, size_t i, bool front_only)
 {
-	return weighable(res, i) && (!front_only || res->front[i]);
+	return res->weigh[i] && (!front_only || res->front[i]);
 }
 
 /* Within 10% of the least: a tie. */
@@ -297,11 +297,13 @@ void rec_evaluate(struct rec_result *res)
 {
 	free(res->obj);
 	free(res->front);
+	free(res->weigh);
 	res->obj = calloc(res->n ? res->n : 1, sizeof(*res->obj));
 	res->front = calloc(res->n ? res->n : 1, sizeof(*res->front));
+	res->weigh = calloc(res->n ? res->n : 1, sizeof(*res->weigh));
 	res->pick = res->next = res->recorded = SIZE_MAX;
 	res->fstrim_na = false;
-	if (!res->obj || !res->front)
+	if (!res->obj || !res->front || !res->weigh)
 		return;
 	for (size_t i = 0; i < res->n; i++) {
 		const struct report_cell *c = report__cell_c(res->r, i);
@@ -315,12 +317,14 @@ void rec_evaluate(struct rec_result *res)
 	}
 	double tol = res->n ? tie_ns(res) : 0;	/* cell 0 holds the wall time */
 
-	find_inert(res);	/* before the front: an inert knob decides which settings are the recorded one */
+	find_inert(res);	/* before weighing: an inert knob decides which settings are the recorded one */
+	for (size_t i = 0; i < res->n; i++)
+		res->weigh[i] = weighable(res, i);
 	for (size_t i = 0; i < res->n; i++) {
-		bool in = weighable(res, i);
+		bool in = res->weigh[i];
 
 		for (size_t j = 0; j < res->n && in; j++) {
-			if (j == i || !weighable(res, j))
+			if (j == i || !res->weigh[j])
 				continue;
 			/*
 			 * dominated by more than a tie (one dominated only within the rule's ties stays: the

@@ -510,6 +510,7 @@ void rec_run__destroy(struct rec_run *rr)
 		free(rr->res[i].cands);
 		free(rr->res[i].obj);
 		free(rr->res[i].front);
+		free(rr->res[i].weigh);
 	}
 	free(rr->res);
 	free(rr->cache);

@@ -628,6 +628,7 @@ Test(recommend_unit, failed_discards_are_off_the_front)
 	cr_expect_neq(res.next, 2);
 	free(res.obj);
 	free(res.front);
+	free(res.weigh);
 	report__destroy(r);
 }
 
