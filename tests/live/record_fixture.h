@@ -93,7 +93,7 @@ static void fix_up(const char *fs, unsigned size_mb)
  * real disk's layout): losetup -P, and BLKPG (addpart) where the kernel has no partition
  * table parser to make it (this VM's), so the partition is the kernel's own either way.
  */
-static void fix_up_partition(const char *fs, unsigned size_mb)
+static inline void fix_up_partition(const char *fs, unsigned size_mb)
 {
 	char cmd[1024], part[80];
 	int i;
