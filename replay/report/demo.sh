@@ -11,8 +11,8 @@
 # "all" for every bundled profile; default: five, below), DEMO_JOBS (default: online CPUs),
 # DEMO_GEN_ONLY=1 (write the synthetic traces and stop), DEMO_RECOMMEND (the traces recommend
 # searches: file names under traces/corpus/, "all", or "none"; default all -- recommend
-# replays some 24 settings per trace and device: the 29 corpus traces on the five profiles
-# took 40 s on an idle 2-core VM at f6c7ada; 3,339 cells at 3ce8697).
+# replays some 24 settings per trace and device: the 31 corpus traces on the five profiles,
+# 3,659 cells, took 13-17 s on the 2-core VM, 2026-12-07).
 #
 # Traces: traces/corpus/*.tsim when the corpus is there. Without it, the script
 # writes two synthetic traces (JSON Lines, converted to binary) that stand for the

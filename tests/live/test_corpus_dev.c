@@ -22,8 +22,8 @@
  * trace's device end fail when the trace is read, whatever the target. The
  * costly part of a device replay is the trace's own writes, the same for every
  * preset of a trace: each trace's writes once and each preset's commands on two
- * traces reach the paths the whole matrix reached there with 29 device replays
- * instead of 226 (the two full matrices took 109 s of a 15 min CI run, the
+ * traces reach the paths the whole matrix reached there with 31 device replays
+ * instead of 244 (the two full matrices took 109 s of a 15 min CI run, the
  * device more than half of it).
  *
  * And the device is released on an early return: a replay that fails with
