@@ -468,14 +468,13 @@ static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct 
  * one starts aligned (block/blk-merge.c, bio_split_discard()), and merges up to
  * max_discard_segments bios into one request (blk-merge.c,
  * bio_attempt_discard_merge()); a request never exceeds
- * max_discard_sectors in total.
+ * max_discard_sectors in total. Returns the service time of the commands it
+ * closed; the last is left open in *c (empty at the call).
  */
-uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
-		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
+static uint64_t pack_ranges(const struct model_params *p, const struct target_seg *r, uint32_t n,
+			    model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct dcmd *c)
 {
-	uint64_t g = p->discard_granularity, max = p->discard_max_cmd;
-	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
-	struct dcmd c = { 0 };
+	uint64_t g = p->discard_granularity, max = p->discard_max_cmd, t = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t off = r[i].offset, left = r[i].length;
@@ -484,26 +483,42 @@ uint64_t model_discard(const struct model_params *p, const struct target_seg *r,
 			uint64_t piece;
 			bool aligned;
 
-			if (c.segs == p->max_discard_segments || c.bytes == max)
-				t += close_dcmd(p, &c, st);
-			piece = left < max - c.bytes ? left : max - c.bytes;
+			if (c->segs == p->max_discard_segments || c->bytes == max)
+				t += close_dcmd(p, c, st);
+			piece = left < max - c->bytes ? left : max - c->bytes;
 			if (piece < left) {	/* split: end on a granule boundary */
 				uint64_t end = (off + piece) / g * g;
 
-				if (end <= off && c.segs) {
-					t += close_dcmd(p, &c, st);
+				if (end <= off && c->segs) {
+					t += close_dcmd(p, c, st);
 					continue;
 				}
 				if (end > off)
 					piece = end - off;
 			}
-			c.freed += unmap(ctx, off, piece, &aligned);
-			c.aligned |= aligned;
-			c.segs++;
-			c.bytes += piece;
+			c->freed += unmap(ctx, off, piece, &aligned);
+			c->aligned |= aligned;
+			c->segs++;
+			c->bytes += piece;
 			off += piece;
 			left -= piece;
 		}
+	}
+	return t;
+}
+
+uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
+		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
+{
+	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
+	struct dcmd c = { 0 };
+
+	if (n == 1 && r->length && r->length <= p->discard_max_cmd) {	/* one piece, one command: most discards */
+		c.freed = unmap(ctx, r->offset, r->length, &c.aligned);
+		c.segs = 1;
+		c.bytes = r->length;
+	} else {
+		t = pack_ranges(p, r, n, unmap, ctx, st, &c);
 	}
 	t += close_dcmd(p, &c, st);
 	d->dev_cmds = (uint32_t)(st->dev_cmds - dev0);
