@@ -136,7 +136,7 @@ struct msched_slot {
 	uint64_t seq;			/* submission order: breaks ties in done_ns */
 };
 struct msched {
-	uint64_t *slot_free;
+	uint64_t *slot_free;		/* nslots free times (a min-heap), then UINT64_MAX */
 	unsigned nslots;
 	struct msched_ent *heap;	/* min-heap on (done_ns, seq) of 16-byte keys */
 	struct msched_slot *pool;	/* the completions themselves; they never move */

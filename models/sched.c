@@ -155,11 +155,12 @@ int msched__init(struct msched *s, unsigned channels, unsigned qd)
 {
 	memset(s, 0, sizeof(*s));
 	s->nslots = channels ? channels : 1;
-	s->slot_free = calloc(s->nslots, sizeof(*s->slot_free));
+	s->slot_free = calloc(s->nslots + 1, sizeof(*s->slot_free));
 	if (!s->slot_free || grow(s, qd > 16 ? qd : 16)) {
 		msched__fini(s);
 		return -ENOMEM;
 	}
+	s->slot_free[s->nslots] = UINT64_MAX;	/* slot_take_min()'s sentinel */
 	return 0;
 }
 
@@ -258,7 +259,9 @@ static inline __attribute__((always_inline)) int push(struct msched *s, const st
 /*
  * Replaces the earliest slot free time (the heap's root) by t >= it. Which slot
  * serves a command changes nothing, only when the slots free up, so slot_free
- * is a min-heap of those times: a command takes the root.
+ * is a min-heap of those times: a command takes the root. Past its nslots
+ * entries it holds a sentinel, UINT64_MAX: the last node's right child, never
+ * the smaller one, so every child compares with its sibling without a test.
  */
 static void slot_take_min(struct msched *s, uint64_t t)
 {
@@ -266,13 +269,12 @@ static void slot_take_min(struct msched *s, uint64_t t)
 	unsigned n = s->nslots, i = 0;
 
 	for (;;) {
-		unsigned c = 2 * i + 1, has_r;
+		unsigned c = 2 * i + 1;
 
 		if (c >= n)
 			break;
 		/* the smaller child, the left on a tie, by arithmetic: a branch on random times mispredicts half the time */
-		has_r = c + 1 < n;
-		c += has_r & (h[c + has_r] < h[c]);
+		c += h[c + 1] < h[c];
 		if (h[c] >= t)
 			break;
 		h[i] = h[c];
