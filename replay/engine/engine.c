@@ -493,8 +493,9 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
  * engine time T. one: a single model lane in the loop (trace timing, where the
  * twin runs beside it, and asap before the twin's first command), a constant in
  * each of run_until()'s two calls, so that there the loops over lanes and the
- * real-time waits fall away at compile time. Most calls reap one completion, or
- * none, and take time to T in one pass.
+ * real-time waits fall away at compile time and the lane's reap is inline (not
+ * reap_from()'s call). Most calls reap one completion, or none, and take time to
+ * T in one pass.
  */
 static inline __attribute__((always_inline)) int run_until_as(struct engine *e, uint64_t T, bool one)
 {
@@ -516,7 +517,7 @@ static inline __attribute__((always_inline)) int run_until_as(struct engine *e, 
 		next = T < tp ? T : tp;
 		next = tq < next ? tq : next;
 		while ((ret = !one ? reap_one(e, next) :
-			      lane_next_done(&e->lane[0]) <= next ? reap_from(e, &e->lane[0], next) : 0) == 1)
+			      lane_next_done(&e->lane[0]) <= next ? reap_from_as(e, &e->lane[0], next, false) : 0) == 1)
 			;
 		if (ret < 0)
 			return ret;
