@@ -445,7 +445,8 @@ struct dcmd {
 	bool aligned;
 };
 
-static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct discard_stats *st)
+/* Ends device command c: its service time, and its figures into st. Inline: once for every device discard. */
+static inline uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct discard_stats *st)
 {
 	uint64_t t;
 
