@@ -308,11 +308,11 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		return ret;
 	switch (cmd->op) {
 	case TS_OP_READ:
-		service = p->read_base + model_xfer_ns(c.d.bytes, p->read_bw);
+		service = p->read_base + model_xfer_ns(c.d->bytes, p->read_bw);
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
-		service = p->write_base + model_xfer_ns(c.d.bytes, p->write_bw);
+		service = p->write_base + model_xfer_ns(c.d->bytes, p->write_bw);
 		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
 			uint64_t a = div_by(cmd->offset, m->unit, m->unit_shift);
 			uint64_t b = div_by(cmd->offset + cmd->length + m->unit - 1, m->unit, m->unit_shift);
@@ -326,7 +326,7 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
-		service = model_discard(p, c.r, c.n, unmap, m, &m->ds, &c.d);
+		service = model_discard(p, c.r, c.n, unmap, m, &m->ds, c.d);
 		break;
 	default:
 		service = 0;

@@ -216,44 +216,23 @@ static void sift_down(struct msched *s, struct msched_ent e)
 	sift_up(s, i, e);
 }
 
-/*
- * *to = *d a field at a time: d was just written a field at a time (model_cmd_begin(),
- * place()), and the 16-byte loads of a struct copy, each spanning several of those
- * stores, cannot take their data from the store queue: each waits until the stores
- * reach the cache. The empty asm keeps GCC from merging the copies into those loads.
- */
-static inline void done_copy(struct target_done *to, const struct target_done *d)
+int msched__grow(struct msched *s)
 {
-	to->tag = d->tag;
-	to->submit_ns = d->submit_ns;
-	__asm__("" ::: "memory");
-	to->start_ns = d->start_ns;
-	__asm__("" ::: "memory");
-	to->done_ns = d->done_ns;
-	__asm__("" ::: "memory");
-	to->bytes = d->bytes;
-	__asm__("" ::: "memory");
-	to->freed = d->freed;
-	__asm__("" ::: "memory");
-	to->dev_cmds = d->dev_cmds;
-	to->error = d->error;
-	to->op = d->op;
-	to->klass = d->klass;
+	return grow(s, s->cap * 2);
 }
 
-/* Inline in place(): every command a model serves comes through here. */
-static inline __attribute__((always_inline)) int push(struct msched *s, const struct target_done *d)
+/*
+ * Queues the completion written in msched__slot(). Inline in place(): every
+ * command a model serves comes through here.
+ */
+static inline __attribute__((always_inline)) void push_slot(struct msched *s)
 {
 	struct msched_ent e;
 
-	if (s->len == s->cap && grow(s, s->cap * 2))
-		return -ENOMEM;
 	e.idx = s->free_idx[s->cap - s->len - 1];
-	e.done_ns = d->done_ns;
-	done_copy(&s->pool[e.idx].d, d);
+	e.done_ns = s->pool[e.idx].d.done_ns;
 	s->pool[e.idx].seq = s->seq++;
 	sift_up(s, s->len++, e);
-	return 0;
 }
 
 /*
@@ -285,15 +264,22 @@ static void slot_take_min(struct msched *s, uint64_t t)
 
 int msched__push(struct msched *s, const struct target_done *d)
 {
-	return push(s, d);
+	struct target_done *slot = msched__slot(s);
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot != d)
+		*slot = *d;
+	push_slot(s);
+	return 0;
 }
 
 /*
- * Places a command: fills d->start_ns and d->done_ns and queues d; 0 or -ENOMEM.
- * Inline in model_cmd_place(), the engines' one way in.
+ * Places a command: fills d->start_ns and d->done_ns and queues d, the
+ * completion in msched__slot(). Inline in model_cmd_place(), the engines' one way in.
  */
-static inline __attribute__((always_inline)) int place(struct msched *s, struct target_done *d, uint64_t service,
-						       bool exclusive)
+static inline __attribute__((always_inline)) void place(struct msched *s, struct target_done *d, uint64_t service,
+							bool exclusive)
 {
 	uint64_t start = d->submit_ns;
 
@@ -315,7 +301,7 @@ static inline __attribute__((always_inline)) int place(struct msched *s, struct 
 	s->busy_ns += service;
 	if (d->done_ns > s->last_done)
 		s->last_done = d->done_ns;
-	return push(s, d);
+	push_slot(s);
 }
 
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
@@ -412,19 +398,23 @@ bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, stru
 	*ret = -EINVAL;
 	if (cmd->op > TS_OP_MAX)
 		return false;
+	*ret = -ENOMEM;
+	if (!(c->d = msched__slot(s)))
+		return false;
 	c->r = model_ranges(cmd, &c->one, &c->n);
 	c->discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	model_done_init(cmd, c->r, c->n, &c->d);
+	model_done_init(cmd, c->r, c->n, c->d);
 	counts[cmd->op].cmds++;
-	counts[cmd->op].bytes += c->d.bytes;
-	return !model_reject(s, p, size, c->r, c->n, &c->d, st, ret);
+	counts[cmd->op].bytes += c->d->bytes;
+	return !model_reject(s, p, size, c->r, c->n, c->d, st, ret);
 }
 
 int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra)
 {
 	service = model_jitter(j, p->jitter, service) + extra;
-	return place(s, &c->d, service, c->discard && !p->queued_trim);
+	place(s, c->d, service, c->discard && !p->queued_trim);
+	return 0;
 }
 
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)
