@@ -141,7 +141,7 @@ static inline void set_full(struct param *m, uint64_t w, bool on)
 }
 
 /* Sets units [a, b) (a < b); returns how many changed. Words marked full are skipped unread. */
-static uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
+static inline uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
 {
 	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
 
