@@ -32,9 +32,7 @@ static uint64_t scale_speed(const struct engine *e, uint64_t d)	/* d / --speed, 
 
 static inline uint64_t scale(const struct engine *e, uint64_t d)
 {
-	if (e->cfg.timing == TIMING_ASAP || e->cfg.speed == 1.0)
-		return d;
-	return scale_speed(e, d);
+	return e->unscaled ? d : scale_speed(e, d);
 }
 
 /* Inline: every record that runs the loop and every discard the policy emits converts its time. */
