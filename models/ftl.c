@@ -205,7 +205,7 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		ftl_map__gc_idle(f, cmd->submit_ns);
 	switch (cmd->op) {
 	case TS_OP_READ:
-		service = p->read_base + ((c.d.bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
+		service = p->read_base + ((c.d->bytes + p->page_size - 1) >> f->ps_shift) * p->page_read;
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
@@ -220,8 +220,8 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
-		f->discard_req += c.d.bytes;
-		service = model_discard(p, c.r, c.n, ftl_map__unmap, f, &f->ds, &c.d);
+		f->discard_req += c.d->bytes;
+		service = model_discard(p, c.r, c.n, ftl_map__unmap, f, &f->ds, c.d);
 		break;
 	default:
 		break;
@@ -233,7 +233,7 @@ static int ftl_submit(void *e, const struct target_cmd *cmd)
 			f->max_stall = f->cur_gc;
 	}
 	ret = model_cmd_place(&c, &f->s, p, &f->jit, service, f->cur_gc);
-	ts_sample(f, c.d.done_ns);
+	ts_sample(f, c.d->done_ns);
 	return ret;
 }
 

@@ -136,7 +136,7 @@ struct msched_slot {
 	uint64_t seq;			/* submission order: breaks ties in done_ns */
 };
 struct msched {
-	uint64_t *slot_free;
+	uint64_t *slot_free;		/* nslots free times (a min-heap), then UINT64_MAX */
 	unsigned nslots;
 	struct msched_ent *heap;	/* min-heap on (done_ns, seq) of 16-byte keys */
 	struct msched_slot *pool;	/* the completions themselves; they never move */
@@ -149,7 +149,21 @@ struct msched {
 
 int msched__init(struct msched *s, unsigned channels, unsigned qd);
 void msched__fini(struct msched *s);
-/* Queues a completion that used no device time (rejected commands). */
+/* Doubles the heap and the pool: 0 or -ENOMEM. */
+int msched__grow(struct msched *s);
+/*
+ * Where the next completion queued goes: a command's completion is written
+ * there (model_cmd_begin()) and queued in place (model_cmd_place(),
+ * msched__push()), not copied; valid until something else is queued. NULL: out
+ * of memory.
+ */
+static inline struct target_done *msched__slot(struct msched *s)
+{
+	if (s->len == s->cap && msched__grow(s))
+		return NULL;
+	return &s->pool[s->free_idx[s->cap - s->len - 1]].d;
+}
+/* Queues a completion that used no device time (rejected commands); d may be msched__slot(). */
 int msched__push(struct msched *s, const struct target_done *d);
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out);
 /* The earliest completion's time, UINT64_MAX if none (inline: the engine asks after every submit and reap). */
@@ -171,7 +185,7 @@ void model_done_init(const struct target_cmd *cmd, const struct target_seg *r, u
 
 /* One command while an engine serves it, from model_cmd_begin() to model_cmd_place(). */
 struct model_cmd {
-	struct target_done d;		/* its completion */
+	struct target_done *d;		/* its completion, in the scheduler's msched__slot() */
 	const struct target_seg *r;	/* its n ranges: the command's segs, or `one` */
 	struct target_seg one;
 	uint32_t n;
@@ -214,7 +228,8 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 
 	if (cmd->op > TS_OP_MAX || (cmd->segs && cmd->nr_segs) || cmd->offset > size ||
 	    cmd->length > size - cmd->offset ||
-	    (discard && (!p->discard_supported || (p->discard_max_cmd && cmd->length >= p->discard_max_cmd))))
+	    (discard && (!p->discard_supported || (p->discard_max_cmd && cmd->length >= p->discard_max_cmd))) ||
+	    !(c->d = msched__slot(s)))
 		return model_cmd_begin_any(c, cmd, counts, s, p, size, st, ret);
 	c->one = (struct target_seg){ cmd->offset, cmd->length };
 	c->r = &c->one;
@@ -227,8 +242,8 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 	 */
 	tag = cmd->tag;
 	__asm__("" : "+r"(tag));
-	c->d = (struct target_done){ .tag = tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
-				     .dev_cmds = 1, .op = cmd->op, .klass = cmd->klass };
+	*c->d = (struct target_done){ .tag = tag, .submit_ns = cmd->submit_ns, .bytes = cmd->length,
+				      .dev_cmds = 1, .op = cmd->op, .klass = cmd->klass };
 	counts[cmd->op].cmds++;
 	counts[cmd->op].bytes += cmd->length;
 	return true;
@@ -236,7 +251,8 @@ static inline bool model_cmd_begin(struct model_cmd *c, const struct target_cmd 
 /*
  * The end every engine's submit shares: service x (1 +/- jitter) plus extra (time
  * jitter does not scale, such as a GC stall) placed on the device, non-queued for a
- * discard without queued_trim (sched.c, place()). 0 or -ENOMEM.
+ * discard without queued_trim (sched.c, place()). 0: its room in the queue was taken by
+ * model_cmd_begin().
  */
 int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra);

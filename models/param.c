@@ -34,8 +34,11 @@
 #include "traces/trace.h"
 #include "models/model_int.h"
 
-#define MAX_MAP_BITS (1ull << 30)
-#define NPEND 8	/* writes whose map update waits for its prefetched line (power of two) */
+#define MAX_MAP_BITS (1ull << 30)	/* so a map word's index is below 2^24: an int32_t holds it */
+#define NPEND 8	/* writes whose map update waits for its prefetched line (a power of two, at least 4) */
+
+/* Four slots' first or last map words (pend_apply() tests four at once; GCC vector extensions, any target). */
+typedef int32_t pend_words __attribute__((vector_size(16)));
 
 struct param {
 	struct model_params p;
@@ -47,8 +50,9 @@ struct param {
 	uint64_t *full;			/* bit w: map[w] is all ones */
 	uint64_t flip;			/* map and full as stored: the bits XOR flip (~0: initially mapped) */
 	uint64_t nwords, mapped_units;
-	struct { uint64_t a, b, wa, wb; } pend[NPEND];	/* units [a, b) to set in words [wa, wb];
-							   applied: b = 0, wa = UINT64_MAX, wb = 0 */
+	struct { uint64_t a, b; } pend[NPEND];	/* units [a, b) to set; applied: b = 0 */
+	pend_words pend_wa[NPEND / 4], pend_wb[NPEND / 4];	/* slot i's words [wa, wb]: [i / 4][i % 4];
+								   applied: INT32_MAX, -1 (no words) */
 	unsigned pend_head, pend_n;
 	struct model_op_count ops[TS_OP_MAX + 1];
 	struct discard_stats ds;
@@ -67,8 +71,8 @@ static size_t full_bytes(const struct param *m)
 static void pend_kill(struct param *m, unsigned i)
 {
 	m->pend[i].b = 0;
-	m->pend[i].wa = UINT64_MAX;	/* overlaps no words */
-	m->pend[i].wb = 0;
+	m->pend_wa[i / 4][i % 4] = INT32_MAX;
+	m->pend_wb[i / 4][i % 4] = -1;
 }
 
 static void *param_open(const struct model_profile *prof, const struct target_env *env,
@@ -137,7 +141,7 @@ static inline void set_full(struct param *m, uint64_t w, bool on)
 }
 
 /* Sets units [a, b) (a < b); returns how many changed. Words marked full are skipped unread. */
-static uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
+static inline uint64_t map_set(struct param *m, uint64_t a, uint64_t b)
 {
 	uint64_t changed = 0, w = a / 64, last = (b - 1) / 64;
 
@@ -207,26 +211,36 @@ static void pend_push(struct param *m, uint64_t a, uint64_t b)
 	i = (m->pend_head + m->pend_n++) % NPEND;
 	m->pend[i].a = a;
 	m->pend[i].b = b;
-	m->pend[i].wa = a / 64;
-	m->pend[i].wb = (b - 1) / 64;
+	m->pend_wa[i / 4][i % 4] = (int32_t)(a / 64);
+	m->pend_wb[i / 4][i % 4] = (int32_t)((b - 1) / 64);
 	__builtin_prefetch(&m->full[a / 64 / 64]);
 	__builtin_prefetch(&m->map[a / 64], 1);
 }
 
 /*
- * Applies the pending sets touching words [wa, wb] (wb < UINT64_MAX), in slot
- * order: sets commute, and an applied slot overlaps no words.
+ * Bit i: slot i's words meet [wa, wb]. Four slots a vector operation, and no
+ * branch a slot: a discard's words against random writes' mispredict half the time.
+ */
+static unsigned pend_hits(const struct param *m, int32_t wa, int32_t wb)
+{
+	pend_words hit = { 0 };
+
+	for (unsigned k = 0; k < NPEND / 4; k++)
+		hit |= (m->pend_wa[k] <= wb) & (m->pend_wb[k] >= wa) & ((pend_words){ 1, 2, 4, 8 } << (int)(4 * k));
+	return (unsigned)(hit[0] | hit[1] | hit[2] | hit[3]);
+}
+
+/*
+ * Applies the pending sets touching words [wa, wb], in slot order: sets
+ * commute, and an applied slot overlaps no words.
  */
 static void pend_apply(struct param *m, uint64_t wa, uint64_t wb)
 {
-	unsigned hit = 0;
+	unsigned hit;
 
 	if (!m->pend_n)	/* no write since the last flush (a trace of discards alone) */
 		return;
-	/* the slots first, without a branch each: a discard's words against random writes' mispredict half the time */
-	for (unsigned i = 0; i < NPEND; i++)
-		hit |= (unsigned)((m->pend[i].wa <= wb) & (m->pend[i].wb >= wa)) << i;
-	for (; hit; hit &= hit - 1) {
+	for (hit = pend_hits(m, (int32_t)wa, (int32_t)wb); hit; hit &= hit - 1) {
 		unsigned i = (unsigned)__builtin_ctz(hit);
 
 		map_set(m, m->pend[i].a, m->pend[i].b);
@@ -294,11 +308,11 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		return ret;
 	switch (cmd->op) {
 	case TS_OP_READ:
-		service = p->read_base + model_xfer_ns(c.d.bytes, p->read_bw);
+		service = p->read_base + model_xfer_ns(c.d->bytes, p->read_bw);
 		break;
 	case TS_OP_WRITE:
 	case TS_OP_WRITE_ZEROES:
-		service = p->write_base + model_xfer_ns(c.d.bytes, p->write_bw);
+		service = p->write_base + model_xfer_ns(c.d->bytes, p->write_bw);
 		if (m->nunits && m->mapped_units < m->nunits) {	/* all mapped: nothing to change */
 			uint64_t a = div_by(cmd->offset, m->unit, m->unit_shift);
 			uint64_t b = div_by(cmd->offset + cmd->length + m->unit - 1, m->unit, m->unit_shift);
@@ -312,7 +326,7 @@ static int param_submit(void *e, const struct target_cmd *cmd)
 		break;
 	case TS_OP_DISCARD:
 	case TS_OP_SECURE_ERASE:
-		service = model_discard(p, c.r, c.n, unmap, m, &m->ds, &c.d);
+		service = model_discard(p, c.r, c.n, unmap, m, &m->ds, c.d);
 		break;
 	default:
 		service = 0;

@@ -155,11 +155,12 @@ int msched__init(struct msched *s, unsigned channels, unsigned qd)
 {
 	memset(s, 0, sizeof(*s));
 	s->nslots = channels ? channels : 1;
-	s->slot_free = calloc(s->nslots, sizeof(*s->slot_free));
+	s->slot_free = calloc(s->nslots + 1, sizeof(*s->slot_free));
 	if (!s->slot_free || grow(s, qd > 16 ? qd : 16)) {
 		msched__fini(s);
 		return -ENOMEM;
 	}
+	s->slot_free[s->nslots] = UINT64_MAX;	/* slot_take_min()'s sentinel */
 	return 0;
 }
 
@@ -215,50 +216,31 @@ static void sift_down(struct msched *s, struct msched_ent e)
 	sift_up(s, i, e);
 }
 
-/*
- * *to = *d a field at a time: d was just written a field at a time (model_cmd_begin(),
- * place()), and the 16-byte loads of a struct copy, each spanning several of those
- * stores, cannot take their data from the store queue: each waits until the stores
- * reach the cache. The empty asm keeps GCC from merging the copies into those loads.
- */
-static inline void done_copy(struct target_done *to, const struct target_done *d)
+int msched__grow(struct msched *s)
 {
-	to->tag = d->tag;
-	to->submit_ns = d->submit_ns;
-	__asm__("" ::: "memory");
-	to->start_ns = d->start_ns;
-	__asm__("" ::: "memory");
-	to->done_ns = d->done_ns;
-	__asm__("" ::: "memory");
-	to->bytes = d->bytes;
-	__asm__("" ::: "memory");
-	to->freed = d->freed;
-	__asm__("" ::: "memory");
-	to->dev_cmds = d->dev_cmds;
-	to->error = d->error;
-	to->op = d->op;
-	to->klass = d->klass;
+	return grow(s, s->cap * 2);
 }
 
-/* Inline in place(): every command a model serves comes through here. */
-static inline __attribute__((always_inline)) int push(struct msched *s, const struct target_done *d)
+/*
+ * Queues the completion written in msched__slot(). Inline in place(): every
+ * command a model serves comes through here.
+ */
+static inline __attribute__((always_inline)) void push_slot(struct msched *s)
 {
 	struct msched_ent e;
 
-	if (s->len == s->cap && grow(s, s->cap * 2))
-		return -ENOMEM;
 	e.idx = s->free_idx[s->cap - s->len - 1];
-	e.done_ns = d->done_ns;
-	done_copy(&s->pool[e.idx].d, d);
+	e.done_ns = s->pool[e.idx].d.done_ns;
 	s->pool[e.idx].seq = s->seq++;
 	sift_up(s, s->len++, e);
-	return 0;
 }
 
 /*
  * Replaces the earliest slot free time (the heap's root) by t >= it. Which slot
  * serves a command changes nothing, only when the slots free up, so slot_free
- * is a min-heap of those times: a command takes the root.
+ * is a min-heap of those times: a command takes the root. Past its nslots
+ * entries it holds a sentinel, UINT64_MAX: the last node's right child, never
+ * the smaller one, so every child compares with its sibling without a test.
  */
 static void slot_take_min(struct msched *s, uint64_t t)
 {
@@ -266,13 +248,12 @@ static void slot_take_min(struct msched *s, uint64_t t)
 	unsigned n = s->nslots, i = 0;
 
 	for (;;) {
-		unsigned c = 2 * i + 1, has_r;
+		unsigned c = 2 * i + 1;
 
 		if (c >= n)
 			break;
 		/* the smaller child, the left on a tie, by arithmetic: a branch on random times mispredicts half the time */
-		has_r = c + 1 < n;
-		c += has_r & (h[c + has_r] < h[c]);
+		c += h[c + 1] < h[c];
 		if (h[c] >= t)
 			break;
 		h[i] = h[c];
@@ -283,15 +264,22 @@ static void slot_take_min(struct msched *s, uint64_t t)
 
 int msched__push(struct msched *s, const struct target_done *d)
 {
-	return push(s, d);
+	struct target_done *slot = msched__slot(s);
+
+	if (!slot)
+		return -ENOMEM;
+	if (slot != d)
+		*slot = *d;
+	push_slot(s);
+	return 0;
 }
 
 /*
- * Places a command: fills d->start_ns and d->done_ns and queues d; 0 or -ENOMEM.
- * Inline in model_cmd_place(), the engines' one way in.
+ * Places a command: fills d->start_ns and d->done_ns and queues d, the
+ * completion in msched__slot(). Inline in model_cmd_place(), the engines' one way in.
  */
-static inline __attribute__((always_inline)) int place(struct msched *s, struct target_done *d, uint64_t service,
-						       bool exclusive)
+static inline __attribute__((always_inline)) void place(struct msched *s, struct target_done *d, uint64_t service,
+							bool exclusive)
 {
 	uint64_t start = d->submit_ns;
 
@@ -313,7 +301,7 @@ static inline __attribute__((always_inline)) int place(struct msched *s, struct 
 	s->busy_ns += service;
 	if (d->done_ns > s->last_done)
 		s->last_done = d->done_ns;
-	return push(s, d);
+	push_slot(s);
 }
 
 int msched__reap(struct msched *s, uint64_t until, struct target_done *out)
@@ -410,19 +398,23 @@ bool model_cmd_begin_any(struct model_cmd *c, const struct target_cmd *cmd, stru
 	*ret = -EINVAL;
 	if (cmd->op > TS_OP_MAX)
 		return false;
+	*ret = -ENOMEM;
+	if (!(c->d = msched__slot(s)))
+		return false;
 	c->r = model_ranges(cmd, &c->one, &c->n);
 	c->discard = cmd->op == TS_OP_DISCARD || cmd->op == TS_OP_SECURE_ERASE;
-	model_done_init(cmd, c->r, c->n, &c->d);
+	model_done_init(cmd, c->r, c->n, c->d);
 	counts[cmd->op].cmds++;
-	counts[cmd->op].bytes += c->d.bytes;
-	return !model_reject(s, p, size, c->r, c->n, &c->d, st, ret);
+	counts[cmd->op].bytes += c->d->bytes;
+	return !model_reject(s, p, size, c->r, c->n, c->d, st, ret);
 }
 
 int model_cmd_place(struct model_cmd *c, struct msched *s, const struct model_params *p, struct model_jitter *j,
 		    uint64_t service, uint64_t extra)
 {
 	service = model_jitter(j, p->jitter, service) + extra;
-	return place(s, &c->d, service, c->discard && !p->queued_trim);
+	place(s, c->d, service, c->discard && !p->queued_trim);
+	return 0;
 }
 
 void model_report_discards(json_t *o, const struct discard_stats *st, uint64_t requested)
@@ -443,7 +435,8 @@ struct dcmd {
 	bool aligned;
 };
 
-static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct discard_stats *st)
+/* Ends device command c: its service time, and its figures into st. Inline: once for every device discard. */
+static inline uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct discard_stats *st)
 {
 	uint64_t t;
 
@@ -468,14 +461,13 @@ static uint64_t close_dcmd(const struct model_params *p, struct dcmd *c, struct 
  * one starts aligned (block/blk-merge.c, bio_split_discard()), and merges up to
  * max_discard_segments bios into one request (blk-merge.c,
  * bio_attempt_discard_merge()); a request never exceeds
- * max_discard_sectors in total.
+ * max_discard_sectors in total. Returns the service time of the commands it
+ * closed; the last is left open in *c (empty at the call).
  */
-uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
-		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
+static uint64_t pack_ranges(const struct model_params *p, const struct target_seg *r, uint32_t n,
+			    model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct dcmd *c)
 {
-	uint64_t g = p->discard_granularity, max = p->discard_max_cmd;
-	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
-	struct dcmd c = { 0 };
+	uint64_t g = p->discard_granularity, max = p->discard_max_cmd, t = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t off = r[i].offset, left = r[i].length;
@@ -484,26 +476,42 @@ uint64_t model_discard(const struct model_params *p, const struct target_seg *r,
 			uint64_t piece;
 			bool aligned;
 
-			if (c.segs == p->max_discard_segments || c.bytes == max)
-				t += close_dcmd(p, &c, st);
-			piece = left < max - c.bytes ? left : max - c.bytes;
+			if (c->segs == p->max_discard_segments || c->bytes == max)
+				t += close_dcmd(p, c, st);
+			piece = left < max - c->bytes ? left : max - c->bytes;
 			if (piece < left) {	/* split: end on a granule boundary */
 				uint64_t end = (off + piece) / g * g;
 
-				if (end <= off && c.segs) {
-					t += close_dcmd(p, &c, st);
+				if (end <= off && c->segs) {
+					t += close_dcmd(p, c, st);
 					continue;
 				}
 				if (end > off)
 					piece = end - off;
 			}
-			c.freed += unmap(ctx, off, piece, &aligned);
-			c.aligned |= aligned;
-			c.segs++;
-			c.bytes += piece;
+			c->freed += unmap(ctx, off, piece, &aligned);
+			c->aligned |= aligned;
+			c->segs++;
+			c->bytes += piece;
 			off += piece;
 			left -= piece;
 		}
+	}
+	return t;
+}
+
+uint64_t model_discard(const struct model_params *p, const struct target_seg *r, uint32_t n,
+		       model_unmap_fn unmap, void *ctx, struct discard_stats *st, struct target_done *d)
+{
+	uint64_t t = 0, dev0 = st->dev_cmds, freed0 = st->freed;
+	struct dcmd c = { 0 };
+
+	if (n == 1 && r->length && r->length <= p->discard_max_cmd) {	/* one piece, one command: most discards */
+		c.freed = unmap(ctx, r->offset, r->length, &c.aligned);
+		c.segs = 1;
+		c.bytes = r->length;
+	} else {
+		t = pack_ranges(p, r, n, unmap, ctx, st, &c);
 	}
 	t += close_dcmd(p, &c, st);
 	d->dev_cmds = (uint32_t)(st->dev_cmds - dev0);

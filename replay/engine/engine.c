@@ -32,9 +32,7 @@ static uint64_t scale_speed(const struct engine *e, uint64_t d)	/* d / --speed, 
 
 static inline uint64_t scale(const struct engine *e, uint64_t d)
 {
-	if (e->cfg.timing == TIMING_ASAP || e->cfg.speed == 1.0)
-		return d;
-	return scale_speed(e, d);
+	return e->unscaled ? d : scale_speed(e, d);
 }
 
 /* Inline: every record that runs the loop and every discard the policy emits converts its time. */
@@ -493,8 +491,9 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
  * engine time T. one: a single model lane in the loop (trace timing, where the
  * twin runs beside it, and asap before the twin's first command), a constant in
  * each of run_until()'s two calls, so that there the loops over lanes and the
- * real-time waits fall away at compile time. Most calls reap one completion, or
- * none, and take time to T in one pass.
+ * real-time waits fall away at compile time and the lane's reap is inline (not
+ * reap_from()'s call). Most calls reap one completion, or none, and take time to
+ * T in one pass.
  */
 static inline __attribute__((always_inline)) int run_until_as(struct engine *e, uint64_t T, bool one)
 {
@@ -516,7 +515,7 @@ static inline __attribute__((always_inline)) int run_until_as(struct engine *e, 
 		next = T < tp ? T : tp;
 		next = tq < next ? tq : next;
 		while ((ret = !one ? reap_one(e, next) :
-			      lane_next_done(&e->lane[0]) <= next ? reap_from(e, &e->lane[0], next) : 0) == 1)
+			      lane_next_done(&e->lane[0]) <= next ? reap_from_as(e, &e->lane[0], next, false) : 0) == 1)
 			;
 		if (ret < 0)
 			return ret;
@@ -686,8 +685,12 @@ static inline __attribute__((always_inline)) int fg_to_lane(struct engine *e, un
 	return 0;
 }
 
-/* r at engine time te (trace timing; asap: each lane's now) */
-static int enqueue_fg(struct engine *e, const struct ts_record *r, uint64_t te)
+/*
+ * r at engine time te (trace timing; asap: each lane's now). Inline in both of
+ * feed_as()'s bodies: every foreground record comes through here.
+ */
+static inline __attribute__((always_inline)) int enqueue_fg(struct engine *e, const struct ts_record *r,
+							    uint64_t te)
 {
 	bool queued = false;
 	size_t tag;
@@ -748,14 +751,21 @@ static void first_free(struct engine *e, const struct engine_observer *ob)
 		e->idle_kinds |= 1u << TS_INTENT;
 }
 
-int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
+/*
+ * engine__feed(). quick: trace timing and no observer, a constant in each of
+ * engine__feed()'s two calls, so that there the tests of the timing and of the
+ * observer's hooks fall away at compile time (a replay's usual case).
+ */
+static inline __attribute__((always_inline)) int feed_as(struct engine *e, const struct ts_record *recs, size_t n,
+							 bool quick)
 {
-	const struct engine_observer *ob = e->cfg.observer;
+	const struct engine_observer *ob = quick ? NULL : e->cfg.observer;
+	const bool asap = !quick && e->cfg.timing == TIMING_ASAP;
 	void (*prefetch)(void *, uint64_t, uint64_t) = e->lane[0].ops->prefetch;
 	/* the records whose PREFETCH_AHEAD-th successor is in this batch (none: no prefetch hook) */
 	size_t pf_n = prefetch && n > PREFETCH_AHEAD ? n - PREFETCH_AHEAD : 0;
 	/* trace timing, no observer of records: an idle kind is skipped at once */
-	bool idle_quick = e->cfg.timing != TIMING_ASAP && !(ob && ob->record);
+	bool idle_quick = !asap && !(ob && ob->record);
 	/* ... and a FREE the policy does not want goes straight to dfree (the skip below) */
 	bool free_quick = idle_quick && e->skip_idle && !(e->wanted_kinds >> TS_FREE & 1);
 
@@ -789,7 +799,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		if (rec->kind < 32 && (e->idle_kinds >> rec->kind & 1)) {
 			if (idle_quick)
 				continue;
-			if (e->cfg.timing != TIMING_ASAP) {
+			if (!asap) {
 				if (ob && ob->record)
 					ob->record(ob->arg, rec);
 				continue;
@@ -836,10 +846,10 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			first_free(e, ob);
 		/* what the timing allows first: policy__wants() only for a record that could skip */
 		skip = e->skip_idle && !fg &&
-		       (e->cfg.timing == TIMING_ASAP ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :
+		       (asap ? !reclaim && !(ob && ob->record) && policy__quiet(e->pol) :
 						      !reclaim || (!(ob && ob->record) && e->dfree_n < DEFER_FREES)) &&
 		       ((rp->kind < 32 && !(e->wanted_kinds >> rp->kind & 1)) || !policy__wants(e->pol, rp));
-		if (skip && e->cfg.timing == TIMING_ASAP) {
+		if (skip && asap) {
 			e->drain_owed = true;
 			continue;
 		}
@@ -852,9 +862,9 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 				ob->record(ob->arg, rec);
 			continue;
 		}
-		te = e->cfg.timing == TIMING_ASAP ? 0 : to_engine(e, rp->time_ns);
+		te = asap ? 0 : to_engine(e, rp->time_ns);
 		e->drain_owed = false;
-		ret = e->cfg.timing == TIMING_ASAP ? asap_drain(e) : run_until(e, te);
+		ret = asap ? asap_drain(e) : run_until(e, te);
 		if (ret)
 			return ret;
 		if (e->dfree_n && (ret = dfree_apply(e, UINT64_MAX)))
@@ -863,7 +873,7 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 		if (ob && ob->record)
 			ob->record(ob->arg, rec);
 		/* after the completions due before it: the reclaim delay integrates in time order */
-		if (freed && (ret = metrics__freed(e->m, e->cfg.timing == TIMING_ASAP ? e->lane[0].now : te,
+		if (freed && (ret = metrics__freed(e->m, asap ? e->lane[0].now : te,
 						   rp->kind == TS_INTENT, rp->length)))
 			return efail(e, ret, "%s", "engine: out of memory");
 		/*
@@ -885,6 +895,11 @@ int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
 			return ret;
 	}
 	return 0;
+}
+
+int engine__feed(struct engine *e, const struct ts_record *recs, size_t n)
+{
+	return e->cfg.timing == TIMING_TRACE && !e->cfg.observer ? feed_as(e, recs, n, true) : feed_as(e, recs, n, false);
 }
 
 bool engine__source_missing(const struct engine *e, char *why, size_t len)

@@ -54,6 +54,7 @@ struct engine {
 	uint64_t t0, base, last_trace, records, out_of_order, fg_records;
 	struct policy_input_counts input;	/* replayed records by kind (engine__source_missing, records.replayed) */
 	bool started, flushed, realtime;
+	bool unscaled;			/* asap or --speed 1: scale() changes no duration (a test of one flag) */
 	bool skip_idle;			/* model target: records nothing reacts to are skipped (ENGINE.md) */
 	bool drain_owed;		/* asap: records were skipped since the last drain */
 	bool sink_direct;		/* engine_sink() may submit a discard at once (engine__feed()) */

@@ -53,6 +53,7 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 	e->cfg = *cfg;
 	if (!(e->cfg.speed > 0))
 		e->cfg.speed = 1.0;
+	e->unscaled = e->cfg.timing == TIMING_ASAP || e->cfg.speed == 1.0;
 	e->free_slot = SIZE_MAX;
 	e->realtime = cfg->target->realtime;
 	e->skip_idle = !e->realtime;
