@@ -368,6 +368,14 @@ static uint8_t source_kind(enum policy_source src)
 	}
 }
 
+/* A filesystem whose frees the recorder (ext4, xfs tracepoints) or an importer (UFS by DTrace) records. */
+static bool fs_has_events(const char *fs)
+{
+	int f = ts_fs_from_name(fs);
+
+	return f == TS_FS_EXT4 || f == TS_FS_XFS || f == TS_FS_UFS;
+}
+
 bool policy_source_missing(const struct policy_props *props, const struct policy_input_counts *c,
 			   const struct ts_device *dev, char *why, size_t len)
 {
@@ -381,8 +389,13 @@ bool policy_source_missing(const struct policy_props *props, const struct policy
 	if (fs_level && !c->kind[TS_FREE] && !c->kind[TS_INTENT] && dev && dev->fs[0]) {
 		char fs[64];
 
-		snprintf(why, len, "trace has no %s records: %s has no fs-level events", ts_kind_name(k),
-			 ts_escape(dev->fs, fs, sizeof(fs)));
+		if (fs_has_events(dev->fs))
+			snprintf(why, len, "trace has no %s records: none of its %s's fs-level events were "
+				 "recorded (a block-layer import, a recording cut short, or nothing freed)",
+				 ts_kind_name(k), ts_escape(dev->fs, fs, sizeof(fs)));
+		else
+			snprintf(why, len, "trace has no %s records: %s has no fs-level events", ts_kind_name(k),
+				 ts_escape(dev->fs, fs, sizeof(fs)));
 	} else {
 		snprintf(why, len, "trace has no %s records", ts_kind_name(k));
 	}

@@ -333,8 +333,9 @@ static inline void policy_input_count(struct policy_input_counts *c, const struc
  * issued none: an answer, not a missing layer), and for a pipeline that reads
  * the free-space snapshot (props->snapshot: fstrim) when the trace has one;
  * `none` reads nothing and never misses. When missing, why gets the reason ("trace has no FREE records", and
- * ": btrfs has no fs-level events" when dev's filesystem recorded neither FREE
- * nor INTENT records); else why = "".
+ * when dev's filesystem recorded neither FREE nor INTENT records ": btrfs has no fs-level events", or, for a
+ * filesystem whose events the recorder takes (ext4, xfs; UFS by DTrace), that none of them were recorded);
+ * else why = "".
  */
 bool policy_source_missing(const struct policy_props *props, const struct policy_input_counts *c,
 			   const struct ts_device *dev, char *why, size_t len);

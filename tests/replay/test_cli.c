@@ -278,6 +278,26 @@ Test(cli, summary_without_discards_says_none)
 	free(out);
 }
 
+/*
+ * An XFS trace without FREE records (cut short after two records here; a block-layer import is
+ * the other way) says that none of XFS's fs-level events were recorded: "xfs has no fs-level
+ * events" (btrfs's reason) was false, the recorder takes XFS's.
+ */
+Test(cli, missing_layer_names_the_right_reason)
+{
+	char cmd[2048], *err = NULL;
+
+	th_dir_init();
+	snprintf(cmd, sizeof(cmd), "head -c 1000 %s/traces/corpus/xfs-discard-rmtree.tsim > %s/cut.tsim && "
+		 "%s replay %s/cut.tsim -p xfs -M nvme -q", th_src(), th_dir(), th_trimsim(), th_dir());
+	cr_expect_eq(th_run(cmd, NULL, &err), 1);
+	cr_expect_not_null(strstr(err, "policy 'xfs' does not apply: trace has no FREE records: none of its xfs's "
+				  "fs-level events were recorded (a block-layer import, a recording cut short, or "
+				  "nothing freed)\n"), "%s", err);
+	free(err);
+	th_dir_fini();
+}
+
 Test(cli, policies_lists_everything)
 {
 	char cmd[1024], *out = NULL;
