@@ -21,6 +21,7 @@ enum rec_why {
 	RW_NOT,		/* discard does not matter: least reclaim delay */
 	RW_UNTOLD,	/* the trace cannot tell: least device time in TRIM, ties by reclaim delay */
 	RW_NOTHING,	/* no setting replayed */
+	RW_UNWEIGHED,	/* no setting that discards could be weighed: the trace holds nothing one acts on */
 };
 
 /* One trace x profile. */

@@ -274,7 +274,7 @@ static const char *why_name(enum rec_why w)
 {
 	static const char *const n[] = { [RW_REJECTED] = "rejected", [RW_MATTERS] = "matters",
 					 [RW_NOT] = "does-not-matter", [RW_UNTOLD] = "cannot-tell",
-					 [RW_NOTHING] = "nothing-replayed" };
+					 [RW_NOTHING] = "nothing-replayed", [RW_UNWEIGHED] = "nothing-weighed" };
 
 	return n[w];
 }
@@ -344,6 +344,11 @@ static void reason(const struct rec_result *res, char *buf, size_t len)
 		return;
 	case RW_NOTHING:
 		snprintf(buf, len, "no setting replayed: every cell failed or does not apply to the trace");
+		return;
+	case RW_UNWEIGHED:
+		snprintf(buf, len, "no setting that discards could be weighed: the trace holds no device command, "
+			 "free or discard intent for one to act on (only nodiscard and fstrim's pass over the "
+			 "free-space snapshot replayed)");
 		return;
 	}
 }

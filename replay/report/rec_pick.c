@@ -345,8 +345,12 @@ void rec_evaluate(struct rec_result *res)
 		res->why = RW_MATTERS;
 	else if (res->j.matters == RM_UNTOLD)
 		res->why = RW_UNTOLD;
+	else if (res->j.matters == RM_UNWEIGHED)
+		res->why = RW_UNWEIGHED;	/* no recommendation: nothing says whether discard matters */
 	else
 		res->why = RW_NOT;
+	if (res->why == RW_UNWEIGHED)
+		return;
 	if (res->why == RW_REJECTED) {
 		for (size_t i = 0; i < res->n; i++)
 			if (is_none(res, i))

@@ -502,6 +502,28 @@ Test(recommend, nodiscard_recorded_never_trims)
 	json_decref(rep);
 }
 
+/*
+ * A trace with nothing a setting acts on (cut short after two records: no device command, no
+ * free, no discard intent; only nodiscard and fstrim's pass over the free-space snapshot replay)
+ * gets no recommendation, and says why. It recommended fstrim weekly and "discard does not
+ * matter for this workload".
+ */
+Test(recommend, nothing_to_weigh_no_recommendation)
+{
+	char cmd[2048], *out = NULL;
+
+	th_dir_init();
+	snprintf(cmd, sizeof(cmd), "head -c 1000 %s/traces/corpus/xfs-discard-rmtree.tsim > %s/cut.tsim && "
+		 "%s recommend %s/cut.tsim -M nvme 2>/dev/null", th_src(), th_dir(), th_trimsim(), th_dir());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0);
+	cr_expect_not_null(strstr(out, "  discard: no setting that discards was weighed\n  no recommendation: no setting "
+				  "that discards could be weighed: the trace holds no device command, free or discard "
+				  "intent for one to act on"), "%s", out);
+	cr_expect_null(strstr(out, "does not matter"), "%s", out);
+	free(out);
+	th_dir_fini();
+}
+
 Test(recommend, rejected_device)
 {
 	char args[1024];
