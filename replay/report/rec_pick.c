@@ -120,7 +120,7 @@ static bool recorded_twin(const struct rec_result *res, size_t i)
 	const struct rec_family *fams = rec_families(&nf), *f = &fams[res->cands[i].fam];
 	const char *dmax = rec_knob_value(&res->cands[i], "dmax");
 
-	if (!res->online || !f->fs || f->periodic || strcmp(f->fs, res->fs) || !dmax)
+	if (!res->online_fs[0] || !f->fs || f->periodic || strcmp(f->fs, res->online_fs) || !dmax)
 		return false;
 	for (unsigned k = 0; k < REC_KNOBS; k++) {
 		const struct rec_knob *kb = &f->knobs[k];

@@ -415,7 +415,9 @@ static int describe_trace(struct rec_result *res, const char *fs, bool scan, cha
 	snprintf(res->fs, sizeof(res->fs), "%s", fs ? fs : d ? d->fs : "");
 	snprintf(res->dev, sizeof(res->dev), "%s", d && d->name[0] && !strchr(d->name, ':') ? d->name : "DEV");
 	snprintf(res->mount, sizeof(res->mount), "%s", d && d->mount[0] ? d->mount : "MOUNTPOINT");
-	res->online = scan && recorded_online(r, d);
+	/* the filesystem the trace was recorded on, whatever --fs tries (the twin rule, rec_pick.c) */
+	if (scan && d && recorded_online(r, d))
+		snprintf(res->online_fs, sizeof(res->online_fs), "%s", d->fs);
 	trace_reader__close(r);
 	return 0;
 }

@@ -473,6 +473,15 @@ Test(recommend, recorded_setting_is_not_a_change)
 			 "a real change (discard_max_bytes) stays");
 	cr_expect_not_null(json_object_get(rec, "versus_recorded"));
 	json_decref(rep);
+
+	/* --fs any tries every filesystem's settings; the recorded one's are still the recording's */
+	snprintf(args, sizeof(args), "%s/traces/corpus/xfs-discard-unpack.tsim -M nvme --fs any", th_src());
+	rep = recommend(args, true);
+	r = result(rep, "nvme");
+	json_array_foreach(json_object_get(r, "front"), i, f)
+		cr_expect(strncmp(json_string_value(json_object_get(f, "policy")), "xfs(", 4), "--fs any: %s on the front",
+			  json_string_value(json_object_get(f, "policy")));
+	json_decref(rep);
 }
 
 /*
