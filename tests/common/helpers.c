@@ -83,6 +83,21 @@ void th_rmtree(const char *dir)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);	/* never into a file system mounted below */
 }
 
+const char *th_cut_corpus(const char *name, size_t bytes)
+{
+	static char out[600];
+	char src[600];
+	size_t len;
+	char *buf;
+
+	snprintf(src, sizeof(src), "%s/traces/corpus/%s", th_src(), name);
+	snprintf(out, sizeof(out), "%s/cut-%s", th_dir(), name);
+	cr_assert_not_null(buf = th_slurp(src, &len), "%s", src);
+	cr_assert_eq(th_write(out, buf, len < bytes ? len : bytes), 0, "%s", out);
+	free(buf);
+	return out;
+}
+
 char *th_slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

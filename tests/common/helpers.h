@@ -33,6 +33,8 @@ int th_run(const char *cmd, char **out, char **err);
 /* Reads a whole file into a malloc'd buffer; *len set. NULL on error. */
 char *th_slurp(const char *path, size_t *len);
 int th_write(const char *path, const void *buf, size_t len);
+/* traces/corpus/NAME cut after its first bytes bytes, in th_dir() (a trace that ends early): its path. */
+const char *th_cut_corpus(const char *name, size_t bytes);
 /* Counts lines of s. */
 size_t th_lines(const char *s);
 /* Skip reason if not root or the named facility is missing; NULL when live tests may run. */

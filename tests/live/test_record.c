@@ -17,6 +17,19 @@ static void setup_ext4_part(void) { fix_up_partition("ext4", 512); }
  * extent, right after trace_xfs_discard_extent() (fs/xfs/xfs_discard.c), so
  * every INTENT has a BIO with the same device bytes.
  */
+/* XFS: every INTENT has a BIO of the same device bytes (both sorted by summarize()). */
+static void expect_intents_are_bios(const struct trace_sum *s)
+{
+	cr_expect_eq(s->kind[TS_INTENT].count, s->kind[TS_BIO].count, "INTENT %" PRIu64 " BIO %" PRIu64,
+		     s->kind[TS_INTENT].count, s->kind[TS_BIO].count);
+	for (size_t i = 0; i < s->nintent && i < s->nbio; i++)
+		if (s->intent[i].offset != s->bio[i].offset || s->intent[i].length != s->bio[i].length) {
+			cr_expect_fail("INTENT %" PRIu64 "+%" PRIu64 " has no BIO (nearest %" PRIu64 "+%" PRIu64 ")",
+				       s->intent[i].offset, s->intent[i].length, s->bio[i].offset, s->bio[i].length);
+			break;
+		}
+}
+
 Test(record, xfs_intent_matches_bio, .init = setup_xfs, .fini = fix_down, .timeout = 120)
 {
 	char out[256], script[1024], *err = NULL;
@@ -35,17 +48,9 @@ Test(record, xfs_intent_matches_bio, .init = setup_xfs, .fini = fix_down, .timeo
 	cr_expect(s.kind[TS_FREE].count >= 3000, "FREE %" PRIu64, s.kind[TS_FREE].count);
 	cr_expect(s.kind[TS_ALLOC].count >= 3000, "ALLOC %" PRIu64, s.kind[TS_ALLOC].count);
 	cr_expect(s.kind[TS_INTENT].count > 0);
-	cr_expect_eq(s.kind[TS_INTENT].count, s.kind[TS_BIO].count, "INTENT %" PRIu64 " BIO %" PRIu64,
-		     s.kind[TS_INTENT].count, s.kind[TS_BIO].count);
 	cr_expect_eq(s.kind[TS_INTENT].bytes, s.kind[TS_BIO].bytes);
 	cr_expect(s.fitrim > 0, "fstrim's INTENTs are not flagged FITRIM");
-	for (size_t i = 0; i < s.nintent && i < s.nbio; i++)
-		if (s.intent[i].offset != s.bio[i].offset || s.intent[i].length != s.bio[i].length) {
-			cr_expect_fail("INTENT %" PRIu64 "+%" PRIu64 " has no BIO (nearest %" PRIu64 "+%"
-				       PRIu64 ")", s.intent[i].offset, s.intent[i].length,
-				       s.bio[i].offset, s.bio[i].length);
-			break;
-		}
+	expect_intents_are_bios(&s);
 	cr_expect_eq(s.issue[TS_OP_DISCARD].bytes, s.kind[TS_BIO].bytes,
 		     "discard ISSUE bytes differ from BIO bytes");
 	cr_expect(s.snap_start > 0 && s.snap_end > 0, "no GETFSMAP snapshots");
@@ -158,16 +163,18 @@ Test(record, btrfs_discards_at_the_device, .init = setup_btrfs, .fini = fix_down
  * INTENTs still match their BIOs byte for byte, ext4's match its discard commands in number, and
  * the free-space balance (GETFSMAP snapshots, partition-relative in the kernel) holds.
  */
-static void assert_partition_trace(const char *path, const struct trace_sum *s)
+static void record_on_partition(const char *name, struct trace_sum *s)
 {
 	const struct ts_device *devs, *d = NULL;
 	struct trace_reader *r;
 	struct ts_record rec;
-	char err[256];
+	char path[256], err[256];
 	uint64_t outside = 0;
 	size_t n;
 	int64_t rem;
 
+	record_removal(name, WL_REMOVE, s);
+	snprintf(path, sizeof(path), "%s/%s.tsim", fx.dir, name);
 	cr_assert(r = trace_reader__open(path, err, sizeof(err)), "%s", err);
 	devs = trace_reader__devices(r, &n);
 	for (size_t i = 0; i < n; i++)
@@ -189,30 +196,18 @@ static void assert_partition_trace(const char *path, const struct trace_sum *s)
 
 Test(record, xfs_on_a_partition, .init = setup_xfs_part, .fini = fix_down, .timeout = 120)
 {
-	char out[256];
 	struct trace_sum s;
 
-	record_removal("xfs-part", WL_REMOVE, &s);
-	snprintf(out, sizeof(out), "%s/xfs-part.tsim", fx.dir);
-	assert_partition_trace(out, &s);
-	cr_expect_eq(s.kind[TS_INTENT].count, s.kind[TS_BIO].count);
-	for (size_t i = 0; i < s.nintent && i < s.nbio; i++)
-		if (s.intent[i].offset != s.bio[i].offset || s.intent[i].length != s.bio[i].length) {
-			cr_expect_fail("INTENT %" PRIu64 "+%" PRIu64 " has no BIO (nearest %" PRIu64 "+%" PRIu64 ")",
-				       s.intent[i].offset, s.intent[i].length, s.bio[i].offset, s.bio[i].length);
-			break;
-		}
+	record_on_partition("xfs-part", &s);
+	expect_intents_are_bios(&s);
 	sum_free(&s);
 }
 
 Test(record, ext4_on_a_partition, .init = setup_ext4_part, .fini = fix_down, .timeout = 120)
 {
-	char out[256];
 	struct trace_sum s;
 
-	record_removal("ext4-part", WL_REMOVE, &s);
-	snprintf(out, sizeof(out), "%s/ext4-part.tsim", fx.dir);
-	assert_partition_trace(out, &s);
+	record_on_partition("ext4-part", &s);
 	cr_expect_eq(s.kind[TS_INTENT].count, s.issue[TS_OP_DISCARD].count);
 	sum_free(&s);
 }

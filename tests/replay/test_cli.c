@@ -288,8 +288,8 @@ Test(cli, missing_layer_names_the_right_reason)
 	char cmd[2048], *err = NULL;
 
 	th_dir_init();
-	snprintf(cmd, sizeof(cmd), "head -c 1000 %s/traces/corpus/xfs-discard-rmtree.tsim > %s/cut.tsim && "
-		 "%s replay %s/cut.tsim -p xfs -M nvme -q", th_src(), th_dir(), th_trimsim(), th_dir());
+	snprintf(cmd, sizeof(cmd), "%s replay %s -p xfs -M nvme -q", th_trimsim(),
+		 th_cut_corpus("xfs-discard-rmtree.tsim", 1000));
 	cr_expect_eq(th_run(cmd, NULL, &err), 1);
 	cr_expect_not_null(strstr(err, "policy 'xfs' does not apply: trace has no FREE records: none of its xfs's "
 				  "fs-level events were recorded (a block-layer import, a recording cut short, or "

@@ -522,8 +522,8 @@ Test(recommend, nothing_to_weigh_no_recommendation)
 	char cmd[2048], *out = NULL;
 
 	th_dir_init();
-	snprintf(cmd, sizeof(cmd), "head -c 1000 %s/traces/corpus/xfs-discard-rmtree.tsim > %s/cut.tsim && "
-		 "%s recommend %s/cut.tsim -M nvme 2>/dev/null", th_src(), th_dir(), th_trimsim(), th_dir());
+	snprintf(cmd, sizeof(cmd), "%s recommend %s -M nvme 2>/dev/null", th_trimsim(),
+		 th_cut_corpus("xfs-discard-rmtree.tsim", 1000));
 	cr_assert_eq(th_run(cmd, &out, NULL), 0);
 	cr_expect_not_null(strstr(out, "  discard: no setting that discards was weighed\n  no recommendation: no setting "
 				  "that discards could be weighed: the trace holds no device command, free or discard "
