@@ -422,6 +422,17 @@ static int describe_trace(struct rec_result *res, const char *fs, bool scan, cha
 	return 0;
 }
 
+/* An earlier search of res's trace read it through for describe_trace(): its answer is res's (1 trace, N profiles). */
+static bool scanned_before(const struct rec_run *rr, struct rec_result *res)
+{
+	for (size_t i = 0; i + 1 < rr->nres; i++)
+		if (!strcmp(rr->res[i].trace, res->trace)) {
+			memcpy(res->online_fs, rr->res[i].online_fs, sizeof(res->online_fs));
+			return true;
+		}
+	return false;
+}
+
 int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, char *err, size_t errlen)
 {
 	struct rec_result *res, *nr = realloc(rr->res, (rr->nres + 1) * sizeof(*nr));
@@ -436,8 +447,8 @@ int rec_run__search(struct rec_run *rr, const char *trace, const char *profile, 
 	snprintf(res->trace, sizeof(res->trace), "%s", trace);
 	snprintf(res->profile, sizeof(res->profile), "%s", profile);
 	err[0] = 0;
-	if ((e = describe_trace(res, rr->o.fs, true, err, errlen)) || (e = trace_hash(rr, trace, &th, err, errlen)) ||
-	    (e = cell_profile_digest(profile, &ph, err, errlen)))
+	if ((e = describe_trace(res, rr->o.fs, !scanned_before(rr, res), err, errlen)) ||
+	    (e = trace_hash(rr, trace, &th, err, errlen)) || (e = cell_profile_digest(profile, &ph, err, errlen)))
 		return e;
 	if ((e = seed_defaults(res)))
 		return ts_errf(err, errlen, e, "out of memory");
