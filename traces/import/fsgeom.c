@@ -9,13 +9,15 @@
  * btrfs (fs/btrfs/accessors.h, struct btrfs_super_block at 64 KiB, little-endian): magic
  *      "_BHRfS_M" at 0x40, sectorsize at 0x90. btrfs trace events are not imported; the
  *      type and block size only fill the device table.
- * Device limits from /sys/dev/block/MAJ:MIN (queue/ of the whole disk).
+ * Device limits from /sys/dev/block/MAJ:MIN (queue/ of the whole disk); a partition's
+ * disk is the directory above it (/sys/dev/block/MAJ:MIN/../dev), as tracer/devices.c finds it.
  */
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/fs.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,12 +50,31 @@ static uint64_t sys_u64(unsigned ma, unsigned mi, const char *rel)
 	return v;
 }
 
-static void probe_sysfs(unsigned ma, unsigned mi, struct ts_device *d)
+/* The dev_t in /sys/dev/block/M:m/<rel> ("7:1"); 0 if absent. */
+static uint32_t sys_dev(unsigned ma, unsigned mi, const char *rel)
+{
+	char path[128], buf[32] = "";
+	uint32_t dev = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", ma, mi, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || ts_dev_parse(strtok(buf, "\n"), &dev))
+		dev = 0;
+	fclose(f);
+	return dev;
+}
+
+static void probe_sysfs(unsigned ma, unsigned mi, struct ts_device *d, struct fsgeom *g)
 {
 	/* A partition has a "partition" file; its queue/ is its parent disk's. */
-	const char *q = sys_u64(ma, mi, "partition") ? "../queue" : "queue";
+	bool part = sys_u64(ma, mi, "partition") != 0;
+	const char *q = part ? "../queue" : "queue";
 	char rel[64];
 
+	g->disk_dev = part ? sys_dev(ma, mi, "../dev") : d->dev;
 	d->partition_start = sys_u64(ma, mi, "start") * 512;
 	snprintf(rel, sizeof(rel), "%s/logical_block_size", q);
 	d->logical_block_size = (uint32_t)sys_u64(ma, mi, rel);
@@ -125,7 +146,7 @@ int fsgeom__probe(const char *path, struct ts_device *d, struct fsgeom *g, char 
 	base = strrchr(path, '/');
 	snprintf(d->name, sizeof(d->name), "%s", base ? base + 1 : path);
 	d->size = size;
-	probe_sysfs(major(st.st_rdev), minor(st.st_rdev), d);
+	probe_sysfs(major(st.st_rdev), minor(st.st_rdev), d, g);
 	parse_super(sb, g);
 	if (!g->fs[0] && pread(fd, sb, 256, 65536) == 256)
 		parse_btrfs(sb, g);

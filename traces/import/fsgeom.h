@@ -17,11 +17,12 @@ struct fsgeom {
 	uint64_t ext4_blocks_per_group;
 	uint32_t ext4_first_data_block;
 	uint32_t ext4_cluster_ratio;	/* blocks per cluster (bigalloc) */
+	uint32_t disk_dev;		/* a partition's whole disk (sysfs); the device itself if not one */
 };
 
 /*
  * Fills d (dev, name, size, sector sizes, partition start, discard limits)
- * and g from the block device at path. 0 or -errno with err set.
+ * and g (geometry, and the disk the device is on) from the block device at path. 0 or -errno with err set.
  */
 int fsgeom__probe(const char *path, struct ts_device *d, struct fsgeom *g, char *err, size_t errlen);
 

@@ -51,6 +51,14 @@ uint64_t import_sink__count(const struct import_sink *s);
 uint64_t import_sink__kind_count(const struct import_sink *s, unsigned kind);
 /* Reads records [first, first+max) back in host order; returns how many, -errno on error. */
 ssize_t import_sink__read(struct import_sink *s, uint64_t first, struct ts_record *buf, size_t max);
+/*
+ * Calls fn on every record spooled so far, in order, and keeps what it changes (its dev: what
+ * an importer learns of the devices only at the end). fn must not change a record's kind.
+ * 0 or -errno.
+ */
+int import_sink__rewrite(struct import_sink *s, void (*fn)(void *arg, struct ts_record *r), void *arg);
+/* Removes dev's entry from the device table (no record names it any more). */
+void import_sink__drop_device(struct import_sink *s, uint32_t dev);
 
 /* Pairs an ISSUE with its completion, keyed by (dev, sector, op); bounded by requests in flight. */
 struct inflight;

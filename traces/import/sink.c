@@ -91,6 +91,16 @@ struct ts_device *import_sink__device(struct import_sink *s, uint32_t dev)
 	return d;
 }
 
+void import_sink__drop_device(struct import_sink *s, uint32_t dev)
+{
+	for (size_t i = 0; i < s->ndev; i++)
+		if (s->devs[i].dev == dev) {
+			memmove(&s->devs[i], &s->devs[i + 1], (s->ndev - i - 1) * sizeof(*s->devs));
+			s->ndev--;
+			return;
+		}
+}
+
 const struct ts_device *import_sink__devices(const struct import_sink *s, size_t *n)
 {
 	*n = s->ndev;
@@ -124,4 +134,22 @@ ssize_t import_sink__read(struct import_sink *s, uint64_t first, struct ts_recor
 	if (n != max)
 		return ferror(s->spool) ? -EIO : -ENODATA;
 	return (ssize_t)n;
+}
+
+/* A batch at a time through buf (empty after spool_flush()), written back where it was read. */
+int import_sink__rewrite(struct import_sink *s, void (*fn)(void *arg, struct ts_record *r), void *arg)
+{
+	ssize_t n;
+	int ret;
+
+	if ((ret = spool_flush(s)))
+		return ret;
+	for (uint64_t pos = 0; (n = import_sink__read(s, pos, s->buf, SPOOL_BATCH)) > 0; pos += (uint64_t)n) {
+		for (ssize_t i = 0; i < n; i++)
+			fn(arg, &s->buf[i]);
+		if (fseeko(s->spool, (off_t)(pos * sizeof(s->buf[0])), SEEK_SET) ||
+		    fwrite(s->buf, sizeof(s->buf[0]), (size_t)n, s->spool) != (size_t)n)
+			return errno ? -errno : -EIO;
+	}
+	return n < 0 ? (int)n : 0;
 }

@@ -22,6 +22,8 @@
  *   jbd2:jbd2_end_commit             -> META commit, ino = transaction id
  *   xfs:xlog_iclog_callbacks_start   -> META commit, ino = LSN (the log write is on disk: XFS
  *                                       discards the extents that transaction freed from here)
+ * A filesystem on a partition: the records of its disk's commands inside it are given to the
+ * partition once every record is read (traces/import/tcpart.c says why only then).
  * XFS byte offset: XFS_AGB_TO_DADDR() (fs/xfs/libxfs/xfs_format.h) = (agno * sb_agblocks + agbno)
  * blocks. ext4: ext4_group_first_block_no() (fs/ext4/ext4.h) = group * blocks_per_group +
  * first_data_block, clusters via EXT4_C2B(). The geometry comes from --device (superblock)
@@ -45,6 +47,7 @@
 #include "traces/util.h"
 #include "traces/import/fsgeom.h"
 #include "traces/import/tcfile.h"
+#include "traces/import/tcpart.h"
 #include "traces/import/importer.h"
 
 struct tc_opts {
@@ -65,7 +68,8 @@ static const struct opt_spec tc_opt_table[] = {
 	{ "ext4_blocks_per_group", OPT_U64, offsetof(struct tc_opts, ext4_blocks_per_group), 0, 1ull << 32, "0",
 	  "ext4 blocks per group; 0 = from --device, else 8 x block size" },
 	{ "partition_start", OPT_BYTES, offsetof(struct tc_opts, partition_start), 0, 1ull << 60, "0",
-	  "added to fs event offsets when the fs is on a partition; 0 = from --device" },
+	  "start of the fs's partition on its disk: added to fs event offsets, the disk's commands inside it "
+	  "become the partition's; 0 = from --device" },
 	{ 0 },
 };
 
@@ -482,8 +486,9 @@ static int tc_record(struct tc_state *s, struct tep_record *rec, char *err, size
 	return 0;
 }
 
-static int tc_geometry(const struct tc_opts *o, struct import_sink *sink, struct tc_geom *tg, char *err,
-		       size_t errlen)
+/* The geometry fs events need, and what the options say of a partition (traces/import/tcpart.h). */
+static int tc_geometry(const struct tc_opts *o, struct import_sink *sink, struct tc_geom *tg, struct tc_part *tp,
+		       char *err, size_t errlen)
 {
 	struct fsgeom g = { .ext4_cluster_ratio = 1 };
 	struct ts_device d;
@@ -499,6 +504,7 @@ static int tc_geometry(const struct tc_opts *o, struct import_sink *sink, struct
 			return -ENOMEM;
 		*sd = d;
 		tg->part = d.partition_start;
+		*tp = (struct tc_part){ .dev = d.dev, .disk = g.disk_dev, .size = d.size };
 	}
 	tg->bs = o->fs_block_size ? o->fs_block_size : g.block_size;
 	tg->agblocks = o->xfs_agblocks ? o->xfs_agblocks : g.xfs_agblocks;
@@ -508,6 +514,7 @@ static int tc_geometry(const struct tc_opts *o, struct import_sink *sink, struct
 	tg->cratio = g.ext4_cluster_ratio ? g.ext4_cluster_ratio : 1;
 	if (o->partition_start)
 		tg->part = o->partition_start;
+	tp->start = tg->part;
 	return 0;
 }
 
@@ -667,11 +674,11 @@ out:
 	return tc_end(&o, ret, err);
 }
 
-/* The importing side: the geometry, then the child's records into the sink. */
-static int tc_file(const struct tc_opts *o, const char *path, struct import_sink *sink, char *err, size_t errlen)
+/* The importing side: the child's records into the sink, their devices noted in seen. */
+static int tc_file(const struct tc_geom *g, const char *path, struct import_sink *sink, struct tc_devs *seen,
+		   char *err, size_t errlen)
 {
 	struct tc_child c = { .fd = -1 };
-	struct tc_geom g = { 0 };
 	struct tc_in *in = NULL;
 	struct ts_record r;
 	const void *p;
@@ -680,11 +687,11 @@ static int tc_file(const struct tc_opts *o, const char *path, struct import_sink
 	int ret, st, got = 0, wret;
 	bool end = false;
 
-	if ((ret = tc_geometry(o, sink, &g, err, errlen)) || (ret = tc_precheck(path, err, errlen)))
+	if ((ret = tc_precheck(path, err, errlen)))
 		return ret;
 	if (!(in = malloc(sizeof(*in))))
 		return ts_errf(err, errlen, -ENOMEM, "%s: out of memory", path);
-	if ((ret = tc_child_start(path, &g, sizeof(g), &c, err, errlen)))
+	if ((ret = tc_child_start(path, g, sizeof(*g), &c, err, errlen)))
 		goto out;
 	*in = (struct tc_in){ .fd = c.fd };
 	while (!end && (got = tc_in_frame(in, &type, &p, &len)) > 0) {
@@ -699,7 +706,7 @@ static int tc_file(const struct tc_opts *o, const char *path, struct import_sink
 			memcpy(&r, p, sizeof(r));
 			if (type == TC_F_REC_DEV && !import_sink__device(sink, r.dev))
 				ret = -ENOMEM;
-			else
+			else if (!(ret = tc_devs__note(seen, &r)))
 				ret = import_sink__record(sink, &r);
 			if (ret) {
 				ts_errf(err, errlen, ret, "%s: %s", path, strerror(-ret));
@@ -729,16 +736,26 @@ out:
 	return ret;
 }
 
+/* Every file's records, then the partition's (traces/import/tcpart.h): only all of them say which disk it is on. */
 static int tc_run(const void *opts, char *const *files, size_t nfiles, struct import_sink *sink,
 		  char *err, size_t errlen)
 {
-	for (size_t i = 0; i < nfiles; i++) {
-		int ret = tc_file(opts, files[i], sink, err, errlen);
+	struct tc_devs *seen = tc_devs__new();
+	struct tc_geom g = { 0 };
+	struct tc_part p = { 0 };
+	int ret;
 
-		if (ret)
-			return ret;
-	}
-	return 0;
+	if (!seen)
+		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	if ((ret = tc_geometry(opts, sink, &g, &p, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < nfiles; i++)
+		if ((ret = tc_file(&g, files[i], sink, seen, err, errlen)))
+			goto out;
+	ret = tc_part__resolve(&p, seen, sink, nfiles ? files[0] : "trace-cmd", err, errlen);
+out:
+	tc_devs__free(seen);
+	return ret;
 }
 
 /*
@@ -785,6 +802,8 @@ const struct importer_ops importer_tracecmd = {
 		"ext4_discard_blocks, ext4_trim_extent, ext4_mballoc_alloc, ext4_mballoc_discard (unused\n"
 		"preallocation: FREE flagged prealloc), jbd2_end_commit. XFS and ext4 block numbers\n"
 		"need the fs geometry: --device reads it from the superblock, or give the numbers.\n"
+		"A fs on a partition (its events name the partition, the block events the whole disk)\n"
+		"needs --device or --partition-start: the trace holds one device, the partition.\n"
 		"Times are the trace clock's (set trace_clock=mono to match trimsim record).",
 	.opts = tc_opt_table,
 	.opts_size = sizeof(struct tc_opts),
