@@ -9,7 +9,8 @@
  *   block:block_rq_issue             -> ISSUE, any op
  *   block:block_rq_complete          -> DONE, latency paired with the issue (dev, sector, op)
  *   xfs:xfs_free_extent              -> FREE   (agno, agbno, len in fs blocks)
- *   xfs:xfs_discard_extent           -> INTENT (agno, agbno, len; type rtg skipped)
+ *   xfs:xfs_discard_extent           -> INTENT (agno, agbno, len; type rtg skipped); FITRIM flag
+ *                                       when a non-kworker task (fstrim's) traced it
  *   ext4:ext4_free_blocks            -> FREE   (block, count in blocks; ino); on bigalloc the whole
  *                                       clusters ext4_free_blocks() frees (traces/ext4free.h, with
  *                                       the flag values the file's print format gives)
@@ -263,16 +264,25 @@ static int block_event(struct tc_state *s, enum tc_ev which, struct tep_event *e
 	return 1;
 }
 
+/*
+ * The event ran in a task of its own (fstrim's, in FITRIM), not in a kernel worker
+ * (kworker/...), by the task name trace-cmd saved: online discard runs in workers.
+ */
+static bool in_user_task(struct tc_state *s, struct tep_record *rec)
+{
+	const char *comm = tep_data_comm_from_pid(s->tep, tep_data_pid(s->tep, rec));
+
+	return !comm || strncmp(comm, "kworker/", 8);
+}
+
 static void trim_note(struct tc_state *s, struct tep_record *rec, uint64_t offset, uint64_t length)
 {
-	int pid = tep_data_pid(s->tep, rec);
-	const char *comm = tep_data_comm_from_pid(s->tep, pid);
 	struct trim_note *n = &s->notes[s->next_note++ % TC_NOTES];
 
-	n->pid = pid;
+	n->pid = tep_data_pid(s->tep, rec);
 	n->offset = offset;
 	n->length = length;
-	n->fitrim = !comm || strncmp(comm, "kworker/", 8);
+	n->fitrim = in_user_task(s, rec);
 }
 
 /* True if pid's last trim_extent announced exactly this extent from a FITRIM task; forgets it. */
@@ -332,6 +342,13 @@ static int fs_event(struct tc_state *s, enum tc_ev which, struct tep_event *e, s
 			return 0;	/* the allocation failed */
 		r->kind = which == EV_XFS_FREE ? TS_FREE : which == EV_XFS_ALLOC ? TS_ALLOC : TS_INTENT;
 		r->flags = TS_FS_XFS;
+		/*
+		 * xfs_discard_extents() traces every extent it discards: online from the log's
+		 * completion work (xlog_cil_committed() -> xlog_discard_busy_extents(), a kworker),
+		 * for FITRIM in the fstrim task itself (xfs_ioc_trim() -> xfs_trim_perag_extents())
+		 */
+		if (which == EV_XFS_DISCARD && in_user_task(s, rec))
+			r->flags |= TS_F_FITRIM;
 		r->offset = a;
 		r->length = c;
 		if (!lin(&r->offset, s->g.agblocks, b) || !lin(&r->offset, s->g.bs, 0) || !lin(&r->length, s->g.bs, 0))
