@@ -127,8 +127,8 @@ static bool want(const struct tfs_state *st, uint32_t dev, uint64_t sector, uint
 			*out = d->d.dev;
 			return true;
 		}
-		if (dev == d->disk_dev && dev != d->d.dev && sector != ~0ull &&
-		    sector >= d->start_sect && sector < d->start_sect + d->nr_sect) {
+		if (dev == d->disk_dev && dev != d->d.dev &&
+		    (sector == ~0ull || (sector >= d->start_sect && sector < d->start_sect + d->nr_sect))) {
 			*out = d->d.dev;
 			return true;
 		}
@@ -187,7 +187,13 @@ static int block_event(struct tfs_state *st, struct tr_event *e, uint64_t *v, co
 		       size_t rwlen)
 {
 	e->opfl = tr_rwbs_decode(rwbs, rwlen, v[2]);	/* v[2]: nr_sector, or bytes at issue */
-	if (!want(st, (uint32_t)v[0], v[1], &e->dev))
+	/*
+	 * A command without bytes has no position (a flush: blk_rq_trace_sector() gives 0 at issue,
+	 * blk_rq_pos() -1 at completion): ~0 to want(), so that on a partition's disk it is the
+	 * partition's, as the eBPF backend's want() takes rq->__sector (-1) for it. A flush's sector 0
+	 * was outside every partition: flushes were dropped there.
+	 */
+	if (!want(st, (uint32_t)v[0], v[2] ? v[1] : ~0ull, &e->dev))
 		return 0;
 	/* block_rq_complete prints blk_rq_pos() where block_rq_issue prints blk_rq_trace_sector(): 0 for no position */
 	e->a = v[1] == ~0ull ? 0 : v[1];

@@ -211,3 +211,27 @@ Test(record, ext4_on_a_partition, .init = setup_ext4_part, .fini = fix_down, .ti
 	cr_expect_eq(s.kind[TS_INTENT].count, s.issue[TS_OP_DISCARD].count);
 	sum_free(&s);
 }
+
+/*
+ * The tracefs backend on a partition keeps the disk's flushes, as the eBPF backend does: a flush
+ * has no position (sector 0 at issue, -1 at completion), and the disk's sector 0 lay outside
+ * the partition, so it dropped every one (0 flushes where eBPF recorded 8 for three sync -f).
+ */
+Test(record, tracefs_keeps_a_partitions_flushes, .init = setup_xfs_part, .fini = fix_down, .timeout = 120)
+{
+	char out[256], script[512], *err = NULL;
+	struct trace_sum s;
+	int rc;
+
+	snprintf(out, sizeof(out), "%s/flush.tsim", fx.dir);
+	snprintf(script, sizeof(script), "for i in 1 2 3; do echo x > %1$s/f$i; sync -f %1$s; done", fx.mnt);
+	rc = record(out, "--backend tracefs", script, &err);
+	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
+	free(err);
+	summarize(out, fx.dev, &s);
+	print_sum("xfs-part tracefs", &s);
+	assert_common(&s);
+	cr_expect_geq(s.issue[TS_OP_FLUSH].count, 3, "flush ISSUE %" PRIu64 " for three sync -f", s.issue[TS_OP_FLUSH].count);
+	cr_expect_eq(s.done[TS_OP_FLUSH].count, s.issue[TS_OP_FLUSH].count);
+	sum_free(&s);
+}
