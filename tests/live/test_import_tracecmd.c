@@ -87,6 +87,56 @@ static void enable(const char *event, unsigned devt, unsigned devt2)
 	write_file(path, "1");
 }
 
+/*
+ * Our own tracefs instance (inst, named by tag), on the trace clock mono, buffer_kb a CPU
+ * (0: the default), the events enabled for devt (and devt2: a partition and its disk), tracing on.
+ */
+static void instance_on(const char *tag, const char *const *events, size_t n, unsigned devt, unsigned devt2,
+			unsigned buffer_kb)
+{
+	char path[512], kb[16];
+
+	snprintf(inst, sizeof(inst), TRACEFS "/instances/trimsim_%s_%d", tag, (int)getpid());
+	cr_assert_eq(mkdir(inst, 0755), 0, "instance %s", inst);
+	snprintf(path, sizeof(path), "%s/trace_clock", inst);
+	write_file(path, "mono");
+	if (buffer_kb) {
+		snprintf(path, sizeof(path), "%s/buffer_size_kb", inst);
+		snprintf(kb, sizeof(kb), "%u", buffer_kb);
+		write_file(path, kb);
+	}
+	for (size_t i = 0; i < n; i++)
+		enable(events[i], devt, devt2);
+	snprintf(path, sizeof(path), "%s/tracing_on", inst);
+	write_file(path, "1");
+}
+
+/* Tracing off, and the instance's buffers written to dat (th_dir()/t.dat) by trace-cmd extract. */
+static void instance_extract(char *dat, size_t len)
+{
+	char path[512], cmd[2048];
+
+	snprintf(path, sizeof(path), "%s/tracing_on", inst);
+	write_file(path, "0");
+	snprintf(dat, len, "%s/t.dat", th_dir());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", th_dir(),
+		 strrchr(inst, '/') + 1, dat);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
+}
+
+/* mkfs on node, mounted -o discard on th_dir()/mnt, with the tree the recorder tests remove (t/1..6, 50 files each). */
+static void make_tree(const char *mkfs, const char *node)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s '%s' && mount -o discard '%s' '%s/mnt' && cd '%s/mnt' && mkdir t && for d in 1 2 3 4 5 6; do "
+		 "mkdir t/$d; for f in $(seq 1 50); do head -c $((f * 3000 + d * 700)) /dev/zero > t/$d/$f; done; done "
+		 "&& sync -f .", mkfs, node, node, th_dir(), th_dir());
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	mounted = true;
+}
+
 /* Lines of `trace-cmd report` naming event, optionally with rwbs op letter D. */
 static size_t report_count(const char *report, const char *event, bool discard_only)
 {
@@ -174,14 +224,7 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_report, .time
 	ma = major(st.st_rdev);
 	mi = minor(st.st_rdev);
 	devt = ma << 20 | mi;
-	snprintf(inst, sizeof(inst), TRACEFS "/instances/trimsim_impexp_%d", (int)getpid());
-	cr_assert_eq(mkdir(inst, 0755), 0, "instance %s", inst);
-	snprintf(path, sizeof(path), "%s/trace_clock", inst);
-	write_file(path, "mono");
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		enable(events[i], devt, 0);
-	snprintf(path, sizeof(path), "%s/tracing_on", inst);
-	write_file(path, "1");
+	instance_on("impexp", events, sizeof(events) / sizeof(events[0]), devt, 0, 0);
 
 	/* Workload: 64 MiB + 1 MiB of raw discards, then a filesystem with online discard. */
 	cr_assert_eq(sh("blkdiscard -o 0 -l 64M '%s' && blkdiscard -o 128M -l 1M '%s'%s", loopdev, loopdev, ""), 0);
@@ -194,11 +237,7 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_report, .time
 		 "fstrim . ; cd / && umount '%s/mnt'", th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "workload");
 	mounted = false;
-	write_file(path, "0");
-	snprintf(dat, sizeof(dat), "%s/t.dat", th_dir());
-	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", th_dir(),
-		 strrchr(inst, '/') + 1, dat);
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
+	instance_extract(dat, sizeof(dat));
 	snprintf(cmd, sizeof(cmd), "trace-cmd report -i '%s' 2>/dev/null", dat);
 	cr_assert_eq(th_run(cmd, &report, NULL), 0, "trace-cmd report");
 
@@ -350,7 +389,7 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_recorder, .ti
 		"ext4/ext4_discard_blocks", "ext4/ext4_trim_extent",
 	};
 	const char *skip = th_live_skip_reason();
-	char path[512], dat[512], rec[512], cmd[2048], opts[512] = { 0 }, err[512] = "", *out = NULL, *files[1];
+	char dat[512], rec[512], cmd[2048], opts[512] = { 0 }, err[512] = "", *out = NULL, *files[1];
 	struct import_sink *sink;
 	struct ts_record *va, *vb;
 	size_t na, nb = 0;
@@ -371,36 +410,17 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, import_matches_recorder, .ti
 	free(out);
 	cr_assert_eq(stat(loopdev, &st), 0);
 	devt = major(st.st_rdev) << 20 | minor(st.st_rdev);
-	snprintf(cmd, sizeof(cmd),
-		 "%s '%s' && mount -o discard '%s' '%s/mnt' && cd '%s/mnt' && mkdir t && for d in 1 2 3 4 5 6; do "
-		 "mkdir t/$d; for f in $(seq 1 50); do head -c $((f * 3000 + d * 700)) /dev/zero > t/$d/$f; done; done "
-		 "&& sync -f .", p->mkfs, loopdev, loopdev, th_dir(), th_dir());
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
-	mounted = true;
-
-	snprintf(inst, sizeof(inst), TRACEFS "/instances/trimsim_impexp2_%d", (int)getpid());
-	cr_assert_eq(mkdir(inst, 0755), 0, "instance %s", inst);
-	snprintf(path, sizeof(path), "%s/trace_clock", inst);
-	write_file(path, "mono");
-	snprintf(path, sizeof(path), "%s/buffer_size_kb", inst);
-	write_file(path, "8192");
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		enable(events[i], devt, 0);
-	snprintf(path, sizeof(path), "%s/tracing_on", inst);
-	write_file(path, "1");
+	make_tree(p->mkfs, loopdev);
+	instance_on("impexp2", events, sizeof(events) / sizeof(events[0]), devt, 0, 8192);
 	snprintf(rec, sizeof(rec), "%s/rec.tsim", th_dir());
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -d '%s' -o '%s' -- sh -c 'rm -rf %s/mnt/t && sync -f %s/mnt && sleep 2 && sync -f %s/mnt'",
 		 th_trimsim(), loopdev, rec, th_dir(), th_dir(), th_dir());
 	cr_assert_eq(th_run(cmd, NULL, &out), 0, "record: %s", out);
 	free(out);
-	write_file(path, "0");
+	instance_extract(dat, sizeof(dat));
 	cr_assert_eq(sh("umount '%s/mnt'%s%s", th_dir(), "", ""), 0);
 	mounted = false;
-	snprintf(dat, sizeof(dat), "%s/t.dat", th_dir());
-	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", th_dir(),
-		 strrchr(inst, '/') + 1, dat);
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
 
 	cr_assert_eq(opts__defaults(importer_tracecmd.opts, opts, err, sizeof(err)), 0);
 	cr_assert_eq(opts__set(importer_tracecmd.opts, opts, "device", loopdev, err, sizeof(err)), 0, "%s", err);
@@ -572,23 +592,8 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, partition_import_matches_rec
 	disk = major(st.st_rdev) << 20 | minor(st.st_rdev);
 	cr_assert_eq(stat(part, &st), 0, "%s", part);
 	pdev = major(st.st_rdev) << 20 | minor(st.st_rdev);
-	snprintf(cmd, sizeof(cmd),
-		 "%s '%s' && mount -o discard '%s' '%s/mnt' && cd '%s/mnt' && mkdir t && for d in 1 2 3 4 5 6; do "
-		 "mkdir t/$d; for f in $(seq 1 50); do head -c $((f * 3000 + d * 700)) /dev/zero > t/$d/$f; done; done "
-		 "&& sync -f .", p->mkfs, part, part, th_dir(), th_dir());
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
-	mounted = true;
-
-	snprintf(inst, sizeof(inst), TRACEFS "/instances/trimsim_impexp3_%d", (int)getpid());
-	cr_assert_eq(mkdir(inst, 0755), 0, "instance %s", inst);
-	snprintf(path, sizeof(path), "%s/trace_clock", inst);
-	write_file(path, "mono");
-	snprintf(path, sizeof(path), "%s/buffer_size_kb", inst);
-	write_file(path, "8192");
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
-		enable(events[i], disk, pdev);
-	snprintf(path, sizeof(path), "%s/tracing_on", inst);
-	write_file(path, "1");
+	make_tree(p->mkfs, part);
+	instance_on("impexp3", events, sizeof(events) / sizeof(events[0]), disk, pdev, 8192);
 	snprintf(rec, sizeof(rec), "%s/rec.tsim", th_dir());
 	snprintf(cmd, sizeof(cmd),
 		 "'%s' record -m '%s/mnt' -o '%s' -- sh -c 'rm -rf %s/mnt/t && sync -f %s/mnt && fstrim %s/mnt && sleep 2 "
@@ -597,13 +602,9 @@ ParameterizedTest(struct fs_case *p, tracecmd_live, partition_import_matches_rec
 	snprintf(msg, sizeof(msg), "%s", out ? out : "");
 	free(out);
 	cr_assert_eq(rc, 0, "record: %s", msg);
-	write_file(path, "0");
+	instance_extract(dat, sizeof(dat));
 	cr_assert_eq(sh("umount '%s/mnt'%s%s", th_dir(), "", ""), 0);
 	mounted = false;
-	snprintf(dat, sizeof(dat), "%s/t.dat", th_dir());
-	snprintf(cmd, sizeof(cmd), "cd '%s' && trace-cmd extract -B '%s' -o '%s' >/dev/null 2>&1", th_dir(),
-		 strrchr(inst, '/') + 1, dat);
-	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "trace-cmd extract");
 
 	/* The recorder's trace: one device, the partition, and the geometry for --partition-start. */
 	cr_assert_not_null(tr = trace_reader__open(rec, err, sizeof(err)), "%s", err);
