@@ -223,20 +223,14 @@ static int fill(const char *devpath, dev_t rdev, const struct mnt *m, struct rec
 	rd->d.size = rd->nr_sect * 512;
 	snprintf(q, sizeof(q), "%s/partition", real);
 	if (!access(q, F_OK)) {		/* a partition: queue and dev of the parent disk */
-		char disk[PATH_MAX], buf[32] = "";
-		FILE *f;
+		char disk[PATH_MAX];
 
 		rd->start_sect = sysfs_u64(real, "start");
 		snprintf(disk, sizeof(disk), "%s", real);
 		*strrchr(disk, '/') = '\0';
 		snprintf(q, sizeof(q), "%s/dev", disk);
-		f = fopen(q, "r");
-		if (!f || !fgets(buf, sizeof(buf), f) || ts_dev_parse(strtok(buf, "\n"), &rd->disk_dev)) {
-			if (f)
-				fclose(f);
+		if (ts_dev_read(q, &rd->disk_dev))
 			return ts_errf(err, errlen, -ENODEV, "%s: cannot read %s", devpath, q);
-		}
-		fclose(f);
 		snprintf(q, sizeof(q), "%s/queue", disk);
 	} else {
 		rd->disk_dev = rd->d.dev;

@@ -72,6 +72,20 @@ int ts_dev_parse(const char *s, uint32_t *dev)
 	return 0;
 }
 
+int ts_dev_read(const char *path, uint32_t *dev)
+{
+	char buf[32] = "";
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f) || ts_dev_parse(strtok(buf, "\n"), dev))
+		ret = -EINVAL;
+	fclose(f);
+	return ret;
+}
+
 /* Length of the valid UTF-8 sequence at p (RFC 3629: no overlong form, no surrogate, <= U+10FFFF), 0 if none. */
 static size_t utf8_seq(const unsigned char *p)
 {

@@ -26,6 +26,8 @@ int ts_path_errf(char *err, size_t errlen, int code, const char *path, const cha
 char *ts_dev_str(uint32_t dev, char *buf, size_t len);
 /* "7:0" -> kernel dev_t (major << 20 | minor); decimal digits only; 0 or -EINVAL. */
 int ts_dev_parse(const char *s, uint32_t *dev);
+/* The dev_t a sysfs "dev" file holds ("7:1\n", /sys/dev/block/M:m/dev): 0, or -errno / -EINVAL. */
+int ts_dev_read(const char *path, uint32_t *dev);
 /* Index of the first byte of s that is not valid UTF-8, (size_t)-1 if all is. */
 size_t ts_utf8_invalid(const char *s);
 /*

@@ -53,18 +53,11 @@ static uint64_t sys_u64(unsigned ma, unsigned mi, const char *rel)
 /* The dev_t in /sys/dev/block/M:m/<rel> ("7:1"); 0 if absent. */
 static uint32_t sys_dev(unsigned ma, unsigned mi, const char *rel)
 {
-	char path[128], buf[32] = "";
+	char path[128];
 	uint32_t dev = 0;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%s", ma, mi, rel);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f) || ts_dev_parse(strtok(buf, "\n"), &dev))
-		dev = 0;
-	fclose(f);
-	return dev;
+	return ts_dev_read(path, &dev) ? 0 : dev;
 }
 
 static void probe_sysfs(unsigned ma, unsigned mi, struct ts_device *d, struct fsgeom *g)
