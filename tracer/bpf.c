@@ -370,6 +370,18 @@ static int bpf_drain(void *p, struct recorder *r)
 	return bpf_poll(p, r, 0);
 }
 
+/* The recorded command's first thread: trimsim.bpf.c follows its forks and flags its discards. */
+static int bpf_follow(void *p, int tid)
+{
+	struct bpf_state *st = p;
+	__u32 key = (__u32)tid;
+	__u8 one = 1;
+
+	int rc = bpf_map__update_elem(st->skel->maps.workload, &key, sizeof(key), &one, sizeof(one), BPF_ANY);
+
+	return rc < 0 ? rc : 0;	/* libbpf 1.x: -errno */
+}
+
 static const char *bpf_notes(void *p)
 {
 	return ((struct bpf_state *)p)->notes;
@@ -380,6 +392,7 @@ const struct rec_backend_ops rec_bpf_ops = {
 	.open = bpf_open,
 	.poll = bpf_poll,
 	.drain = bpf_drain,
+	.follow = bpf_follow,
 	.notes = bpf_notes,
 	.close = bpf_close,
 };

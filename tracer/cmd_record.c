@@ -193,18 +193,39 @@ static json_t *make_header(int argc, char **argv, const struct rec_dev *devs, si
 	return h;
 }
 
-static pid_t spawn(char **cmd)
+/*
+ * Starts the command, held at a gate until the backend follows its thread: a fork or a
+ * discard before that would not be the workload's (traces/FORMAT.md, "workload"). -errno.
+ */
+static pid_t spawn(char **cmd, const struct rec_backend_ops *ops, void *st)
 {
-	pid_t pid = fork();
+	int gate[2], rc;
+	pid_t pid;
+	char go = 0;
 
+	if (pipe2(gate, O_CLOEXEC))
+		return -errno;
+	pid = fork();
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		close(gate[1]);
+		if (read(gate[0], &go, 1) != 1)
+			_exit(127);	/* the recorder could not follow it: it reported why */
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "trimsim record: %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
 	}
-	return pid;
+	rc = pid < 0 ? -errno : ops->follow(st, (int)pid);
+	close(gate[0]);
+	if (!rc && write(gate[1], &go, 1) != 1)
+		rc = -errno;
+	close(gate[1]);
+	if (rc && pid > 0) {
+		waitpid(pid, NULL, 0);
+		return rc;
+	}
+	return rc ? rc : pid;
 }
 
 /*
@@ -243,8 +264,8 @@ static int record_loop(struct record_args *a, const struct rec_backend_ops *ops,
 	int rc = 0;
 
 	if (a->cmd) {
-		pid = spawn(a->cmd);
-		rc = pid < 0 ? -errno : recorder__meta(r, TS_META_CMD_START, 0, 0, 0, (uint64_t)pid, 0, 0);
+		pid = spawn(a->cmd, ops, st);
+		rc = pid < 0 ? pid : recorder__meta(r, TS_META_CMD_START, 0, 0, 0, (uint64_t)pid, 0, 0);
 	}
 	while (!rc && !trimsim_stop) {
 		uint64_t now = ts_now_ns(), left = !a->duration_ns ? UINT64_MAX :

@@ -167,7 +167,7 @@ static uint16_t blk_flags(uint32_t opfl)
 {
 	return (opfl & TR_FL_SYNC ? TS_F_SYNC : 0) | (opfl & TR_FL_FUA ? TS_F_FUA : 0) |
 	       (opfl & TR_FL_PREFLUSH ? TS_F_PREFLUSH : 0) | (opfl & TR_FL_META ? TS_F_METADATA : 0) |
-	       (opfl & TR_FL_ERROR ? TS_F_ERROR : 0);
+	       (opfl & TR_FL_ERROR ? TS_F_ERROR : 0) | (opfl & TR_FL_WORKLOAD ? TS_F_WORKLOAD : 0);
 }
 
 /*

@@ -40,6 +40,7 @@ enum tr_src {
 #define TR_FL_META	0x80u
 #define TR_FL_ERROR	0x100u
 #define TR_FL_FITRIM	0x200u	/* INTENT raised inside an FITRIM ioctl (fstrim) */
+#define TR_FL_WORKLOAD	0x400u	/* BIO submitted by a thread of the recorded command */
 
 struct tr_event {
 	__u64 time_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

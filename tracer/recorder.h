@@ -108,6 +108,11 @@ struct rec_backend_ops {
 	int (*poll)(void *st, struct recorder *r, int timeout_ms);
 	/* Optional: deliver everything still held back (end of recording); count or -errno. */
 	int (*drain)(void *st, struct recorder *r);
+	/*
+	 * The recorded command's first thread, before it runs: from then on the discard bios of
+	 * every thread it and its descendants start are flagged TR_FL_WORKLOAD. 0 or -errno.
+	 */
+	int (*follow)(void *st, int tid);
 	/* Attach/variant notes for the header ("bio: block_bio_queue (fentry: EPERM)"). */
 	const char *(*notes)(void *st);
 	void (*close)(void *st);

@@ -38,6 +38,8 @@ const char *rec_tracefs_dir(void)
 #define NFIELDS 6
 #define TR_SYSCALL_IOCTL	100	/* local: FITRIM tracking (trimsim.bpf.c sys_enter_ioctl) */
 #define TR_SYSCALL_IOCTL_EXIT	101
+#define TR_SCHED_FORK		102	/* local: the recorded command's threads (trimsim.bpf.c workload) */
+#define TR_SCHED_EXIT		103
 #define FITRIM_CMD		0xc0185879u
 #define MAX_FITRIM		16
 #define PAIR_SLOTS 16384
@@ -69,6 +71,8 @@ static const struct tfs_event tfs_events[] = {
 	{ "xfs", "xlog_iclog_callbacks_start", TR_XFS_LOG_DONE, { "dev", NULL, NULL, "lsn" } },
 	{ "syscalls", "sys_enter_ioctl", TR_SYSCALL_IOCTL, { "cmd" }, true },
 	{ "syscalls", "sys_exit_ioctl", TR_SYSCALL_IOCTL_EXIT, { "ret" }, true },
+	{ "sched", "sched_process_fork", TR_SCHED_FORK, { "parent_pid", "child_pid" } },
+	{ "sched", "sched_process_exit", TR_SCHED_EXIT, { "pid" } },
 	{ "block", "block_bio_queue", TR_BIO, { "dev", "sector", "nr_sector" } },
 	{ "block", "block_rq_issue", TR_RQ_ISSUE, { "dev", "sector", "bytes" } },
 	{ "block", "block_rq_complete", TR_RQ_DONE, { "dev", "sector", "nr_sector", NULL, "error" } },
@@ -93,6 +97,8 @@ struct tfs_state {
 	uint64_t *lost_seen;
 	struct pair_slot pairs[PAIR_SLOTS];
 	int fitrim_tids[MAX_FITRIM];	/* threads inside an FITRIM ioctl, 0 = free */
+	int *wl;			/* the recorded command's threads, sorted (tfs_follow()) */
+	size_t nwl, capwl;
 	struct tr_event *batch;		/* events held back, sorted by time before emitting */
 	size_t nbatch, capbatch;
 	uint64_t seq;
@@ -169,6 +175,53 @@ static void fitrim_track(struct tfs_state *st, int tid, bool enter, uint32_t cmd
 	}
 }
 
+/* Where tid is, or would go, in the sorted set of the recorded command's threads. */
+static size_t wl_at(const struct tfs_state *st, int tid)
+{
+	size_t lo = 0, hi = st->nwl;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->wl[mid] < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool wl_has(const struct tfs_state *st, int tid)
+{
+	size_t i = wl_at(st, tid);
+
+	return i < st->nwl && st->wl[i] == tid;
+}
+
+static int wl_add(struct tfs_state *st, int tid)
+{
+	size_t i = wl_at(st, tid);
+	int ret;
+
+	if (i < st->nwl && st->wl[i] == tid)
+		return 0;
+	ret = grow_array((void **)&st->wl, &st->capwl, st->nwl + 1, sizeof(*st->wl));
+	if (ret)
+		return ret;
+	memmove(st->wl + i + 1, st->wl + i, (st->nwl - i) * sizeof(*st->wl));
+	st->wl[i] = tid;
+	st->nwl++;
+	return 0;
+}
+
+static void wl_del(struct tfs_state *st, int tid)
+{
+	size_t i = wl_at(st, tid);
+
+	if (i < st->nwl && st->wl[i] == tid)
+		memmove(st->wl + i, st->wl + i + 1, (--st->nwl - i) * sizeof(*st->wl));
+}
+
 /* Phase 1 keeps decoded events here; they are sorted by time before pairing and emitting. */
 static int batch_add(struct tfs_state *st, const struct tr_event *e)
 {
@@ -241,6 +294,13 @@ static int on_record(struct tep_event *event, struct tep_record *rec, int cpu, v
 				      rf->size);
 		return 0;
 	}
+	/* forks and exits: followed in time order (phase 2), as the thread ids of the block events */
+	if (e.src == TR_SCHED_FORK || e.src == TR_SCHED_EXIT) {
+		e.a = v[0];
+		e.b = v[1];
+		st->err = batch_add(st, &e);
+		return 0;
+	}
 	/* ioctl enter/exit and discard intents carry the thread in ino until phase 2 */
 	if (e.src == TR_SYSCALL_IOCTL || e.src == TR_SYSCALL_IOCTL_EXIT) {
 		e.ino = (uint64_t)tep_data_pid(st->tep, rec);
@@ -302,6 +362,16 @@ static int emit_batch(struct tfs_state *st, bool all)
 		case TR_SYSCALL_IOCTL_EXIT:
 			fitrim_track(st, (int)e->ino, e->src == TR_SYSCALL_IOCTL, (uint32_t)e->a);
 			continue;
+		case TR_SCHED_FORK:	/* a = parent thread, b = child thread (kernel_clone()) */
+			if (wl_has(st, (int)e->a))
+				rc = wl_add(st, (int)e->b);
+			continue;
+		case TR_SCHED_EXIT:	/* a = the thread (do_exit()) */
+			wl_del(st, (int)e->a);
+			continue;
+		case TR_BIO:	/* ino: the submitting thread (common_pid) */
+			e->opfl |= wl_has(st, (int)e->ino) ? TR_FL_WORKLOAD : 0;
+			break;
 		case TR_EXT4_TRIM:
 		case TR_EXT4_DISCARD:
 		case TR_XFS_DISCARD:
@@ -366,6 +436,7 @@ static void tfs_close(void *p)
 	tep_free(st->tep);
 	free(st->lost_seen);
 	free(st->batch);
+	free(st->wl);
 	free(st);
 }
 
@@ -391,8 +462,8 @@ static int setup_events(struct tfs_state *st, char *err, size_t errlen)
 				       t->sys, t->name);
 		if (t->src == TR_SYSCALL_IOCTL)
 			snprintf(filt, sizeof(filt), "cmd == %u", FITRIM_CMD);
-		else if (t->src == TR_SYSCALL_IOCTL_EXIT)
-			snprintf(filt, sizeof(filt), "common_pid != 0");
+		else if (t->src == TR_SYSCALL_IOCTL_EXIT || t->src == TR_SCHED_FORK || t->src == TR_SCHED_EXIT)
+			snprintf(filt, sizeof(filt), "common_pid != 0");	/* every thread but the idle task */
 		else
 			filter_for(st, t->src, filt, sizeof(filt));
 		if (tracefs_event_file_write(st->inst, t->sys, t->name, "filter", filt) < 0 ||
@@ -555,6 +626,12 @@ static int tfs_drain(void *p, struct recorder *r)
 	return emit_batch(st, true) ?: st->count;
 }
 
+/* The recorded command's first thread, before it runs; its forks are followed in time order. */
+static int tfs_follow(void *p, int tid)
+{
+	return wl_add(p, tid);
+}
+
 static const char *tfs_notes(void *p)
 {
 	return ((struct tfs_state *)p)->notes;
@@ -565,6 +642,7 @@ const struct rec_backend_ops rec_tracefs_ops = {
 	.open = tfs_open,
 	.poll = tfs_poll,
 	.drain = tfs_drain,
+	.follow = tfs_follow,
 	.notes = tfs_notes,
 	.close = tfs_close,
 };

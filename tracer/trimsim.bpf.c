@@ -73,6 +73,48 @@ static __always_inline __u32 fitrim_flag(void)
 	return bpf_map_lookup_elem(&in_fitrim, &tid) ? TR_FL_FITRIM : 0;
 }
 
+/*
+ * Threads of the recorded command (trimsim record -- CMD) and of every task it starts:
+ * their discard bios are flagged TR_FL_WORKLOAD (traces/FORMAT.md, "workload"). User
+ * space seeds the command before it runs (bpf.c bpf_follow()); kernel_clone() fires
+ * sched_process_fork for processes and threads alike (kernel/fork.c), in the parent.
+ * A thread leaves at sched_process_exit (do_exit(), kernel/exit.c), so a reused id is
+ * not the workload's. When the map is full a new thread goes unflagged.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);		/* thread id (task->pid) */
+	__type(value, __u8);
+} workload SEC(".maps");
+
+static __always_inline __u32 workload_flag(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	return bpf_map_lookup_elem(&workload, &tid) ? TR_FL_WORKLOAD : 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(sched_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptid = BPF_CORE_READ(parent, pid), ctid = BPF_CORE_READ(child, pid);
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&workload, &ptid))
+		bpf_map_update_elem(&workload, &ctid, &one, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sched_process_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	bpf_map_delete_elem(&workload, &tid);
+	return 0;
+}
+
 /* true if the event on dev at sector (~0: no sector) is traced; *out: dev to record */
 static __always_inline bool want(__u32 dev, __u64 sector, __u32 *out)
 {
@@ -438,7 +480,7 @@ static __always_inline int bio_queue(struct bio *bio)
 		return 0;
 	if (want(bio_dev(bio), sector, &dev))
 		emit(TR_BIO, dev, 0, sector, BPF_CORE_READ(bio, bi_iter.bi_size),
-		     bpf_get_current_pid_tgid() >> 32, 0, opfl);
+		     bpf_get_current_pid_tgid() >> 32, 0, opfl | workload_flag());
 	return 0;
 }
 
@@ -459,7 +501,7 @@ static __always_inline int issue_discard(struct block_device *bdev, __u64 sector
 
 	sector += BPF_CORE_READ(bdev, bd_start_sect);
 	if (want(BPF_CORE_READ(bdev, bd_dev), sector, &dev))
-		emit(TR_BIO, dev, 0, sector, nr << 9, bpf_get_current_pid_tgid() >> 32, 0, 4);
+		emit(TR_BIO, dev, 0, sector, nr << 9, bpf_get_current_pid_tgid() >> 32, 0, 4 | workload_flag());
 	return 0;
 }
 

@@ -22,6 +22,7 @@ static const struct {
 	{ "fitrim", TS_F_FITRIM }, { "sync", TS_F_SYNC }, { "fua", TS_F_FUA },
 	{ "preflush", TS_F_PREFLUSH }, { "error", TS_F_ERROR }, { "metadata", TS_F_METADATA },
 	{ "snap-end", TS_F_SNAP_END }, { "prealloc", TS_F_PREALLOC },
+	{ "workload", TS_F_WORKLOAD },
 };
 #define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
 

@@ -81,14 +81,16 @@ enum ts_fs {
 #define TS_F_METADATA	0x0200u
 #define TS_F_SNAP_END	0x0400u	/* META_FREESPACE: end-of-recording snapshot */
 #define TS_F_PREALLOC	0x0800u	/* FREE: unused preallocation given back (ext4_mballoc_discard); no discard in ext4 */
-#define TS_F_KNOWN	0x0fffu
+#define TS_F_WORKLOAD	0x1000u	/* BIO: submitted by a task of the recorded command (revision 2) */
+#define TS_F_KNOWN	0x1fffu
 
 /*
  * Header "revision": additive changes in what records mean, within format version 1
  * (FORMAT.md, "Revisions"). 0 (absent): before TS_F_PREALLOC existed.
  */
-#define TS_REVISION		1u
+#define TS_REVISION		2u
 #define TS_REV_PREALLOC		1u	/* FREE records of unused preallocations carry TS_F_PREALLOC */
+#define TS_REV_WORKLOAD		2u	/* with a cmd-start record: BIOs of the command's tasks carry TS_F_WORKLOAD */
 
 /*
  * One record, 48 bytes, little-endian on disk, in this field order.

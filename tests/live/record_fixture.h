@@ -158,6 +158,7 @@ struct trace_sum {
 	uint64_t unpaired, no_latency;	/* DONE without an outstanding ISSUE / latency */
 	uint64_t lat_off;		/* DONE (not a flush) whose latency is not its time less its ISSUE's */
 	uint64_t fitrim;		/* INTENTs flagged FITRIM */
+	uint64_t workload;		/* BIOs flagged workload: submitted by the recorded command's tasks */
 	uint64_t free_bits;		/* every FREE offset and length ORed: their common alignment */
 	uint64_t max_back;		/* largest step back in time between records, ns */
 	struct trace_status st;
@@ -221,6 +222,7 @@ static void summarize(const char *path, uint32_t dev, struct trace_sum *s)
 			s->fitrim += !!(rec.flags & TS_F_FITRIM);
 		} else if (rec.kind == TS_BIO) {
 			add_rec(&s->bio, &s->nbio, &rec);
+			s->workload += !!(rec.flags & TS_F_WORKLOAD);
 		} else if (rec.kind == TS_ISSUE) {
 			s->issue[rec.op].count++;
 			s->issue[rec.op].bytes += rec.length;

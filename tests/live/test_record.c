@@ -30,26 +30,36 @@ static void expect_intents_are_bios(const struct trace_sum *s)
 		}
 }
 
-Test(record, xfs_intent_matches_bio, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+/* Records the whole workload (create, then remove) with extra record options; summarized and checked. */
+static void record_workload(const char *name, const char *extra, struct trace_sum *s)
 {
 	char out[256], script[1024], *err = NULL;
-	struct trace_sum s;
-	int64_t rem;
 	int rc;
 
-	snprintf(out, sizeof(out), "%s/xfs.tsim", fx.dir);
+	snprintf(out, sizeof(out), "%s/%s.tsim", fx.dir, name);
 	snprintf(script, sizeof(script), WL_CREATE "; " WL_REMOVE, fx.mnt);
-	rc = record(out, "", script, &err);
+	rc = record(out, extra, script, &err);
 	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
 	free(err);
-	summarize(out, fx.dev, &s);
-	print_sum("xfs", &s);
-	assert_common(&s);
+	summarize(out, fx.dev, s);
+	print_sum(name, s);
+	assert_common(s);
+}
+
+Test(record, xfs_intent_matches_bio, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+{
+	struct trace_sum s;
+	int64_t rem;
+
+	record_workload("xfs", "", &s);
 	cr_expect(s.kind[TS_FREE].count >= 3000, "FREE %" PRIu64, s.kind[TS_FREE].count);
 	cr_expect(s.kind[TS_ALLOC].count >= 3000, "ALLOC %" PRIu64, s.kind[TS_ALLOC].count);
 	cr_expect(s.kind[TS_INTENT].count > 0);
 	cr_expect_eq(s.kind[TS_INTENT].bytes, s.kind[TS_BIO].bytes);
 	cr_expect(s.fitrim > 0, "fstrim's INTENTs are not flagged FITRIM");
+	/* the log worker's online discards are not the command's; fstrim's, in its own task, are */
+	cr_expect_eq(s.workload, s.fitrim, "BIOs flagged workload %" PRIu64 ", FITRIM INTENTs %" PRIu64,
+		     s.workload, s.fitrim);
 	expect_intents_are_bios(&s);
 	cr_expect_eq(s.issue[TS_OP_DISCARD].bytes, s.kind[TS_BIO].bytes,
 		     "discard ISSUE bytes differ from BIO bytes");
@@ -101,6 +111,10 @@ Test(record, ext4_intent_matches_issue, .init = setup_ext4, .fini = fix_down, .t
 	cr_expect_eq(s.kind[TS_INTENT].count, s.issue[TS_OP_DISCARD].count,
 		     "INTENT %" PRIu64 " != discard ISSUE %" PRIu64, s.kind[TS_INTENT].count,
 		     s.issue[TS_OP_DISCARD].count);
+	/* ext4_discard_work()'s online discards are a kworker's; fstrim's (ext4_trim_extent()) the command's */
+	cr_expect(s.fitrim > 0, "fstrim's INTENTs are not flagged FITRIM");
+	cr_expect_eq(s.workload, s.fitrim, "BIOs flagged workload %" PRIu64 ", FITRIM INTENTs %" PRIu64,
+		     s.workload, s.fitrim);
 	diff = (double)s.kind[TS_FREE].bytes - freed;
 	fprintf(stderr, "ext4: FREE %" PRIu64 " B, statfs change %.0f B\n", s.kind[TS_FREE].bytes, freed);
 	cr_expect(freed > 0 && diff <= 0.02 * freed && diff >= -0.02 * freed,
@@ -137,21 +151,18 @@ Test(record, ext4_bigalloc_frees_whole_clusters, .init = setup_ext4_bigalloc, .f
 /* btrfs has no fs-level discard tracepoint: the block layer still shows its discards. */
 Test(record, btrfs_discards_at_the_device, .init = setup_btrfs, .fini = fix_down, .timeout = 120)
 {
-	char out[256], script[1024], *err = NULL;
 	struct trace_sum s;
-	int rc;
 
-	snprintf(out, sizeof(out), "%s/btrfs.tsim", fx.dir);
-	snprintf(script, sizeof(script), WL_CREATE "; " WL_REMOVE, fx.mnt);
-	rc = record(out, "", script, &err);
-	cr_assert_eq(rc, 0, "record failed (%d): %s", rc, err ? err : "");
-	free(err);
-	summarize(out, fx.dev, &s);
-	print_sum("btrfs", &s);
-	assert_common(&s);
+	record_workload("btrfs", "", &s);
 	cr_expect(s.issue[TS_OP_DISCARD].count > 0, "no discard ISSUE");
 	cr_expect(s.done[TS_OP_DISCARD].count > 0, "no discard DONE");
 	cr_expect_eq(s.kind[TS_FREE].count + s.kind[TS_INTENT].count, 0, "btrfs has no fs events");
+	/*
+	 * discard=sync: the command's sync(2) commits, and the commit discards the pinned extents in
+	 * its task (btrfs_finish_extent_commit() -> btrfs_discard_extent()); its fstrim too
+	 */
+	cr_expect(s.workload > 0, "none of %" PRIu64 " BIOs is flagged workload", s.kind[TS_BIO].count);
+	fprintf(stderr, "btrfs: %" PRIu64 " of %" PRIu64 " BIOs flagged workload\n", s.workload, s.kind[TS_BIO].count);
 	sum_free(&s);
 }
 
@@ -233,5 +244,21 @@ Test(record, tracefs_keeps_a_partitions_flushes, .init = setup_xfs_part, .fini =
 	assert_common(&s);
 	cr_expect_geq(s.issue[TS_OP_FLUSH].count, 3, "flush ISSUE %" PRIu64 " for three sync -f", s.issue[TS_OP_FLUSH].count);
 	cr_expect_eq(s.done[TS_OP_FLUSH].count, s.issue[TS_OP_FLUSH].count);
+	sum_free(&s);
+}
+
+/*
+ * The tracefs backend follows the command's threads as eBPF does (sched_process_fork in time
+ * order, tracer/tracefs.c): on XFS fstrim's discards are the command's, the log worker's not.
+ */
+Test(record, tracefs_flags_the_commands_discards, .init = setup_xfs, .fini = fix_down, .timeout = 120)
+{
+	struct trace_sum s;
+
+	record_workload("xfs-tracefs", "--backend tracefs", &s);
+	cr_expect(s.fitrim > 0 && s.kind[TS_BIO].count > s.fitrim, "FITRIM INTENTs %" PRIu64 ", BIOs %" PRIu64,
+		  s.fitrim, s.kind[TS_BIO].count);
+	cr_expect_eq(s.workload, s.fitrim, "BIOs flagged workload %" PRIu64 ", FITRIM INTENTs %" PRIu64,
+		     s.workload, s.fitrim);
 	sum_free(&s);
 }

@@ -122,7 +122,8 @@ ParameterizedTestParameters(jsonl, flag_names)
 		{ TS_FS_EXT4 | TS_F_SYNC | TS_F_FUA | TS_F_PREFLUSH, "ext4|sync|fua|preflush" },
 		{ TS_F_ERROR | TS_F_METADATA | TS_F_SNAP_END, "error|metadata|snap-end" },
 		{ 9 | 0x8000, "0x8009" },
-		{ TS_FS_F2FS | 0x1000, "f2fs|0x1000" },
+		{ TS_FS_F2FS | TS_F_WORKLOAD, "f2fs|workload" },
+		{ TS_FS_F2FS | 0x2000, "f2fs|0x2000" },
 	};
 	return cr_make_param_array(struct fl, t, sizeof(t) / sizeof(t[0]));
 }
