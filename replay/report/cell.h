@@ -139,6 +139,8 @@ struct report_cell {
 	uint64_t d_waited_ns;		/* RESULT.md discard.waited_ns: released discards not yet completed */
 	uint64_t d_fitrim_ns;		/* wall time some discard of the trace's own FITRIM (an fstrim the
 					   recorded command ran) had not completed: union of [submit, done) */
+	uint64_t d_own_ns;		/* wall time some discard covering the recorded command's own discard
+					   bios (flag workload) had not completed: union of [submit, done) */
 	uint8_t waiter;			/* enum cell_waiter */
 	bool serial_qd;			/* the pipeline sends one discard at a time (policy.qd 1) */
 	bool rec_serial;		/* the trace's own discards were serial: each ISSUE after the previous
@@ -154,6 +156,8 @@ struct report_cell {
 	uint64_t discard_wait_ns;	/* the workload's wait for the discards themselves (part of added_ns) */
 	uint8_t wait_basis;		/* enum cell_wait */
 	bool fitrim_wait;		/* discard_wait_ns is the trace's fstrim waiting for its FITRIM discards */
+	bool own_wait;			/* discard_wait_ns is the recorded command waiting for the discards it
+					   submitted itself, one at a time */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 

@@ -13,6 +13,84 @@
 
 #define FIRST_BIN_NS 1000000ull	/* 1 ms; doubles until the replay fits */
 
+/*
+ * Discards the recorded command waited for in the trace, named by ranges of its records:
+ * the ranges not yet matched by a replayed discard (one takes their bytes out), the
+ * discards that matched, by tag while in flight, and the union of their [submit, done).
+ * The set holds at most the ranges the records named and no command took yet.
+ */
+struct own_wait {
+	struct ivset *ranges;
+	uint8_t *tag;			/* per tag: 1 while a matching discard is in flight on it */
+	size_t cap;
+	struct ranges *wait;
+	bool lost;			/* out of memory: the wait is a lower bound */
+};
+
+static int own_init(struct own_wait *o)
+{
+	o->wait = ranges__new();
+	o->ranges = ivset__new(true);
+	return o->wait && o->ranges ? 0 : -ENOMEM;
+}
+
+static void own_destroy(struct own_wait *o)
+{
+	ranges__destroy(o->wait);
+	ivset__destroy(o->ranges);
+	free(o->tag);
+}
+
+static void own_note(struct own_wait *o, uint64_t off, uint64_t len)
+{
+	if (ivset__add(o->ranges, off, len, 0, 0))
+		o->lost = true;
+}
+
+/* Whether [off, off + len) covers bytes of o's ranges not matched yet; takes them out. */
+static bool own_covers(struct own_wait *o, uint64_t off, uint64_t len)
+{
+	if (!ivset__covered(o->ranges, off, len))
+		return false;
+	if (ivset__remove(o->ranges, off, len))
+		o->lost = true;
+	return true;
+}
+
+static void own_submit(struct own_wait *o, const struct target_cmd *cmd)
+{
+	bool hit = false;
+
+	if (!ivset__count(o->ranges))
+		return;
+	if (cmd->nr_segs)
+		for (uint32_t i = 0; i < cmd->nr_segs; i++)
+			hit |= own_covers(o, cmd->segs[i].offset, cmd->segs[i].length);
+	else
+		hit = own_covers(o, cmd->offset, cmd->length);
+	if (!hit)
+		return;
+	if (cmd->tag >= o->cap) {
+		size_t had = o->cap;
+
+		if (grow_array((void **)&o->tag, &o->cap, (size_t)cmd->tag + 1, 1)) {
+			o->lost = true;
+			return;
+		}
+		memset(o->tag + had, 0, o->cap - had);
+	}
+	o->tag[cmd->tag] = 1;
+}
+
+static void own_done(struct own_wait *o, const struct target_done *d)
+{
+	if (d->tag >= o->cap || !o->tag[d->tag])
+		return;
+	o->tag[d->tag] = 0;
+	if (d->done_ns > d->submit_ns && ranges__add(o->wait, d->submit_ns, d->done_ns - d->submit_ns))
+		o->lost = true;
+}
+
 struct report_probe {
 	struct report_cell *c;
 	struct ranges *held;		/* foreground [submit, start) intervals */
@@ -27,17 +105,8 @@ struct report_probe {
 	uint64_t rec_discards;
 	unsigned rec_inflight;
 	bool rec_overlap;
-	/*
-	 * The trace's own FITRIM (INTENT records flagged fitrim): its ranges not yet matched by a
-	 * discard (a discard takes its bytes out), the discards that matched, by tag while in
-	 * flight, and the union of their [submit, done). The set holds at most the free extents
-	 * FITRIM named and no command took yet.
-	 */
-	struct ivset *fit;
-	uint8_t *fit_tag;		/* per tag: 1 while a FITRIM discard is in flight on it */
-	size_t fit_cap;
-	struct ranges *fit_wait;
-	bool fit_lost;			/* out of memory: the FITRIM wait is a lower bound */
+	struct own_wait fit;		/* the trace's own FITRIM: INTENT records flagged fitrim */
+	struct own_wait wl;		/* the recorded command's own discards: BIO records flagged workload */
 	/* free-not-yet-trimmed, two candidate sources, value at the end of each bin */
 	uint64_t unt_free[SERIES_BINS], unt_intent[SERIES_BINS];
 	uint8_t touched[SERIES_BINS];
@@ -58,10 +127,8 @@ struct report_probe *report_probe__new(struct report_cell *cell, bool legacy_pre
 
 	if (!p)
 		return NULL;
-	if (!(p->held = ranges__new()) || !(p->fit_wait = ranges__new()) || !(p->fit = ivset__new(true))) {
-		ranges__destroy(p->held);
-		ranges__destroy(p->fit_wait);
-		free(p);
+	if (!(p->held = ranges__new()) || own_init(&p->fit) || own_init(&p->wl)) {
+		report_probe__destroy(p);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -141,8 +208,10 @@ static void on_record(void *arg, const struct ts_record *rec)
 		}
 		return;
 	}
-	if (rec->kind == TS_INTENT && (rec->flags & TS_F_FITRIM) && ivset__add(p->fit, rec->offset, rec->length, 0, 0))
-		p->fit_lost = true;
+	if (rec->kind == TS_INTENT && (rec->flags & TS_F_FITRIM))
+		own_note(&p->fit, rec->offset, rec->length);
+	if (rec->kind == TS_BIO && (rec->flags & TS_F_WORKLOAD))
+		own_note(&p->wl, rec->offset, rec->length);
 	if (ts_free_is_prealloc(rec, p->legacy_prealloc))
 		return;	/* given back unused: never written, nothing for the device to unmap */
 	if (rec->kind == TS_FREE) {
@@ -157,45 +226,19 @@ static void on_record(void *arg, const struct ts_record *rec)
 	note_untrimmed(p, since(rec->time_ns, p->t0));
 }
 
-/* Whether [off, off + len) covers bytes of the trace's FITRIM not matched yet; takes them out. */
-static bool in_fitrim(struct report_probe *p, uint64_t off, uint64_t len)
-{
-	if (!ivset__covered(p->fit, off, len))
-		return false;
-	if (ivset__remove(p->fit, off, len))
-		p->fit_lost = true;
-	return true;
-}
-
 /*
- * A discard that covers the trace's own FITRIM ranges: the recorded command's fstrim
- * waits for it (REPORT-SCHEMA.md `discard_wait_ns`). Only traces with FITRIM records
- * get past the first test.
+ * A discard that covers ranges the recorded command waited for: its fstrim's FITRIM, or
+ * its own discards (REPORT-SCHEMA.md `discard_wait_ns`). Only traces with FITRIM or
+ * workload records get past the first test of own_submit().
  */
 static int on_submit(void *arg, const struct target_cmd *cmd)
 {
 	struct report_probe *p = arg;
-	bool hit = false;
 
-	if (cmd->klass != TC_DISCARD || !ivset__count(p->fit))
+	if (cmd->klass != TC_DISCARD)
 		return 0;
-	if (cmd->nr_segs)
-		for (uint32_t i = 0; i < cmd->nr_segs; i++)
-			hit |= in_fitrim(p, cmd->segs[i].offset, cmd->segs[i].length);
-	else
-		hit = in_fitrim(p, cmd->offset, cmd->length);
-	if (!hit)
-		return 0;
-	if (cmd->tag >= p->fit_cap) {
-		size_t had = p->fit_cap;
-
-		if (grow_array((void **)&p->fit_tag, &p->fit_cap, (size_t)cmd->tag + 1, 1)) {
-			p->fit_lost = true;
-			return 0;
-		}
-		memset(p->fit_tag + had, 0, p->fit_cap - had);
-	}
-	p->fit_tag[cmd->tag] = 1;
+	own_submit(&p->fit, cmd);
+	own_submit(&p->wl, cmd);
 	return 0;
 }
 
@@ -205,11 +248,8 @@ static void discard_done(struct report_probe *p, const struct target_done *d)
 	uint64_t done = since(d->done_ns, p->e0);
 	unsigned b = bin_of(p, done);
 
-	if (d->tag < p->fit_cap && p->fit_tag[d->tag]) {
-		p->fit_tag[d->tag] = 0;
-		if (d->done_ns > d->submit_ns && ranges__add(p->fit_wait, d->submit_ns, d->done_ns - d->submit_ns))
-			p->fit_lost = true;
-	}
+	own_done(&p->fit, d);
+	own_done(&p->wl, d);
 	/* a failed discard took device time and discarded nothing (RESULT.md, "Failed commands") */
 	s->busy_ns[b] += d->done_ns > d->start_ns ? d->done_ns - d->start_ns : 0;
 	if (d->error)
@@ -263,7 +303,8 @@ void report_probe__finish(struct report_probe *p)
 	if (!(c->have & CH_TWIN))
 		c->fg_stall_ns = p->fg_queue_ns;
 	c->rec_serial = p->rec_discards >= 2 && !p->rec_overlap;
-	c->d_fitrim_ns = ranges__unique(p->fit_wait);
+	c->d_fitrim_ns = ranges__unique(p->fit.wait);
+	c->d_own_ns = ranges__unique(p->wl.wait);
 	c->workload_ns = p->fg_last_done > c->wall_ns ? p->fg_last_done : c->wall_ns;
 }
 
@@ -272,9 +313,8 @@ void report_probe__destroy(struct report_probe *p)
 	if (!p)
 		return;
 	ranges__destroy(p->held);
-	ranges__destroy(p->fit_wait);
-	ivset__destroy(p->fit);
-	free(p->fit_tag);
+	own_destroy(&p->fit);
+	own_destroy(&p->wl);
 	free(p);
 }
 

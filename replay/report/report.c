@@ -259,6 +259,16 @@ static void discard_wait(struct report_cell *c)
 	bool counts = c->waiter == CW_WORKLOAD ||
 		      (c->waiter == CW_UNKNOWN && !c->fg_cmds && (sync || w));
 	/*
+	 * Replayed as the trace sent them (an unknown submitter), the discards the recorded
+	 * command submitted itself (BIO records flagged workload: traces/FORMAT.md) are its
+	 * wait when the trace's discards went out one at a time, foreground I/O or not: the
+	 * kernel's paths that submit in the caller's task wait there (blkdev_issue_discard()
+	 * -> submit_bio_wait(), block/blk-lib.c), btrfs discard=sync inside the commit its
+	 * sync(2) or fsync() ran (btrfs_finish_extent_commit() -> btrfs_discard_extent(),
+	 * fs/btrfs/extent-tree.c). Overlapping ones (io_uring's discard command) do not say.
+	 */
+	uint64_t own = c->waiter == CW_UNKNOWN && !c->none && c->rec_serial ? c->d_own_ns : 0;
+	/*
 	 * The trace's own fstrim (its recorded command ran FITRIM) sits in the ioctl until its
 	 * discards are done: ext4_trim_fs() -> ext4_trim_extent() -> ext4_issue_discard() ->
 	 * sb_issue_discard() waits for each extent (fs/ext4/mballoc.c), and XFS's
@@ -269,12 +279,17 @@ static void discard_wait(struct report_cell *c)
 	uint64_t fit = c->waiter == CW_UNKNOWN && !c->none ? c->d_fitrim_ns : 0;
 
 	c->discard_wait_ns = counts ? w : 0;
-	c->fitrim_wait = fit > c->discard_wait_ns;
-	if (c->fitrim_wait)
+	c->own_wait = own > c->discard_wait_ns;
+	if (c->own_wait)
+		c->discard_wait_ns = own;
+	c->fitrim_wait = fit > c->discard_wait_ns || (fit && fit == own);
+	if (c->fitrim_wait) {
 		c->discard_wait_ns = fit;
+		c->own_wait = false;
+	}
 	if (c->none || !c->cmds)
 		c->wait_basis = CWB_NONE;
-	else if (c->fitrim_wait)
+	else if (c->fitrim_wait || c->own_wait)
 		c->wait_basis = CWB_SYNC;
 	else if (counts)
 		c->wait_basis = sync ? CWB_SYNC : CWB_QUEUE;

@@ -316,6 +316,8 @@ static const char *wait_note(const struct report_cell *c)
 		return "";
 	if (c->fitrim_wait)
 		return " (the trace's own fstrim waits in FITRIM until its discards complete)";
+	if (c->own_wait)
+		return " (the recorded command submitted its discards itself, one at a time, and waited for each)";
 	if (c->wait_basis == CWB_QUEUE)
 		return " (its discards waited for room in a full queue, and the workload with them)";
 	if (c->waiter == CW_UNKNOWN && !c->serial_qd)
