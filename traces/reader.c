@@ -478,16 +478,68 @@ static ssize_t batch_binary(struct trace_reader *r, const struct ts_record **rec
 
 /* ---- JSON Lines ---- */
 
-static int open_jsonl(struct trace_reader *r)
+/*
+ * A pipe's JSON Lines: the bytes read to tell the form first, then the rest of the
+ * pipe (a file is read again from byte 0 instead).
+ */
+struct pipe_in {
+	unsigned char pre[TS_FIXED_HDR];
+	size_t n, at;
+	int fd;
+};
+
+static ssize_t pipe_in_read(void *cookie, char *buf, size_t len)
+{
+	struct pipe_in *p = cookie;
+	size_t k = p->n - p->at < len ? p->n - p->at : len;
+
+	if (k) {
+		memcpy(buf, p->pre + p->at, k);
+		p->at += k;
+		return (ssize_t)k;
+	}
+	for (;;) {
+		ssize_t n = read(p->fd, buf, len);
+
+		if (n >= 0 || errno != EINTR || trimsim_stop)
+			return n;
+	}
+}
+
+static int pipe_in_close(void *cookie)
+{
+	struct pipe_in *p = cookie;
+	int rc = close(p->fd);
+
+	free(p);
+	return rc;
+}
+
+static FILE *jsonl_stream(struct trace_reader *r, const unsigned char *pre, size_t n)
+{
+	struct pipe_in *p;
+	FILE *f;
+
+	if (lseek(r->fd, 0, SEEK_SET) >= 0)
+		return fdopen(r->fd, "r");
+	if (errno != ESPIPE || !(p = malloc(sizeof(*p))))
+		return NULL;
+	*p = (struct pipe_in){ .n = n, .fd = r->fd };
+	memcpy(p->pre, pre, n);
+	f = fopencookie(p, "r", (cookie_io_functions_t){ .read = pipe_in_read, .close = pipe_in_close });
+	if (!f)
+		free(p);
+	return f;
+}
+
+static int open_jsonl(struct trace_reader *r, const unsigned char *pre, size_t npre)
 {
 	char esc[200];
 	json_error_t jerr;
 	json_t *o, *h, *v;
 	ssize_t n;
 
-	if (lseek(r->fd, 0, SEEK_SET) < 0)
-		return fail(r, -errno, "JSON Lines input must be a seekable file");
-	r->f = fdopen(r->fd, "r");
+	r->f = jsonl_stream(r, pre, npre);
 	if (!r->f)
 		return fail(r, -errno, "%s", strerror(errno));
 	r->fd = -1;
@@ -748,7 +800,7 @@ struct trace_reader *trace_reader__open(const char *path, char *err, size_t errl
 	else if (got == 0)
 		ret = fail(r, -EBADMSG, "byte 0: empty file");
 	else if (fixed[0] == '{')
-		ret = open_jsonl(r);
+		ret = open_jsonl(r, fixed, (size_t)got);
 	else
 		ret = open_binary(r, fixed, (size_t)got);
 out:

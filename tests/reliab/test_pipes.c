@@ -22,6 +22,7 @@ struct pcase {
 	char args[200];		/* IN stands for the input: "-", "fifo" or the file */
 	char out[16];		/* compared output file ("" = stdout) */
 	bool timing;		/* a real target: compare its command count, not its timing */
+	bool jsonl;		/* the input in JSON Lines (the reader re-reads a file's first bytes, a pipe's it kept) */
 };
 
 TestSuite(pipes, .init = th_dir_init, .fini = th_dir_fini);
@@ -40,6 +41,12 @@ ParameterizedTestParameters(pipes, same_as_file)
 		  .out = "out.json" },
 		{ .name = "compare (2 workers)", .args = "compare IN -p xfs,ext4,none -M nvme,sata-good -j 2 -q -o out.json",
 		  .out = "out.json" },
+		{ .name = "info, JSON Lines", .args = "info IN", .jsonl = true },
+		{ .name = "convert, JSON Lines", .args = "convert IN out.tsim", .out = "out.tsim", .jsonl = true },
+		{ .name = "replay, JSON Lines", .args = "replay IN -p xfs -M nvme -q -o out.json", .out = "out.json",
+		  .jsonl = true },
+		{ .name = "compare, JSON Lines", .args = "compare IN -p xfs,none -M nvme -j 2 -q -o out.json",
+		  .out = "out.json", .jsonl = true },
 	};
 	return cr_make_param_array(struct pcase, t, sizeof(t) / sizeof(t[0]));
 }
@@ -95,6 +102,11 @@ static char *run_with(const struct pcase *c, const char *how)
 	int rc;
 
 	snprintf(trace, sizeof(trace), "%s/traces/corpus/%s", th_src(), base);
+	if (c->jsonl) {
+		snprintf(cmd, sizeof(cmd), "%s convert %s %s/in.jsonl", th_trimsim(), trace, dir);
+		cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+		snprintf(trace, sizeof(trace), "%s/in.jsonl", dir);
+	}
 	at = strstr(c->args, "IN");
 	snprintf(args, sizeof(args), "%.*s%s%s", (int)(at - c->args), c->args, file ? trace : how, at + 2);
 	snprintf(path, sizeof(path), "%s/disk.img", dir);
