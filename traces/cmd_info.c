@@ -40,6 +40,8 @@ struct dev_tally {
 	struct tally discard;	/* discard ISSUEs */
 	struct tally freed;	/* FREE records, unused preallocations apart */
 	struct tally prealloc;	/* FREE records of unused preallocations (ts_free_is_prealloc) */
+	struct tally bio;	/* discard BIOs */
+	struct tally own;	/* of those, flagged workload: the recorded command's own (FORMAT.md) */
 };
 
 struct info {
@@ -135,6 +137,10 @@ static int account(struct info *s, const struct ts_record *r)
 		s->intent_hist[log2_bucket(r->length)]++;
 	} else if (r->kind == TS_FREE) {
 		add(ts_free_is_prealloc(r, s->legacy) ? &d->prealloc : &d->freed, r->length);
+	} else if (r->kind == TS_BIO) {
+		add(&d->bio, r->length);
+		if (r->flags & TS_F_WORKLOAD)
+			add(&d->own, r->length);
 	}
 	return 0;
 }
@@ -271,6 +277,10 @@ static void print_text(const struct trace_reader *r, const struct info *s)
 			printf("%-10s %" PRIu64 " unused preallocations given back (%s): free space, never discarded by "
 			       "ext4, not in \"freed\"\n", ts_dev_str(d->dev, dev, sizeof(dev)), d->prealloc.n,
 			       fmt_bytes(d->prealloc.bytes, f, sizeof(f)));
+		if (d->own.n)
+			printf("%-10s %" PRIu64 " of %" PRIu64 " discard BIOs (%s) submitted by the recorded command's "
+			       "own threads (flag workload)\n", ts_dev_str(d->dev, dev, sizeof(dev)), d->own.n,
+			       d->bio.n, fmt_bytes(d->own.bytes, f, sizeof(f)));
 		if (discard_to_free(d) > INFO_RATIO_WARN)
 			printf("warning: %s discarded %s for %s freed (%s): the filesystem discards the same free "
 			       "space again and again%s\n", ts_dev_str(d->dev, dev, sizeof(dev)),
@@ -327,12 +337,13 @@ static json_t *info_json(const struct trace_reader *r, const struct info *s, con
 		const struct dev_tally *t = &s->devs[i];
 		double x = discard_to_free(t);
 
-		json_array_append_new(devs, json_pack("{sssIsIsIsIsIsIsosb}", "dev", ts_dev_str(t->dev, dev, sizeof(dev)),
+		json_array_append_new(devs, json_pack("{sssIsIsIsIsIsIsIsosb}", "dev", ts_dev_str(t->dev, dev, sizeof(dev)),
 						       "records", (json_int_t)t->records, "command_bytes", (json_int_t)t->cmds.bytes,
 						       "discards", (json_int_t)t->discard.n,
 						       "discard_bytes", (json_int_t)t->discard.bytes,
 						       "freed_bytes", (json_int_t)t->freed.bytes,
 						       "prealloc_bytes", (json_int_t)t->prealloc.bytes,
+						       "workload_bio_bytes", (json_int_t)t->own.bytes,
 						       "discard_to_free", x >= 0 ? json_real(x) : json_null(),
 						       "discard_to_free_warning", x > INFO_RATIO_WARN));
 	}

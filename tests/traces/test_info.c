@@ -241,3 +241,32 @@ Test(info, discard_to_free_ratio)
 		free(out);
 	}
 }
+
+/* The discard BIOs the recorded command's own threads submitted (flag workload): counted per device. */
+Test(info, workload_bios)
+{
+	static const struct { const char *trace, *line; long long bytes; } t[] = {
+		{ "btrfs-discard-churn", "7:0        442 of 5832 discard BIOs (25.7 MiB) submitted by the recorded "
+					 "command's own threads (flag workload)\n", 26968064 },
+		{ "xfs-discard-rmtree", NULL, 0 },	/* recorded before the flag (revision 1) */
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char path[1024], cmd[2200], *out = NULL;
+		json_t *j;
+		int rc;
+
+		snprintf(path, sizeof(path), "%s/traces/corpus/%s.tsim", th_src(), t[i].trace);
+		snprintf(cmd, sizeof(cmd), "%s info %s", th_trimsim(), path);
+		cr_assert_eq(th_run(cmd, &out, NULL), 0);
+		if (t[i].line)
+			cr_expect(strstr(out, t[i].line), "%s: %s", t[i].trace, out);
+		else
+			cr_expect(!strstr(out, "flag workload"), "%s: %s", t[i].trace, out);
+		free(out);
+		j = info_json(path, &rc);
+		cr_expect_eq(num(json_array_get(json_object_get(j, "per_device"), 0), "workload_bio_bytes"), t[i].bytes,
+			     "%s", t[i].trace);
+		json_decref(j);
+	}
+}
