@@ -723,6 +723,15 @@ static inline __attribute__((always_inline)) int enqueue_fg(struct engine *e, co
 /* Records ahead of the one being fed whose device discard the target is told to load (target_ops.prefetch). */
 #define PREFETCH_AHEAD 16
 
+/* The recorded command's run (engine__wall()): its first start and last stop. */
+static void note_command(struct engine *e, const struct ts_record *rec)
+{
+	if (rec->op == TS_META_CMD_START && !e->cmd_start)
+		e->cmd_start = rec->time_ns;
+	else if (rec->op == TS_META_CMD_STOP && rec->time_ns > e->cmd_stop)
+		e->cmd_stop = rec->time_ns;
+}
+
 /* The first record of the replayed device: the origins of trace and engine time. */
 static void engine_start(struct engine *e, uint64_t t0)
 {
@@ -781,8 +790,11 @@ static inline __attribute__((always_inline)) int feed_as(struct engine *e, const
 		if (i < pf_n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
 		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
 			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
-		if (e->cfg.devno && rec->dev != e->cfg.devno)
+		if (e->cfg.devno && rec->dev != e->cfg.devno) {
+			if (rec->kind == TS_META)	/* the command's start and stop name no device */
+				note_command(e, rec);
 			continue;
+		}
 		policy_input_count(&e->input, rec);
 		if (!e->started)
 			engine_start(e, rec->time_ns);

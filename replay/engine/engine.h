@@ -91,6 +91,12 @@ const struct policy *engine__policy(const struct engine *e);
 bool engine__has_twin(const struct engine *e);
 /* The replayed records' span, first to last, in trace time (RESULT.md records.span_ns). */
 uint64_t engine__span(const struct engine *e);
+/*
+ * The workload's wall time: the replayed records' span widened to the recorded command's run
+ * where the trace names it (META cmd-start and cmd-stop); *end: when that ended, from the first
+ * replayed record (replay time).
+ */
+uint64_t engine__wall(const struct engine *e, uint64_t *end);
 /* The target's write amplification (FTL models, RESULT.md device.write_amplification): 1, or 0 when it has none. */
 int engine__write_amp(const struct engine *e, double *wa);
 const char *engine__error(const struct engine *e);

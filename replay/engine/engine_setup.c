@@ -193,6 +193,16 @@ const struct policy *engine__policy(const struct engine *e) { return e->pol; }
 bool engine__has_twin(const struct engine *e) { return e->nlanes > 1; }
 uint64_t engine__span(const struct engine *e) { return e->last_trace - e->t0; }
 
+uint64_t engine__wall(const struct engine *e, uint64_t *end)
+{
+	bool cmd = e->cmd_start && e->cmd_stop >= e->cmd_start && e->started;
+	uint64_t first = cmd && e->cmd_start < e->t0 ? e->cmd_start : e->t0;
+	uint64_t last = cmd && e->cmd_stop > e->last_trace ? e->cmd_stop : e->last_trace;
+
+	*end = last - e->t0;
+	return last - first;
+}
+
 int engine__write_amp(const struct engine *e, double *wa)
 {
 	json_t *t, *v;

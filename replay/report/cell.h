@@ -129,7 +129,9 @@ struct report_cell {
 	uint64_t reclaim_freed;		/* RESULT.md reclaim.freed_bytes (0: the trace frees nothing) */
 
 	/* time */
-	uint64_t wall_ns;		/* the workload's wall time: the trace span */
+	uint64_t wall_ns;		/* the workload's wall time: the trace span, widened to the recorded
+					   command's run (engine__wall()) */
+	uint64_t trace_end_ns;		/* when that ended, from the first replayed record */
 	uint64_t makespan_ns;		/* replay end - start (includes discards still draining after the workload) */
 	uint64_t workload_ns;		/* when the workload was done: the later of the trace's last record and
 					   the last foreground completion */

@@ -305,7 +305,7 @@ void report_probe__finish(struct report_probe *p)
 	c->rec_serial = p->rec_discards >= 2 && !p->rec_overlap;
 	c->d_fitrim_ns = ranges__unique(p->fit.wait);
 	c->d_own_ns = ranges__unique(p->wl.wait);
-	c->workload_ns = p->fg_last_done > c->wall_ns ? p->fg_last_done : c->wall_ns;
+	c->workload_ns = p->fg_last_done > c->trace_end_ns ? p->fg_last_done : c->trace_end_ns;
 }
 
 void report_probe__destroy(struct report_probe *p)

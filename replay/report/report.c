@@ -66,7 +66,7 @@ static const struct report_col columns[] = {
 	{ "fg_stall_ns", "fgwait", CK_NS, false, g_fgstall, "time foreground commands queued (start - submit)" },
 	{ "write_p99_ns", "wp99", CK_NS, false, g_wp99, "p99 foreground write latency" },
 	{ "discard_errors", "errors", CK_COUNT, false, g_errors, "discards that completed with an error (rejected)" },
-	{ "wall_ns", "wall", CK_NS, false, g_wall, "the workload's wall time: the trace's span" },
+	{ "wall_ns", "wall", CK_NS, false, g_wall, "the workload's wall time: the trace's span, widened to the recorded command's run" },
 	{ "makespan_ns", "makespan", CK_NS, false, g_makespan,
 	  "replay start to the last completion, discards draining after the workload included" },
 	{ "workload_ns", "workload", CK_NS, false, g_workload,
@@ -329,7 +329,7 @@ static void relative(const struct report *r, struct report_cell *c)
 						  b->read_p99_ns);
 		c->added_ns = added(c, b->workload_ns, b->fg_held_ns);
 	} else {
-		c->added_ns = added(c, c->wall_ns, 0);
+		c->added_ns = added(c, c->trace_end_ns, 0);
 	}
 	if (c->discard_wait_ns > c->added_ns)
 		c->added_ns = c->discard_wait_ns;

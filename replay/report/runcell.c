@@ -42,7 +42,7 @@ static void from_engine(struct report_cell *c, const struct engine *e)
 	const char *pipeline = policy__describe(engine__policy(e));
 	double wa;
 
-	c->wall_ns = engine__span(e);
+	c->wall_ns = engine__wall(e, &c->trace_end_ns);
 	if (engine__write_amp(e, &wa)) {
 		c->write_amp = wa;
 		c->have |= CH_WA;
