@@ -19,7 +19,8 @@ static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, s
 {
 	struct target_env env = {
 		.seed = e->cfg.seed, .device_size = e->cfg.dev ? e->cfg.dev->size : 0,
-		.trace_extent = e->cfg.trace_extent, .qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
+		.trace_extent = e->cfg.trace_extent, .base = e->cfg.dev ? e->cfg.dev->partition_start : 0,
+		.qd = e->cfg.qd, .destructive = e->cfg.destructive, .quiet = shadow,
 		.twin = shadow,
 	};
 	int ret;

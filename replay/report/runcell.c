@@ -139,6 +139,7 @@ int report_check_target(const char *profile, const char *trace, bool destructive
 	const char *arg;
 	const struct target_ops *t = target_spec_parse(profile, false, &arg, err, errlen);
 	struct target_env env = { .destructive = destructive, .quiet = true };
+	const struct ts_device *d;
 	struct trace_reader *r;
 	uint32_t devno = 0;
 	int ret;
@@ -147,7 +148,8 @@ int report_check_target(const char *profile, const char *trace, bool destructive
 		return 0;
 	if (!(r = trace_reader__open(trace, err, errlen)))
 		return errno ? -errno : -EIO;
-	pick_device(r, &devno);
+	d = pick_device(r, &devno);
+	env.base = d ? d->partition_start : 0;
 	trace_reader__close(r);
 	if ((ret = rd_trace_extent(trace, devno, &env.trace_extent, NULL, err, errlen)))
 		return ret;

@@ -159,24 +159,34 @@ int rd_zero_mode(const struct rd_io *io)
 	return (io->c.is_bdev ? FALLOC_FL_ZERO_RANGE : FALLOC_FL_PUNCH_HOLE) | FALLOC_FL_KEEP_SIZE;
 }
 
+/*
+ * The command's ranges on the target: less the base (the traced partition's start), so a
+ * partition's trace replays onto a device of the partition's size; a range before the base
+ * lies outside the traced partition (the recorder writes none: -ERANGE).
+ */
 static int slot_build(struct rd_io *io, struct rd_slot *s, const struct target_cmd *cmd)
 {
 	struct target_seg one = { cmd->offset, cmd->length };
 	const struct target_seg *r = cmd->segs ? cmd->segs : &one;
 	uint32_t i, n = cmd->segs ? cmd->nr_segs : 1;
+	uint64_t base = io->c.base;
 	int rc = 0;
 
 	for (i = 0; i < n && !rc; i++) {
+		uint64_t off = r[i].offset - base;
+
+		if (r[i].offset < base && cmd->op != TS_OP_FLUSH)
+			return -ERANGE;
 		switch (cmd->op) {
 		case TS_OP_DISCARD:
-			rc = add_discard(io, s, r[i].offset, r[i].length);
+			rc = add_discard(io, s, off, r[i].length);
 			break;
 		case TS_OP_WRITE:
 		case TS_OP_READ:
-			rc = add_rw(io, s, r[i].offset, r[i].length, cmd->op == TS_OP_WRITE);
+			rc = add_rw(io, s, off, r[i].length, cmd->op == TS_OP_WRITE);
 			break;
 		case TS_OP_WRITE_ZEROES:
-			rc = add_zeroes(io, s, r[i].offset, r[i].length);
+			rc = add_zeroes(io, s, off, r[i].length);
 			break;
 		case TS_OP_FLUSH:
 			s->d.dev_cmds = 1;

@@ -29,6 +29,7 @@ struct rd_io_conf {
 	uint32_t align;		/* logical block size */
 	uint32_t granularity;	/* discard granularity (freed bytes) */
 	uint64_t discard_max;	/* bytes per device discard command, 0 = no limit */
+	uint64_t base;		/* the command offset of byte 0 (target_env.base): subtracted */
 };
 
 struct rd_io *rd_io__new(const struct rd_io_conf *c, char *err, size_t errlen);

@@ -46,6 +46,7 @@ struct rd_target {
 	struct rd_bdev_info bi;	/* block device */
 	char path[PATH_MAX];
 	unsigned qd;
+	uint64_t base;		/* target_env.base */
 };
 
 const char *realdev__dispatch_name(enum realdev_dispatch d)
@@ -115,7 +116,7 @@ static int start_io(struct rd_target *t, const struct rd_opts *o, uint32_t align
 	struct rd_io_conf c = {
 		.fd = t->fd, .is_bdev = t->is_bdev, .direct = direct, .qd = o->qd,
 		.dispatch = (enum realdev_dispatch)o->dispatch, .seed = o->seed,
-		.align = align, .granularity = gran, .discard_max = dmax,
+		.align = align, .granularity = gran, .discard_max = dmax, .base = t->base,
 	};
 	char why[256] = "";
 
@@ -128,7 +129,10 @@ static int start_io(struct rd_target *t, const struct rd_opts *o, uint32_t align
 
 static struct rd_want want_of(const struct target_env *env)
 {
-	return (struct rd_want){ .extent = env ? env->trace_extent : 0, .destructive = env && env->destructive,
+	uint64_t base = env ? env->base : 0;
+
+	return (struct rd_want){ .extent = env && env->trace_extent > base ? env->trace_extent - base : 0,
+				 .destructive = env && env->destructive,
 				 .action = env ? env->action : NULL };
 }
 
@@ -155,6 +159,7 @@ static int device_open(const char *arg, const struct target_env *env, void **pri
 
 	if (!t)
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	t->base = env ? env->base : 0;
 	rc = parse_arg(arg, env, t->path, sizeof(t->path), &o, err, errlen);
 	if (!rc)
 		rc = rd_check_device(t->path, &w, &t->bi, err, errlen);
@@ -217,6 +222,7 @@ static int file_open(const char *arg, const struct target_env *env, void **priv,
 
 	if (!t)
 		return ts_errf(err, errlen, -ENOMEM, "out of memory");
+	t->base = env ? env->base : 0;
 	rc = parse_arg(arg, env, t->path, sizeof(t->path), &o, err, errlen);
 	if (!rc)
 		rc = rd_check_file(t->path, &w, err, errlen);
@@ -227,10 +233,9 @@ static int file_open(const char *arg, const struct target_env *env, void **priv,
 		rc = ts_errf(err, errlen, -errno, "%s: %s", t->path, strerror(errno));
 		goto out;
 	}
-	if (env && env->trace_extent > (uint64_t)st.st_size &&
-	    ftruncate(t->fd, (off_t)env->trace_extent)) {
-		rc = ts_errf(err, errlen, -errno, "%s: extending to %" PRIu64 " bytes: %s", t->path,
-			     env->trace_extent, strerror(errno));
+	if (w.extent > (uint64_t)st.st_size && ftruncate(t->fd, (off_t)w.extent)) {
+		rc = ts_errf(err, errlen, -errno, "%s: extending to %" PRIu64 " bytes: %s", t->path, w.extent,
+			     strerror(errno));
 		goto out;
 	}
 	rc = start_io(t, &o, 4096, (uint32_t)st.st_blksize, 0, direct, err, errlen);

@@ -55,6 +55,8 @@ struct target_env {
 	uint64_t seed;
 	uint64_t device_size;	/* from the trace header, 0 if unknown */
 	uint64_t trace_extent;	/* highest offset+length the trace touches */
+	uint64_t base;		/* real targets: the trace offset their byte 0 stands for, the traced
+				   partition's start (replay/targets/REALDEV.md, "Partitions") */
 	unsigned qd;		/* requested queue depth, 0 = target default */
 	bool destructive;	/* real targets: allowed to write/discard */
 	bool quiet;

@@ -29,18 +29,21 @@ TestSuite(replay_dev, .init = lv_init, .fini = lv_fini, .timeout = 240);
  * when vary is set.
  * Returns the bytes the trace discards.
  */
-static uint64_t write_trace(const char *path, unsigned n, uint64_t len, uint64_t dev_size, bool vary)
+/* The same on a partition that starts at part (bytes on the whole disk, where the records lie). */
+static uint64_t write_trace_on(const char *path, unsigned n, uint64_t len, uint64_t dev_size, bool vary,
+			       uint64_t part)
 {
 	FILE *f = fopen(path, "w");
-	uint64_t off = 0, l, total = 0;
+	uint64_t off = part, l, total = 0;
 	unsigned i;
 
 	cr_assert_not_null(f);
 	fprintf(f, "{\"trimsim\":1,\"header\":{\"cmdline\":[\"test\"],\"devices\":[{\"dev\":\"7:250\","
-		"\"fs\":\"xfs\",\"logical_block_size\":512,\"name\":\"loopT\",\"size\":%llu}],"
+		"\"fs\":\"xfs\",\"logical_block_size\":512,\"name\":\"loopT\",\"size\":%llu,"
+		"\"partition_start\":%llu}],"
 		"\"format\":\"trimsim\",\"host\":\"t\",\"kernel\":\"t\",\"recorder\":\"test\","
 		"\"start_ns\":1000000,\"start_wall\":\"2026-11-29T00:00:00.000000000Z\",\"version\":1}}\n",
-		(unsigned long long)dev_size);
+		(unsigned long long)dev_size, (unsigned long long)part);
 	for (i = 0; i < n; i++) {
 		l = vary ? len >> (2 * (i % 4)) : len;
 		fprintf(f, "{\"t\":%llu,\"kind\":\"INTENT\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%llu,"
@@ -52,6 +55,11 @@ static uint64_t write_trace(const char *path, unsigned n, uint64_t len, uint64_t
 	fprintf(f, "{\"footer\":{\"records\":%u,\"lost\":0,\"end_ns\":%llu}}\n", n, 2000000ull + n * 1000000ull);
 	fclose(f);
 	return total;
+}
+
+static uint64_t write_trace(const char *path, unsigned n, uint64_t len, uint64_t dev_size, bool vary)
+{
+	return write_trace_on(path, n, len, dev_size, vary, 0);
 }
 
 /* Runs trimsim replay: its exit status, its stderr into *err. */
@@ -135,6 +143,38 @@ ParameterizedTest(struct e2e_case *p, replay_dev, discards_free_blocks_qd4)
 			 p->dispatch);
 	cr_assert_gt(jint(r, "target", "max_inflight_seen", NULL), 1, "QD 4 never overlapped");
 	json_decref(r);
+}
+
+/*
+ * A trace of a partition 1 MiB into its disk (records on the whole disk, as the recorder writes
+ * them) onto a device of the partition's size: the partition's own layout, the first discard at
+ * the device's byte 0 (target_env.base). Before, the device was refused as smaller than the
+ * trace's extent, and a larger one got every discard 1 MiB past where the partition had it.
+ */
+Test(replay_dev, a_partitions_trace_onto_a_device_its_size)
+{
+	const char *img = lv_path("part.img"), *trace = lv_path("p.jsonl"), *res = lv_path("p.json");
+	char args[2048], cmd[700], *err = NULL;
+	uint64_t bytes;
+	json_t *r;
+	int rc;
+
+	lv_mkfile(img, 62);	/* 16 discards of 2 MiB, every other 2 MiB: the last ends at the partition's end */
+	bytes = write_trace_on(trace, 16, 2 * MIB, 62 * MIB, false, 1 * MIB);
+	snprintf(args, sizeof(args), "'%s' -p 'source(layer=intent) | dispatch(qd=4)' --timing asap "
+		 "--device %s --destructive -q -o '%s'", trace, lv_loop(img, NULL), res);
+	rc = replay(args, &err);
+	cr_assert_eq(rc, 0, "replay %s: exit %d: %s", args, rc, err ? err : "");
+	free(err);
+	r = load(res);
+	cr_expect_eq(jint(r, "discard", "commands", NULL), 16);
+	cr_expect_eq(jint(r, "discard", "errors", NULL), 0);
+	json_decref(r);
+	/* the first discard, disk bytes [1 MiB, 3 MiB), is the device's [0, 2 MiB): a hole at 0 */
+	snprintf(cmd, sizeof(cmd), "python3 -c \"import os; f=os.open('%s', os.O_RDONLY); "
+		 "print(os.lseek(f, 0, os.SEEK_HOLE), os.lseek(f, 0, os.SEEK_DATA))\"", img);
+	cr_expect_str_eq(lv_sh(cmd), "0 2097152", "hole/data after the first discard (of %llu bytes)",
+			 (unsigned long long)bytes);
 }
 
 /*

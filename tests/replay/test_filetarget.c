@@ -277,3 +277,36 @@ Test(filetarget, extent_covers_the_free_space_snapshot)
 	free(out);
 	free(err);
 }
+
+/*
+ * A partition's trace (offsets on the whole disk, the partition 1 MiB in) replays in the
+ * partition's own layout (target_env.base): the file is the partition's size, a discard at
+ * disk offset 1 MiB + 64 KiB punches the file at 64 KiB, and a range before the partition
+ * is refused. Before, the file grew to 1 MiB + the partition, and a device of the
+ * partition's size was refused as "smaller than the trace's extent".
+ */
+Test(filetarget, a_partitions_trace_in_its_own_layout)
+{
+	struct target_env env = { .quiet = true, .trace_extent = 1 * MIB + 4 * MIB, .base = 1 * MIB,
+				  .destructive = true };
+	struct target_cmd c = { .tag = 0, .offset = 1 * MIB + 65536, .length = 65536, .op = TS_OP_DISCARD,
+				.klass = TC_DISCARD };
+	char path[512], err[256] = "";
+	struct stat st;
+	void *priv = NULL;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/p.img", th_dir());
+	fill(path, 4 * MIB);
+	cr_assert_eq(file_target_ops.open(path, &env, &priv, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(drive(priv, &c, 1), 0);
+	c.offset = MIB - 4096;	/* fails as a command does on the device: counted, the replay exits 1 */
+	cr_expect_eq(drive(priv, &c, 1), 1, "a range before the partition");
+	file_target_ops.close(priv);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_size, 4 * MIB, "the file is the partition's size: %lld", (long long)st.st_size);
+	cr_assert_geq(fd = open(path, O_RDONLY), 0);
+	cr_expect_eq(lseek(fd, 0, SEEK_HOLE), 65536);
+	cr_expect_eq(lseek(fd, 65536, SEEK_DATA), 131072);
+	close(fd);
+}
