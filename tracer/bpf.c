@@ -376,7 +376,6 @@ static int bpf_follow(void *p, int tid)
 	struct bpf_state *st = p;
 	__u32 key = (__u32)tid;
 	__u8 one = 1;
-
 	int rc = bpf_map__update_elem(st->skel->maps.workload, &key, sizeof(key), &one, sizeof(one), BPF_ANY);
 
 	return rc < 0 ? rc : 0;	/* libbpf 1.x: -errno */
