@@ -93,10 +93,11 @@ bool engine__has_twin(const struct engine *e);
 uint64_t engine__span(const struct engine *e);
 /*
  * The workload's wall time: the replayed records' span widened to the recorded command's run
- * where the trace names it (META cmd-start and cmd-stop); *end: when that ended, from the first
- * replayed record (replay time).
+ * where the trace names it (META cmd-start and cmd-stop), else to the recording's window
+ * [from, to] (trace time; 0, 0: none known); *end: when that ended, from the first replayed
+ * record (replay time).
  */
-uint64_t engine__wall(const struct engine *e, uint64_t *end);
+uint64_t engine__wall(const struct engine *e, uint64_t from, uint64_t to, uint64_t *end);
 /* The target's write amplification (FTL models, RESULT.md device.write_amplification): 1, or 0 when it has none. */
 int engine__write_amp(const struct engine *e, double *wa);
 const char *engine__error(const struct engine *e);

@@ -194,11 +194,13 @@ const struct policy *engine__policy(const struct engine *e) { return e->pol; }
 bool engine__has_twin(const struct engine *e) { return e->nlanes > 1; }
 uint64_t engine__span(const struct engine *e) { return e->last_trace - e->t0; }
 
-uint64_t engine__wall(const struct engine *e, uint64_t *end)
+uint64_t engine__wall(const struct engine *e, uint64_t from, uint64_t to, uint64_t *end)
 {
-	bool cmd = e->cmd_start && e->cmd_stop >= e->cmd_start && e->started;
-	uint64_t first = cmd && e->cmd_start < e->t0 ? e->cmd_start : e->t0;
-	uint64_t last = cmd && e->cmd_stop > e->last_trace ? e->cmd_stop : e->last_trace;
+	bool cmd = e->cmd_start && e->cmd_stop >= e->cmd_start;
+	uint64_t lo = cmd ? e->cmd_start : from, hi = cmd ? e->cmd_stop : to;
+	bool wide = e->started && lo && hi >= lo;
+	uint64_t first = wide && lo < e->t0 ? lo : e->t0;
+	uint64_t last = wide && hi > e->last_trace ? hi : e->last_trace;
 
 	*end = last - e->t0;
 	return last - first;

@@ -130,7 +130,7 @@ struct report_cell {
 
 	/* time */
 	uint64_t wall_ns;		/* the workload's wall time: the trace span, widened to the recorded
-					   command's run (engine__wall()) */
+					   command's run or the recording's window (engine__wall()) */
 	uint64_t trace_end_ns;		/* when that ended, from the first replayed record */
 	uint64_t makespan_ns;		/* replay end - start (includes discards still draining after the workload) */
 	uint64_t workload_ns;		/* when the workload was done: the later of the trace's last record and

@@ -35,14 +35,31 @@ static const struct ts_device *pick_device(struct trace_reader *r, uint32_t *dev
 	return d;
 }
 
+/*
+ * The recording's window, where `trimsim record` wrote the trace (its header names the backend)
+ * and read to its footer: from the header's start_ns to the footer's end_ns. 0, 0 otherwise: an
+ * import's header times are its records' own, a hand-made trace's anything.
+ */
+static void recording_window(struct trace_reader *r, uint64_t *from, uint64_t *to)
+{
+	const struct trace_status *st = trace_reader__status(r);
+	const json_t *h = trace_reader__header(r);
+
+	*from = *to = 0;
+	if (!json_is_string(json_object_get(h, "backend")) || !st->footer)
+		return;
+	*from = ts_header_start_ns(h);
+	*to = *from ? st->end_ns : 0;
+}
+
 /* What the engine knows beyond its metrics: the pipeline, its span, the target's own figure. */
-static void from_engine(struct report_cell *c, const struct engine *e)
+static void from_engine(struct report_cell *c, const struct engine *e, uint64_t from, uint64_t to)
 {
 	const struct policy_props *props = policy__props(engine__policy(e));
 	const char *pipeline = policy__describe(engine__policy(e));
 	double wa;
 
-	c->wall_ns = engine__wall(e, &c->trace_end_ns);
+	c->wall_ns = engine__wall(e, from, to, &c->trace_end_ns);
 	if (engine__write_amp(e, &wa)) {
 		c->write_amp = wa;
 		c->have |= CH_WA;
@@ -63,6 +80,7 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	struct report_probe *probe = NULL;
 	struct engine *e = NULL;
 	const struct ts_record *recs;
+	uint64_t from, to;
 	ssize_t n = 0;
 	int ret = 0;
 
@@ -107,7 +125,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 		goto out;
 	}
 	report_cell__from_metrics(c, engine__metrics(e), engine__has_twin(e));
-	from_engine(c, e);
+	recording_window(r, &from, &to);
+	from_engine(c, e, from, to);
 	report_probe__finish(probe);
 	c->failed = metrics__failed(engine__metrics(e), c->failed_why, sizeof(c->failed_why));
 	/* not applicable: the layer that fed the pipeline has no record, its zeros say nothing */

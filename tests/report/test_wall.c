@@ -77,3 +77,39 @@ Test(wall, the_commands_run, .timeout = 120)
 			cr_expect(start >= first && stop <= last, "xfs: the snapshots bracket the command");
 	}
 }
+
+/* A trace `record` wrote without a command: 2 discards 1 s apart in a 10 s recording, or a hand-made one. */
+static void window_trace(const char *path, bool recorded)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f);
+	fprintf(f, "{\"trimsim\":1,\"header\":{%s\"cmdline\":[\"test\"],\"devices\":[{\"dev\":\"7:250\",\"fs\":\"btrfs\","
+		"\"logical_block_size\":512,\"name\":\"loopT\",\"size\":1073741824}],\"format\":\"trimsim\","
+		"\"host\":\"t\",\"kernel\":\"t\",\"recorder\":\"test\",\"start_ns\":1000000000,"
+		"\"start_wall\":\"2026-12-07T00:00:00.000000000Z\",\"version\":1}}\n", recorded ? "\"backend\":\"bpf\"," : "");
+	for (int i = 0; i < 2; i++)
+		fprintf(f, "{\"t\":%d000000000,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%d,"
+			"\"len\":65536,\"ino\":0,\"lat\":0,\"flags\":\"\"}\n"
+			"{\"t\":%d001000000,\"kind\":\"DONE\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%d,"
+			"\"len\":65536,\"ino\":0,\"lat\":1000000,\"flags\":\"\"}\n", 4 + i, i << 20, 4 + i, i << 20);
+	fprintf(f, "{\"footer\":{\"records\":4,\"lost\":0,\"end_ns\":11000000000}}\n");
+	fclose(f);
+}
+
+/*
+ * Without a command, a trace `record` wrote (its header names the backend) spans the recording:
+ * header start_ns to footer end_ns, 10 s here, not the 1.001 s between its first and last record
+ * (a btrfs `record --duration` read as its device's busy stretch). A trace from elsewhere keeps
+ * its records' span: an import's header times are its records' own.
+ */
+Test(wall, the_recordings_window)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/rec.jsonl", th_dir());
+	window_trace(path, true);
+	cr_expect_eq(wall_of(path), 10000000000ll);
+	window_trace(path, false);
+	cr_expect_eq(wall_of(path), 1001000000ll);
+}
