@@ -391,3 +391,30 @@ Test(export, free_layer_leaves_out_unused_preallocations)
 	cr_expect_eq(back[1].offset, 8 << 20);
 	import_sink__free(sink);
 }
+
+/*
+ * A partition's trace: /dev/NAME names the partition, so its offsets are the partition's own
+ * (less partition_start), as the replay targets take them. Before, the iolog asked fio for
+ * disk offsets on the partition's node: 1 MiB off, and past its end for the last MiB.
+ */
+Test(export, fio_offsets_on_a_partition)
+{
+	char in[512], out[512], cmd[1400], *text;
+	FILE *f;
+
+	snprintf(in, sizeof(in), "%s/part.jsonl", th_dir());
+	snprintf(out, sizeof(out), "%s/part.iolog", th_dir());
+	cr_assert_not_null(f = fopen(in, "w"));
+	fprintf(f, "{\"trimsim\":1,\"header\":{\"devices\":[{\"dev\":\"259:0\",\"name\":\"loop0p1\",\"size\":4194304,"
+		   "\"partition_start\":1048576,\"logical_block_size\":512}],\"format\":\"trimsim\",\"start_ns\":1000,"
+		   "\"version\":1}}\n"
+		   "{\"t\":2000,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"259:0\",\"off\":1056768,\"len\":4096,"
+		   "\"ino\":0,\"lat\":0,\"flags\":\"\"}\n"
+		   "{\"footer\":{\"records\":1,\"lost\":0,\"end_ns\":3000}}\n");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s export --to fio %s -o %s", th_trimsim(), in, out);
+	cr_assert_eq(th_run(cmd, NULL, NULL), 0, "%s", cmd);
+	cr_assert_not_null(text = th_slurp(out, NULL));
+	cr_expect(strstr(text, " /dev/loop0p1 trim 8192 4096\n"), "%s", text);
+	free(text);
+}

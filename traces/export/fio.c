@@ -9,6 +9,9 @@
  * unsigned int, so longer records are cut into pieces below 4 GiB.
  * Each device becomes one file: --file PATH for all of them, else /dev/NAME
  * from the trace's device table (/dev/block/MAJ:MIN when it has no name).
+ * Offsets are the device's own: a partition's less its start (the header's
+ * partition_start), as /dev/NAME names the partition and the replay targets
+ * replay it (replay/targets/REALDEV.md, "Partitions").
  *
  * fio releases before the fix for fio issue #769 (iolog.c "handle trim
  * commands when reading iologs", 2023; Debian 12 ships 3.33) reject trim lines
@@ -49,7 +52,7 @@ struct fio_state {
 	uint64_t last_us;
 	/* the line being written, for fio_piece() */
 	const char *name, *act;
-	uint64_t us;
+	uint64_t us, base;	/* base: its device's partition start */
 	char file[256];
 	struct fio_file files[FIO_MAX_FILES];
 	size_t nfiles;
@@ -142,7 +145,8 @@ static int fio_piece(void *arg, uint64_t off, uint64_t len)
 {
 	struct fio_state *s = arg;
 
-	return fprintf(s->b.out, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", s->us, s->name, s->act, off, len) < 0;
+	return fprintf(s->b.out, "%" PRIu64 " %s %s %" PRIu64 " %" PRIu64 "\n", s->us, s->name, s->act,
+		       off - s->base, len) < 0;
 }
 
 static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen)
@@ -165,6 +169,10 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 		return export_write_fail(s->b.out_path, err, errlen);
 	s->act = fio_action(export_op(r));
 	s->us = us;
+	s->base = 0;
+	for (size_t i = 0; i < s->c->ndev; i++)
+		if (s->c->devs[i].dev == r->dev && r->offset >= s->c->devs[i].partition_start)
+			s->base = s->c->devs[i].partition_start;
 	return export_base__pieces(&s->b, r, FIO_MAX_PIECE, rec_no, "iolog lines", fio_piece, s, err, errlen);
 }
 
