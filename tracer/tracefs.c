@@ -22,6 +22,7 @@
 #include <tracefs.h>
 #include <event-parse.h>
 
+#include "replay/policies/ivset.h"
 #include "tracer/recorder.h"
 #include "traces/rwbs.h"
 #include "traces/util.h"
@@ -97,8 +98,7 @@ struct tfs_state {
 	uint64_t *lost_seen;
 	struct pair_slot pairs[PAIR_SLOTS];
 	int fitrim_tids[MAX_FITRIM];	/* threads inside an FITRIM ioctl, 0 = free */
-	int *wl;			/* the recorded command's threads, sorted (tfs_follow()) */
-	size_t nwl, capwl;
+	struct ivset *wl;		/* the recorded command's threads (tfs_follow()), exact: one id each */
 	struct tr_event *batch;		/* events held back, sorted by time before emitting */
 	size_t nbatch, capbatch;
 	uint64_t seq;
@@ -175,51 +175,12 @@ static void fitrim_track(struct tfs_state *st, int tid, bool enter, uint32_t cmd
 	}
 }
 
-/* Where tid is, or would go, in the sorted set of the recorded command's threads. */
-static size_t wl_at(const struct tfs_state *st, int tid)
-{
-	size_t lo = 0, hi = st->nwl;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (st->wl[mid] < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
+/* The recorded command's threads, each a one-id extent of the tree's interval set. */
 static bool wl_has(const struct tfs_state *st, int tid)
 {
-	size_t i = wl_at(st, tid);
+	struct iv v;
 
-	return i < st->nwl && st->wl[i] == tid;
-}
-
-static int wl_add(struct tfs_state *st, int tid)
-{
-	size_t i = wl_at(st, tid);
-	int ret;
-
-	if (i < st->nwl && st->wl[i] == tid)
-		return 0;
-	ret = grow_array((void **)&st->wl, &st->capwl, st->nwl + 1, sizeof(*st->wl));
-	if (ret)
-		return ret;
-	memmove(st->wl + i + 1, st->wl + i, (st->nwl - i) * sizeof(*st->wl));
-	st->wl[i] = tid;
-	st->nwl++;
-	return 0;
-}
-
-static void wl_del(struct tfs_state *st, int tid)
-{
-	size_t i = wl_at(st, tid);
-
-	if (i < st->nwl && st->wl[i] == tid)
-		memmove(st->wl + i, st->wl + i + 1, (--st->nwl - i) * sizeof(*st->wl));
+	return ivset__get(st->wl, (uint64_t)tid, &v) == 1;
 }
 
 /* Phase 1 keeps decoded events here; they are sorted by time before pairing and emitting. */
@@ -364,10 +325,10 @@ static int emit_batch(struct tfs_state *st, bool all)
 			continue;
 		case TR_SCHED_FORK:	/* a = parent thread, b = child thread (kernel_clone()) */
 			if (wl_has(st, (int)e->a))
-				rc = wl_add(st, (int)e->b);
+				rc = ivset__add(st->wl, e->b, 1, 0, 0);
 			continue;
 		case TR_SCHED_EXIT:	/* a = the thread (do_exit()) */
-			wl_del(st, (int)e->a);
+			ivset__erase(st->wl, e->a);
 			continue;
 		case TR_BIO:	/* ino: the submitting thread (common_pid) */
 			e->opfl |= wl_has(st, (int)e->ino) ? TR_FL_WORKLOAD : 0;
@@ -436,7 +397,7 @@ static void tfs_close(void *p)
 	tep_free(st->tep);
 	free(st->lost_seen);
 	free(st->batch);
-	free(st->wl);
+	ivset__destroy(st->wl);
 	free(st);
 }
 
@@ -559,7 +520,8 @@ static void *tfs_open(const struct rec_config *cfg, char *err, size_t errlen)
 	st->tep = load_formats();
 	st->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	st->lost_seen = calloc(st->ncpus > 0 ? st->ncpus : 1, sizeof(uint64_t));
-	if (!st->inst || !st->tep || !st->lost_seen) {
+	st->wl = ivset__new(false);
+	if (!st->inst || !st->tep || !st->lost_seen || !st->wl) {
 		ts_errf(err, errlen, -EIO, "tracefs: cannot create instance %s: %s", name, strerror(errno));
 		goto fail;
 	}
@@ -629,7 +591,9 @@ static int tfs_drain(void *p, struct recorder *r)
 /* The recorded command's first thread, before it runs; its forks are followed in time order. */
 static int tfs_follow(void *p, int tid)
 {
-	return wl_add(p, tid);
+	struct tfs_state *st = p;
+
+	return ivset__add(st->wl, (uint64_t)tid, 1, 0, 0);
 }
 
 static const char *tfs_notes(void *p)
