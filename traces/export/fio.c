@@ -87,6 +87,15 @@ static bool plain_name(const char *s)
 	return true;
 }
 
+/* dev's entry in the trace's device table; NULL if it has none. */
+static const struct ts_device *device_of(const struct export_ctx *c, uint32_t dev)
+{
+	for (size_t i = 0; i < c->ndev; i++)
+		if (c->devs[i].dev == dev)
+			return &c->devs[i];
+	return NULL;
+}
+
 /* The file for dev, announced with add and open the first time it appears. */
 static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int *ret)
 {
@@ -107,12 +116,10 @@ static const char *fio_file(struct fio_state *s, uint32_t dev, uint64_t us, int 
 	if (s->file[0]) {
 		snprintf(f->name, sizeof(f->name), "%s", s->file);
 	} else {
-		const char *name = NULL;
+		const struct ts_device *d = device_of(s->c, dev);
+		const char *name = d && plain_name(d->name) ? d->name : NULL;
 		char buf[32];
 
-		for (size_t i = 0; i < s->c->ndev; i++)
-			if (s->c->devs[i].dev == dev && plain_name(s->c->devs[i].name))
-				name = s->c->devs[i].name;
 		if (name)
 			snprintf(f->name, sizeof(f->name), "/dev/%s", name);
 		else
@@ -152,6 +159,7 @@ static int fio_piece(void *arg, uint64_t off, uint64_t len)
 static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, char *err, size_t errlen)
 {
 	struct fio_state *s = state;
+	const struct ts_device *d;
 	uint64_t us;
 	int ret = 0;
 
@@ -169,10 +177,8 @@ static int fio_record(void *state, const struct ts_record *r, uint64_t rec_no, c
 		return export_write_fail(s->b.out_path, err, errlen);
 	s->act = fio_action(export_op(r));
 	s->us = us;
-	s->base = 0;
-	for (size_t i = 0; i < s->c->ndev; i++)
-		if (s->c->devs[i].dev == r->dev && r->offset >= s->c->devs[i].partition_start)
-			s->base = s->c->devs[i].partition_start;
+	d = device_of(s->c, r->dev);
+	s->base = d && r->offset >= d->partition_start ? d->partition_start : 0;
 	return export_base__pieces(&s->b, r, FIO_MAX_PIECE, rec_no, "iolog lines", fio_piece, s, err, errlen);
 }
 
