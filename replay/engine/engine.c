@@ -495,6 +495,24 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
  * reap_from()'s call). Most calls reap one completion, or none, and take time to
  * T in one pass.
  */
+/*
+ * The loop's next stop after a completion a stage acted on: what it queued (chain sends
+ * the next discard its think time after the completion) or the deadline it set (f2fs'
+ * discard thread wakes after it) may be due before the stop the loop planned; without
+ * this the loop would reap on to that stop and submit or fire there, late.
+ */
+static uint64_t loop_next(struct engine *e, unsigned n, uint64_t next, uint64_t *tp, uint64_t *dl)
+{
+	*tp = timer_due(e, dl);
+	next = *tp < next ? *tp : next;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t r = lane_ready(&e->lane[i]);
+
+		next = r < next ? r : next;
+	}
+	return next;
+}
+
 static inline __attribute__((always_inline)) int run_until_as(struct engine *e, uint64_t T, bool one)
 {
 	const unsigned n = one ? 1 : e->nloop;
@@ -516,7 +534,8 @@ static inline __attribute__((always_inline)) int run_until_as(struct engine *e, 
 		next = tq < next ? tq : next;
 		while ((ret = !one ? reap_one(e, next) :
 			      lane_next_done(&e->lane[0]) <= next ? reap_from_as(e, &e->lane[0], next, false) : 0) == 1)
-			;
+			if (e->done_acts)
+				next = loop_next(e, n, next, &tp, &dl);
 		if (ret < 0)
 			return ret;
 		if (!one && e->realtime && next != UINT64_MAX)

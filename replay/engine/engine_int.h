@@ -62,6 +62,8 @@ struct engine {
 	bool timers;			/* policy__has_timers(): else timer_due() asks nothing */
 	bool done_unseen;		/* the policy is not told of completions (engine_setup.c) */
 	bool fg_unseen;			/* ... nor of foreground records (engine_setup.c) */
+	bool done_acts;			/* a stage acts on completions (policy__completes()): a completion may
+					   queue a discard or set a deadline before the loop's next stop */
 	uint64_t timer_dl, timer_te;	/* the policy's last deadline (trace time) and its engine time */
 	uint32_t wanted_kinds;		/* policy__wanted_kinds(): no policy__wants() call for the others */
 	uint32_t idle_kinds;		/* kinds never foreground, freed bytes or wanted: skipped at once */

@@ -83,7 +83,8 @@ struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errle
 	 * is told of those. tests/replay/test_observe_kinds.c checks it, every
 	 * completion told with TRIMSIM_OBSERVE_ALL (policy__completes()).
 	 */
-	e->done_unseen = !policy__completes(e->pol) && !e->realtime && cfg->timing == TIMING_TRACE &&
+	e->done_acts = policy__completes(e->pol);
+	e->done_unseen = !e->done_acts && !e->realtime && cfg->timing == TIMING_TRACE &&
 			 e->cfg.speed == 1.0;
 	/*
 	 * A foreground record is never a source record: in a pipeline where no stage

@@ -41,8 +41,13 @@ static struct pin_case pin_cases[] = {
 	{ .trace = "xfs-discard-rmtree", .preset = "f2fs", .model = "emmc", .timing = "trace", .stage = "f2fs-discard",
 	  .commands = 4, .bytes = 215945216, .free_to_discard_sum_ns = 223032527369, .makespan_ns = 55892773323,
 	  .key = F2FS_KEYS, .val = { 1, 1, 24576 } },
+	/*
+	 * 2911731776987 since the engine stops at a deadline a completion sets (engine.c loop_next()):
+	 * the discard thread's wakes after a completion no longer wait for the loop's next planned
+	 * stop, and their commands go 53.6 ms earlier in all (2911785364654 before)
+	 */
 	{ .trace = "ext4-discard-rmtree", .preset = "f2fs(granularity=1)", .model = "sata-sf2281", .timing = "trace",
-	  .stage = "f2fs-discard", .commands = 59, .bytes = 211693568, .free_to_discard_sum_ns = 2911785364654,
+	  .stage = "f2fs-discard", .commands = 59, .bytes = 211693568, .free_to_discard_sum_ns = 2911731776987,
 	  .makespan_ns = 49798841559, .key = F2FS_KEYS, .val = { 8, 1, 0 } },
 	{ .trace = "xfs-discard-churn", .preset = "btrfs-async", .model = "nvme", .timing = "trace",
 	  .stage = "btrfs-discard", .commands = 281, .bytes = 43073536, .free_to_discard_sum_ns = 63857366342710,
