@@ -40,6 +40,7 @@ struct policy {
 	bool dl_ok;		/* dl is the earliest stage deadline (stage state only changes in hooks) */
 	size_t first;		/* the first stage that is not pass-only (link_over_passes()); n: none */
 	uint64_t dl;
+	uint64_t sent, done;	/* discard commands sent to the sink, and completions told */
 	char err[512];
 };
 
@@ -63,11 +64,18 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev)
 			 out->from ? p->st[out->from - 1].ops->name : "source", ev->time_ns, p->now);
 		return -EINVAL;
 	}
-	if (out->next == p->n)
+	if (out->next == p->n) {
+		p->sent++;
 		return p->sink(p->sink_arg, ev);
+	}
 	s = &p->st[out->next];
 	ret = s->ops->push(s->priv, ev, &s->out);
 	return ret < 0 ? fail(p, s, ret, "push") : ret;
+}
+
+uint64_t policy_out__inflight(const struct policy_out *out)
+{
+	return out->p->sent - out->p->done;
 }
 
 int policy_out__pass(void *priv, const struct policy_event *ev, struct policy_out *out)
@@ -515,6 +523,7 @@ int policy__complete(struct policy *p, const struct policy_done *d)
 	if (at.done_ns < p->now)
 		at.done_ns = p->now;
 	p->now = at.done_ns;
+	p->done++;
 	if (!p->completes)
 		return 0;
 	p->dl_ok = false;

@@ -134,6 +134,12 @@ int policy_out__emit(struct policy_out *out, const struct policy_event *ev);
  */
 int policy_out__pieces(struct policy_out *out, uint64_t n, const char *what);
 /*
+ * The discard commands the pipeline has sent (its last stage's output, each one command)
+ * that have not completed, those still waiting in the dispatcher included. Exact in a
+ * pipeline with a complete() hook, which the engine tells of every completion.
+ */
+uint64_t policy_out__inflight(const struct policy_out *out);
+/*
  * A push that emits the event unchanged (the stages that only set a pipeline
  * property: source, dispatch). A stage whose push is this and that has no other
  * hook but init and report is linked over: the stage before it emits to the next.

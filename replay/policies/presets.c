@@ -33,6 +33,11 @@ static const struct policy_alias xfs_aliases[] = {
 	{ NULL },
 };
 
+static const struct policy_alias as_recorded_aliases[] = {
+	{ "chain", "chain", "enable" },
+	{ NULL },
+};
+
 static const struct policy_alias f2fs_aliases[] = {
 	{ "max_requests", "dispatch", "qd" },	/* max_discard_request is also the queue depth */
 	{ NULL },
@@ -41,9 +46,11 @@ static const struct policy_alias f2fs_aliases[] = {
 const struct policy_preset policy_presets[] = {
 	{
 		.name = "as-recorded",
-		.help = "replay the trace's discard ISSUE records as they happened (same commands, same times)",
-		.pipeline = "source(issue) | dispatch(qd=0)",
+		.help = "replay the trace's discard ISSUE records as they happened: same commands, at their "
+			"times; one sent after every earlier one completed waits for them (chain=0: never)",
+		.pipeline = "source(issue) | chain | dispatch(qd=0)",
 		.follows = NULL,
+		.aliases = as_recorded_aliases,
 	},
 	{
 		.name = "passthrough",

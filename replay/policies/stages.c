@@ -13,7 +13,7 @@
 
 static const struct policy_stage_ops *const generic_stages[] = {
 	&stage_source, &stage_dispatch, &stage_batch, &stage_sort, &stage_merge,
-	&stage_min, &stage_split, &stage_align, &stage_delay, &stage_rate,
+	&stage_min, &stage_split, &stage_align, &stage_delay, &stage_rate, &stage_chain,
 };
 #define N_GENERIC (sizeof(generic_stages) / sizeof(generic_stages[0]))
 

@@ -15,5 +15,6 @@ extern const struct policy_stage_ops stage_sort;
 extern const struct policy_stage_ops stage_merge;
 extern const struct policy_stage_ops stage_delay;
 extern const struct policy_stage_ops stage_rate;
+extern const struct policy_stage_ops stage_chain;
 
 #endif

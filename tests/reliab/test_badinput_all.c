@@ -42,7 +42,7 @@ struct bad {
 #define OK HDR REC("FREE", "1000", "4096", "8192") REC("INTENT", "2000", "4096", "8192") FOOT(2)
 #define PROFILE(body) "{\"model\":\"parametric\",\"description\":\"d\",\"source\":\"s\"" body "}"
 
-#define STAGES "stages: source, dispatch, batch, sort, merge, min, split, align, delay, rate, xfs-cil, " \
+#define STAGES "stages: source, dispatch, batch, sort, merge, min, split, align, delay, rate, chain, xfs-cil, " \
 	"blk-plug, ext4-mb, ffs-blkfree, btrfs-discard, f2fs-discard, fitrim; presets: as-recorded, passthrough, " \
 	"sort-merge-async, none, xfs, ext4, ufs, ufs-trimcons, btrfs-async, f2fs, fstrim"
 #define PARAM_KEYS "capacity, qd, channels, queued_trim, discard_supported, discard_max_bytes, " \

@@ -27,6 +27,7 @@ struct late_sink {
 	uint64_t bytes[PEND];
 	size_t head, n;
 	uint64_t cmds, total;
+	uint64_t lag;	/* when each command completes after it was due: LAG, or 0 on time */
 };
 
 static int late_sink(void *arg, const struct policy_event *ev)
@@ -34,18 +35,22 @@ static int late_sink(void *arg, const struct policy_event *ev)
 	struct late_sink *s = arg;
 
 	cr_assert_lt(s->n, (size_t)PEND);
-	s->due[(s->head + s->n) % PEND] = ev->time_ns + LAG;
+	s->due[(s->head + s->n) % PEND] = ev->time_ns + s->lag;
 	s->bytes[(s->head + s->n++) % PEND] = ev->bytes;
 	s->cmds++;
 	s->total += ev->bytes;
 	return 0;
 }
 
-/* Completes every command emitted so far, in order, at its (late) time: now moves past the next record. */
-static int complete_all(struct policy *p, struct late_sink *s)
+/*
+ * Completes the commands emitted so far that are due by until, in order, at their time: late,
+ * every one (until UINT64_MAX), so that now moves past the next record. A stage that waits
+ * for completions (chain) gets them on time too.
+ */
+static int complete_due(struct policy *p, struct late_sink *s, uint64_t until)
 {
-	while (s->n) {
-		struct policy_done d = { .submit_ns = s->due[s->head] - LAG, .done_ns = s->due[s->head],
+	while (s->n && s->due[s->head] <= until) {
+		struct policy_done d = { .submit_ns = s->due[s->head] - s->lag, .done_ns = s->due[s->head],
 					 .bytes = s->bytes[s->head], .count = 1 };
 		int ret;
 
@@ -76,14 +81,14 @@ static int run(const char *trace, const char *policy, bool late, struct late_sin
 	dev = trace_reader__replay_device(r);
 	env.dev = dev;
 	env.devno = dev ? dev->dev : 0;
+	s->lag = late ? LAG : 0;
 	p = policy__new(policy, &env, late_sink, s, err, errlen);
 	cr_assert_not_null(p, "%s", err);
 	while (!ret && (n = trace_reader__batch(r, &recs, 4096)) > 0) {
 		for (ssize_t i = 0; i < n && !ret; i++) {
 			if (env.devno && recs[i].dev != env.devno)
 				continue;
-			if (late)
-				ret = complete_all(p, s);
+			ret = complete_due(p, s, late ? UINT64_MAX : recs[i].time_ns);
 			if (!ret)
 				ret = policy__record(p, &recs[i]);
 			last = recs[i].time_ns;
@@ -91,8 +96,8 @@ static int run(const char *trace, const char *policy, bool late, struct late_sin
 	}
 	if (!ret)
 		ret = policy__flush(p, last);
-	if (!ret && late)
-		ret = complete_all(p, s);
+	if (!ret)
+		ret = complete_due(p, s, UINT64_MAX);
 	if (ret)
 		snprintf(err, errlen, "%s", policy__error(p));
 	policy__destroy(p);

@@ -119,7 +119,9 @@ Test(recommend, search_front_contains_grid_front)
  * Seed 001's XFS trace, imported from blktrace: 39,395 serial discards. On the SF-2281
  * online discard as recorded costs the workload 6 min 14 s; nodiscard (+ fstrim.timer,
  * which the trace cannot replay: no FREE records) saves those minutes. On NVMe the same
- * discards add 148 ms: it keeps online discard, with the figure.
+ * discards, each sent after the previous completed, add 1.19 s (39,395 x ~30 us: the seed's
+ * "number * duration"): nodiscard there too. Sent at their trace times into NVMe's queue
+ * (the replay before the chain stage) they added 148 ms and online discard was kept.
  */
 Test(recommend, seed001_xfs)
 {
@@ -152,13 +154,13 @@ Test(recommend, seed001_xfs)
 									      "time"), "%s",
 		  json_string_value(json_object_get(vs, "sentence")));
 
+	/* NVMe: the same serial discards, 39,395 x ~30 us, are more than the 1 s a tie allows */
 	r = result(rep, "nvme");
 	rec = json_object_get(r, "recommendation");
-	cr_expect_str_eq(json_string_value(json_object_get(rec, "policy")), "as-recorded", "keeps online discard");
-	cr_expect(strstr(json_string_value(json_object_get(rec, "reason")), "adds 148 ms"), "%s",
+	cr_expect_str_eq(json_string_value(json_object_get(r, "discard")), "matters");
+	cr_expect_str_eq(json_string_value(json_object_get(rec, "policy")), "none");
+	cr_expect(strstr(json_string_value(json_object_get(rec, "reason")), "adds 1.19 s"), "%s",
 		  json_string_value(json_object_get(rec, "reason")));
-	cr_expect_eq(num(json_object_get(rec, "objectives"), "added_ns", NULL),
-		     num(json_object_get(rec, "objectives"), "trim_ns", NULL));
 	json_decref(rep);
 }
 
