@@ -487,19 +487,11 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 }
 
 /*
- * Processes completions, policy timers and queued commands in time order up to
- * engine time T. one: a single model lane in the loop (trace timing, where the
- * twin runs beside it, and asap before the twin's first command), a constant in
- * each of run_until()'s two calls, so that there the loops over lanes and the
- * real-time waits fall away at compile time and the lane's reap is inline (not
- * reap_from()'s call). Most calls reap one completion, or none, and take time to
- * T in one pass.
- */
-/*
  * The loop's next stop after a completion a stage acted on: what it queued (chain sends
- * the next discard its think time after the completion) or the deadline it set (f2fs'
- * discard thread wakes after it) may be due before the stop the loop planned; without
- * this the loop would reap on to that stop and submit or fire there, late.
+ * the discards after a late serial point at their trace times plus its lag) or the
+ * deadline it set (f2fs' discard thread wakes after it) may be due before the stop the
+ * loop planned; without this the loop would reap on to that stop and submit or fire
+ * there, late.
  */
 static uint64_t loop_next(struct engine *e, unsigned n, uint64_t next, uint64_t *tp, uint64_t *dl)
 {
@@ -513,6 +505,15 @@ static uint64_t loop_next(struct engine *e, unsigned n, uint64_t next, uint64_t 
 	return next;
 }
 
+/*
+ * Processes completions, policy timers and queued commands in time order up to
+ * engine time T. one: a single model lane in the loop (trace timing, where the
+ * twin runs beside it, and asap before the twin's first command), a constant in
+ * each of run_until()'s two calls, so that there the loops over lanes and the
+ * real-time waits fall away at compile time and the lane's reap is inline (not
+ * reap_from()'s call). Most calls reap one completion, or none, and take time to
+ * T in one pass.
+ */
 static inline __attribute__((always_inline)) int run_until_as(struct engine *e, uint64_t T, bool one)
 {
 	const unsigned n = one ? 1 : e->nloop;
