@@ -599,7 +599,8 @@ static int asap_drain(struct engine *e)
 	for (;;) {
 		uint64_t t = UINT64_MAX;
 
-		if (!anything_queued(e))
+		/* a stage that holds requests for a completion (chain) is a queue of its own */
+		if (!anything_queued(e) && !(e->done_acts && policy__waits(e->pol)))
 			return 0;
 		for (unsigned i = 0; i < e->nloop; i++) {
 			struct lane *l = &e->lane[i];

@@ -51,6 +51,7 @@ struct chain {
 	uint64_t idle_at;	/* when the last of the pipeline's discards completed in the replay */
 	uint64_t lag;		/* how far the current run of discards goes behind its trace times */
 	uint64_t points, late, max_lag;	/* serial points; those sent after their trace time */
+	uint64_t held_peak;	/* most requests held at once */
 };
 
 static const struct opt_spec chain_opts[] = {
@@ -136,6 +137,8 @@ static int chain_hold(struct chain *s, const struct policy_event *ev, bool point
 	struct policy_event e = *ev;
 
 	e.pad = point;
+	if (evq__len(&s->q) + 1 > s->held_peak)
+		s->held_peak = evq__len(&s->q) + 1;
 	return evq__push(&s->q, &e);
 }
 
@@ -172,10 +175,16 @@ static int chain_complete(void *priv, const struct policy_done *d, struct policy
 	return chain_release(s, d->done_ns, out);
 }
 
+static bool chain_waits(void *priv)
+{
+	return evq__len(&((struct chain *)priv)->q) != 0;
+}
+
 static const struct policy_stat chain_stats[] = {
 	POLICY_STAT(struct chain, points, "serial_points"),
 	POLICY_STAT(struct chain, late, "late_points"),
 	POLICY_STAT(struct chain, max_lag, "max_lag_ns"),
+	POLICY_STAT(struct chain, held_peak, "held_peak"),
 	{ NULL },
 };
 
@@ -191,5 +200,7 @@ const struct policy_stage_ops stage_chain = {
 		   "for each discard: btrfs discard=sync, ext4's discard work and FITRIM, BLKDISCARD)",
 	POLICY_CONFIG(chain_opts, struct chain, c), .positional = "enable",
 	.init = chain_init, .observe = chain_observe, .observe_kinds = 1u << TS_ISSUE | 1u << TS_DONE,
-	.push = chain_push, .complete = chain_complete, .stats = chain_stats, .destroy = chain_destroy,
+	.observe_ops = 1u << TS_OP_DISCARD,
+	.push = chain_push, .complete = chain_complete, .waits = chain_waits,
+	.stats = chain_stats, .destroy = chain_destroy,
 };

@@ -34,6 +34,7 @@ struct policy {
 	uint64_t now;
 	uint32_t observe_mask;	/* kinds (1u << kind) some stage observes; ~0: every kind */
 	uint64_t observers[32];	/* per kind below 32: bit i, stage i observes it (pipelines of <= 64 stages) */
+	uint32_t observed_ops[32];	/* per kind below 32: the ops (1u << op) some stage observes it for */
 	bool observe_all;	/* TRIMSIM_OBSERVE_ALL set: ignore observe_kinds (the test that checks them) */
 	bool completes;		/* some stage has complete() */
 	bool timers;		/* some stage has next_deadline() (none: no deadline, ever) */
@@ -205,8 +206,12 @@ struct policy *policy__new(const char *spec, const struct policy_env *env,
 		p->n = i + 1;
 		if (s->ops->observe) {
 			uint32_t kinds = s->ops->observe_kinds && !p->observe_all ? s->ops->observe_kinds : ~0u;
+			uint32_t ops = s->ops->observe_ops && !p->observe_all ? s->ops->observe_ops : ~0u;
 
 			p->observe_mask |= kinds;
+			for (unsigned k = 0; k < 32; k++)
+				if (kinds >> k & 1)
+					p->observed_ops[k] |= ops;
 			for (unsigned k = 0; i < 64 && k < 32; k++)
 				p->observers[k] |= (uint64_t)(kinds >> k & 1) << i;
 		}
@@ -289,6 +294,14 @@ uint64_t policy__next_deadline(struct policy *p)
 bool policy__has_timers(const struct policy *p)
 {
 	return p->timers;
+}
+
+bool policy__waits(struct policy *p)
+{
+	for (size_t i = 0; p->completes && i < p->n; i++)
+		if (p->st[i].ops->waits && p->st[i].ops->waits(p->st[i].priv))
+			return true;
+	return false;
 }
 
 bool policy__completes(const struct policy *p)
@@ -417,7 +430,10 @@ static bool kind_in(uint32_t mask, uint8_t kind)
 
 static inline bool wants(const struct policy *p, const struct ts_record *rec)
 {
-	return p->observe_all || kind_in(p->observe_mask, rec->kind) || is_source(p->props.source, rec);
+	return p->observe_all ||
+	       (kind_in(p->observe_mask, rec->kind) && (rec->kind >= 32 || rec->op >= 32 ||
+							p->observed_ops[rec->kind] >> rec->op & 1)) ||
+	       is_source(p->props.source, rec);
 }
 
 bool policy__wants(const struct policy *p, const struct ts_record *rec)

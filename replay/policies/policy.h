@@ -208,6 +208,8 @@ struct policy_stage_ops {
 	int (*flush)(void *priv, uint64_t now, struct policy_out *out);
 	/* Optional: a discard command this pipeline sent completed (every stage is told). */
 	int (*complete)(void *priv, const struct policy_done *d, struct policy_out *out);
+	/* Optional, with complete(): whether the stage holds requests until a completion comes. */
+	bool (*waits)(void *priv);
 	/* Optional: stage figures stats cannot give (computed from the state) into obj, after them. */
 	int (*report)(void *priv, json_t *obj);
 	/* Optional: release what the state holds (priv is never NULL); the pipeline frees the state itself. */
@@ -217,6 +219,13 @@ struct policy_stage_ops {
 	 * observe() is not called for the others, and the engine may skip records no stage wants.
 	 */
 	uint32_t observe_kinds;
+	/*
+	 * Optional, with observe_kinds: the ops (1u << TS_OP_x) of those kinds' records observe()
+	 * acts on; 0 = every op. observe() may still be called for the others (another stage
+	 * observes them), but a record of an op no stage wants may be skipped like an unobserved
+	 * kind (chain: the discards' ISSUE and DONE, not the foreground's).
+	 */
+	uint32_t observe_ops;
 	/* Optional: the stage's counters and flags, reported as they are before report() adds the rest. */
 	const struct policy_stat *stats;
 	/*
@@ -307,6 +316,12 @@ bool policy__has_timers(const struct policy *p);
  * clock. True with TRIMSIM_OBSERVE_ALL: the engine then tells the pipeline every completion.
  */
 bool policy__completes(const struct policy *p);
+/*
+ * Whether some stage holds requests until a completion comes (struct policy_stage_ops.waits):
+ * with --timing asap the engine reaps before the next record until none does, as it empties
+ * its own queues, so that the next record comes when they have gone.
+ */
+bool policy__waits(struct policy *p);
 /* Bits 1u << kind of the kinds below 32 some stage observes (all with TRIMSIM_OBSERVE_ALL; fixed once built). */
 uint32_t policy__observed_kinds(const struct policy *p);
 int policy__flush(struct policy *p, uint64_t now);

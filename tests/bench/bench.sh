@@ -273,6 +273,14 @@ vs_fio() {
 	[ "$fio_ok" = 0 ] && report "fio null engine (blktrace replay)" "$fio_ios" I/Os && fio_eps=$EPS
 	runs "ts-$name" "$REPS" "$T" replay "$trace" -p as-recorded -M nvme --timing asap -q -o "$W/asap.$name.json" &&
 		report "trimsim as-recorded --timing asap" "$ios" I/Os && ts_eps=$EPS ts_cpu=$CPU
+	local ts_wall=$WALL
+	# the open loop (chain=0): every discard at its time, none held for an earlier one's completion, as fio
+	# replays a log; as-recorded holds a discard the trace sent after the previous completed (replay/policies/chain.c)
+	runs "ts0-$name" "$REPS" "$T" replay "$trace" -p 'as-recorded(chain=0)' -M nvme --timing asap -q \
+		-o "$W/asap0.$name.json" && report "trimsim as-recorded(chain=0) --timing asap" "$ios" I/Os &&
+		[ -n "$fio_eps" ] && printf '  ratio trimsim(chain=0)/fio: %.2fx by wall time, %.2fx by cpu time\n' \
+			"$(calc "$fio_wall / $WALL")" "$(calc "$fio_cpu / $CPU")"
+	WALL=$ts_wall
 	[ "$fio_ios" = "$ios" ] || echo "  note: fio counted $fio_ios I/Os, the trace holds $ios device commands"
 	if [ -n "$fio_eps" ] && [ -n "$ts_eps" ]; then
 		r=$(calc "$fio_wall / $WALL") rc=$(calc "$fio_cpu / $ts_cpu")
