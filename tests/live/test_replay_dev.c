@@ -93,6 +93,18 @@ static json_int_t jint(json_t *r, const char *a, const char *b, const char *c)
 	return json_integer_value(v);
 }
 
+/* The chain stage's serial points in result r (as-recorded: replay/policies/chain.c). */
+static json_int_t chain_points(json_t *r)
+{
+	size_t i;
+	json_t *st;
+
+	json_array_foreach(json_object_get(json_object_get(r, "policy"), "stages"), i, st)
+		if (!strcmp(json_string_value(json_object_get(st, "name")), "chain"))
+			return json_integer_value(json_object_get(st, "serial_points"));
+	return -1;
+}
+
 struct e2e_case {
 	char target[8];
 	char dispatch[8];
@@ -178,20 +190,32 @@ Test(replay_dev, a_partitions_trace_onto_a_device_its_size)
 }
 
 /*
- * A recorded corpus trace (XFS online discard, rm -rf of a tree on a 2 GiB
- * loop device), as recorded, onto a 2 GiB image whose blocks are all
- * allocated (fallocate: unwritten extents count in st_blocks): the blocks
- * freed must be the unique bytes the replay discarded, less at most what its
- * own writes re-allocated.
+ * A recorded corpus trace (rm -rf of a tree on a 2 GiB loop device), as
+ * recorded, onto a 2 GiB image whose blocks are all allocated (fallocate:
+ * unwritten extents count in st_blocks): the blocks freed must be the unique
+ * bytes the replay discarded, less at most what its own writes re-allocated.
+ * XFS online discard, and btrfs discard=sync, whose 41 discards went out one
+ * at a time: each is a serial point (41), sent after the device completed the one before.
  */
+struct corpus_case {
+	char target[8];
+	char dispatch[8];
+	char trace[32];
+	long long points;	/* the chain's serial points, -1: not checked */
+};
+
 ParameterizedTestParameters(replay_dev, corpus_trace_frees_what_it_discards)
 {
-	static struct e2e_case c[] = { { "device", "uring" }, { "device", "threads" }, { "file", "uring" } };
+	static struct corpus_case c[] = {
+		{ "device", "uring", "xfs-discard-rmtree", -1 }, { "device", "threads", "xfs-discard-rmtree", -1 },
+		{ "file", "uring", "xfs-discard-rmtree", -1 }, { "device", "uring", "btrfs-discard-rmtree", 41 },
+		{ "device", "threads", "btrfs-discard-rmtree", 41 },
+	};
 
-	return cr_make_param_array(struct e2e_case, c, 3);
+	return cr_make_param_array(struct corpus_case, c, sizeof(c) / sizeof(c[0]));
 }
 
-ParameterizedTest(struct e2e_case *p, replay_dev, corpus_trace_frees_what_it_discards)
+ParameterizedTest(struct corpus_case *p, replay_dev, corpus_trace_frees_what_it_discards)
 {
 	const char *img = lv_path("corpus.img"), *res = lv_path("c.json");
 	bool dev = !strcmp(p->target, "device");
@@ -202,8 +226,8 @@ ParameterizedTest(struct e2e_case *p, replay_dev, corpus_trace_frees_what_it_dis
 
 	snprintf(cmd, sizeof(cmd), "fallocate -l 2G '%s'", img);
 	lv_sh(cmd);
-	snprintf(args, sizeof(args), "'%s/traces/corpus/xfs-discard-rmtree.tsim' -p as-recorded --timing asap "
-		 "-t %s:%s,dispatch=%s %s -q -o '%s'", th_src(), p->target, dev ? lv_loop(img, NULL) : img,
+	snprintf(args, sizeof(args), "'%s/traces/corpus/%s.tsim' -p as-recorded --timing asap "
+		 "-t %s:%s,dispatch=%s %s -q -o '%s'", th_src(), p->trace, p->target, dev ? lv_loop(img, NULL) : img,
 		 p->dispatch, dev ? "--destructive" : "", res);
 	before = lv_blocks(img);
 	rc = replay(args, &err);
@@ -214,8 +238,8 @@ ParameterizedTest(struct e2e_case *p, replay_dev, corpus_trace_frees_what_it_dis
 	freed = (before - after) * 512;
 	unique = jint(r, "discard", "unique_bytes", NULL);
 	written = jint(r, "target", "write_bytes", NULL);
-	cr_log_info("corpus xfs rm -rf, %s/%s: %lld discards, %lld unique bytes, st_blocks freed %lld bytes, "
-		    "%lld bytes written, max in flight %lld", p->target, p->dispatch,
+	cr_log_info("%s, %s/%s: %lld discards, %lld unique bytes, st_blocks freed %lld bytes, "
+		    "%lld bytes written, max in flight %lld", p->trace, p->target, p->dispatch,
 		    (long long)jint(r, "discard", "commands", NULL), unique, freed, written,
 		    (long long)jint(r, "target", "max_inflight_seen", NULL));
 	cr_assert_gt(unique, 100 * (long long)MIB);
@@ -223,6 +247,8 @@ ParameterizedTest(struct e2e_case *p, replay_dev, corpus_trace_frees_what_it_dis
 	cr_assert_eq(jint(r, "latency", "discard", "count"), jint(r, "discard", "commands", NULL));
 	cr_assert(freed <= unique && freed >= unique - written - (long long)MIB,
 		  "freed %lld, unique %lld, written %lld", freed, unique, written);
+	if (p->points >= 0)
+		cr_expect_eq(chain_points(r), p->points, "%s: serial points", p->trace);
 	json_decref(r);
 }
 
