@@ -487,13 +487,15 @@ static inline uint64_t timer_due(struct engine *e, uint64_t *dl)
 }
 
 /*
- * The loop's next stop after a completion a stage acted on: what it queued (chain sends
- * the discards after a late serial point at their trace times plus its lag) or the
- * deadline it set (f2fs' discard thread wakes after it) may be due before the stop the
- * loop planned; without this the loop would reap on to that stop and submit or fire
- * there, late.
+ * The loop's next stop, at the latest next: the policy's next timer (*tp, its trace time
+ * *dl) or a lane's next submission, whichever comes first. Asked again after a completion
+ * a stage acted on: what it queued (chain sends the discards after a late serial point at
+ * their trace times plus its lag) or the deadline it set (f2fs' discard thread wakes after
+ * it) may be due before the stop the loop planned; without that the loop would reap on to
+ * that stop and submit or fire there, late.
  */
-static uint64_t loop_next(struct engine *e, unsigned n, uint64_t next, uint64_t *tp, uint64_t *dl)
+static inline __attribute__((always_inline)) uint64_t loop_next(struct engine *e, unsigned n, uint64_t next,
+								 uint64_t *tp, uint64_t *dl)
 {
 	*tp = timer_due(e, dl);
 	next = *tp < next ? *tp : next;
@@ -519,20 +521,13 @@ static inline __attribute__((always_inline)) int run_until_as(struct engine *e, 
 	const unsigned n = one ? 1 : e->nloop;
 
 	for (;;) {
-		uint64_t tp, tq = UINT64_MAX, dl = UINT64_MAX, next;
+		uint64_t tp, dl = UINT64_MAX, next;
 		bool queued = false;
 		int ret;
 
 		if (trimsim_stop)
 			return efail(e, -EINTR, "%s", "interrupted");
-		tp = timer_due(e, &dl);
-		for (unsigned i = 0; i < n; i++) {
-			uint64_t r = lane_ready(&e->lane[i]);
-
-			tq = r < tq ? r : tq;
-		}
-		next = T < tp ? T : tp;
-		next = tq < next ? tq : next;
+		next = loop_next(e, n, T, &tp, &dl);
 		while ((ret = !one ? reap_one(e, next) :
 			      lane_next_done(&e->lane[0]) <= next ? reap_from_as(e, &e->lane[0], next, false) : 0) == 1)
 			if (e->done_acts)
