@@ -75,6 +75,8 @@ enum cell_waiter { CW_UNKNOWN = 0, CW_WORKLOAD, CW_WORKER };
  * SYNC and QUEUE add to what the foreground shows, when there is any.
  */
 enum cell_wait { CWB_NONE = 0, CWB_FOREGROUND, CWB_SYNC, CWB_QUEUE, CWB_UNKNOWN };
+/* Whose discards' last completion the workload's end moved to (report.c, discard_wait()). */
+enum cell_end_wait { CEW_NONE = 0, CEW_OWN, CEW_FITRIM };
 
 enum cell_have {
 	CH_WRITE_P99 = 1u << 0,	/* foreground writes were replayed */
@@ -143,6 +145,8 @@ struct report_cell {
 					   recorded command ran) had not completed: union of [submit, done) */
 	uint64_t d_own_ns;		/* wall time some discard covering the recorded command's own discard
 					   bios (flag workload) had not completed: union of [submit, done) */
+	uint64_t d_fitrim_end_ns;	/* replay start to the last completion of those FITRIM discards (0: none) */
+	uint64_t d_own_end_ns;		/* the same for those own discards */
 	uint8_t waiter;			/* enum cell_waiter */
 	bool serial_qd;			/* the pipeline sends one discard at a time (policy.qd 1) */
 	bool rec_serial;		/* the trace's own discards were serial: each ISSUE after the previous
@@ -160,6 +164,8 @@ struct report_cell {
 	bool fitrim_wait;		/* discard_wait_ns is the trace's fstrim waiting for its FITRIM discards */
 	bool own_wait;			/* discard_wait_ns is the recorded command waiting for the discards it
 					   submitted itself, one at a time */
+	uint8_t end_wait;		/* enum cell_end_wait: added_ns is the workload's end moved to the
+					   last completion of the discards it waited for */
 	double share;			/* added_ns / wall_ns */
 	double redundancy;		/* bytes / unique_bytes, NAN without discards */
 

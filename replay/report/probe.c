@@ -16,7 +16,8 @@
 /*
  * Discards the recorded command waited for in the trace, named by ranges of its records:
  * the ranges not yet matched by a replayed discard (one takes their bytes out), the
- * discards that matched, by tag while in flight, and the union of their [submit, done).
+ * discards that matched, by tag while in flight, the union of their [submit, done) and
+ * the last of their completions.
  * The set holds at most the ranges the records named and no command took yet.
  */
 struct own_wait {
@@ -24,6 +25,7 @@ struct own_wait {
 	uint8_t *tag;			/* per tag: 1 while a matching discard is in flight on it */
 	size_t cap;
 	struct ranges *wait;
+	uint64_t last_done;		/* the latest completion of a matching discard (engine time) */
 	bool lost;			/* out of memory: the wait is a lower bound */
 };
 
@@ -87,6 +89,8 @@ static void own_done(struct own_wait *o, const struct target_done *d)
 	if (d->tag >= o->cap || !o->tag[d->tag])
 		return;
 	o->tag[d->tag] = 0;
+	if (d->done_ns > o->last_done)
+		o->last_done = d->done_ns;
 	if (d->done_ns > d->submit_ns && ranges__add(o->wait, d->submit_ns, d->done_ns - d->submit_ns))
 		o->lost = true;
 }
@@ -305,6 +309,8 @@ void report_probe__finish(struct report_probe *p)
 	c->rec_serial = p->rec_discards >= 2 && !p->rec_overlap;
 	c->d_fitrim_ns = ranges__unique(p->fit.wait);
 	c->d_own_ns = ranges__unique(p->wl.wait);
+	c->d_fitrim_end_ns = p->fit.last_done ? since(p->fit.last_done, p->e0) : 0;
+	c->d_own_end_ns = p->wl.last_done ? since(p->wl.last_done, p->e0) : 0;
 	c->workload_ns = p->fg_last_done > c->trace_end_ns ? p->fg_last_done : c->trace_end_ns;
 }
 

@@ -234,9 +234,14 @@ uint64_t report_trace_wall(const struct report *r, size_t t)
  * second a workload held up in the middle; discards that drain after the
  * workload (btrfs' delayed discard, a final fstrim pass) add neither.
  */
+static uint64_t later_end(const struct report_cell *c, uint64_t base_end)
+{
+	return c->workload_ns > base_end ? c->workload_ns - base_end : 0;
+}
+
 static uint64_t added(const struct report_cell *c, uint64_t base_end, uint64_t base_held)
 {
-	uint64_t end = c->workload_ns > base_end ? c->workload_ns - base_end : 0;
+	uint64_t end = later_end(c, base_end);
 	uint64_t held = c->fg_held_ns > base_held ? c->fg_held_ns - base_held : 0;
 
 	return end > held ? end : held;
@@ -277,7 +282,26 @@ static void discard_wait(struct report_cell *c)
 	 * them (an unknown submitter), that wait is the workload's, foreground I/O or not.
 	 */
 	uint64_t fit = c->waiter == CW_UNKNOWN && !c->none ? c->d_fitrim_ns : 0;
-
+	/*
+	 * And the recorded command is done no sooner than the last of those discards: the
+	 * workload's end (added(), `workload_ns`) moves to it. Their [submit, done) above
+	 * leaves out how long a serial point among them waited in the replay for the
+	 * discards sent before it (replay/policies/chain.c), which the command waits for too:
+	 * its sync(2) commits after the transaction kthread's commits, and a btrfs commit not
+	 * run for an fsync waits for the previous transaction to reach TRANS_STATE_COMPLETED,
+	 * after btrfs_finish_extent_commit() has sent (discard=sync) and waited for its
+	 * discards (btrfs_commit_transaction(), fs/btrfs/transaction.c). relative() keeps
+	 * end_wait where that end is what added_ns rests on.
+	 */
+	c->end_wait = CEW_NONE;
+	if (own && c->d_own_end_ns > c->workload_ns) {
+		c->workload_ns = c->d_own_end_ns;
+		c->end_wait = CEW_OWN;
+	}
+	if (fit && c->d_fitrim_end_ns > c->workload_ns) {
+		c->workload_ns = c->d_fitrim_end_ns;
+		c->end_wait = CEW_FITRIM;
+	}
 	c->discard_wait_ns = counts ? w : 0;
 	c->own_wait = own > c->discard_wait_ns;
 	if (c->own_wait)
@@ -327,10 +351,13 @@ static void relative(const struct report *r, struct report_cell *c)
 						   b->write_p99_ns);
 		c->read_p99_inflation = inflation(c->have & CH_READ_P99, c->read_p99_ns, b->have & CH_READ_P99,
 						  b->read_p99_ns);
-		c->added_ns = added(c, b->workload_ns, b->fg_held_ns);
-	} else {
-		c->added_ns = added(c, c->trace_end_ns, 0);
 	}
+	c->added_ns = added(c, b ? b->workload_ns : c->trace_end_ns, b ? b->fg_held_ns : 0);
+	if (c->end_wait && (c->added_ns != later_end(c, b ? b->workload_ns : c->trace_end_ns) ||
+			    c->discard_wait_ns >= c->added_ns))
+		c->end_wait = CEW_NONE;
+	if (c->end_wait)
+		c->wait_basis = CWB_SYNC;
 	if (c->discard_wait_ns > c->added_ns)
 		c->added_ns = c->discard_wait_ns;
 	/* The engine's discard-free twin replays the same foreground I/O: a per-cell `none`. */

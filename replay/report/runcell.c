@@ -220,6 +220,7 @@ static const size_t run_means[] = {
 	offsetof(struct report_cell, workload_ns), offsetof(struct report_cell, fg_held_ns),
 	offsetof(struct report_cell, d_held_ns), offsetof(struct report_cell, d_waited_ns),
 	offsetof(struct report_cell, d_fitrim_ns), offsetof(struct report_cell, d_own_ns),
+	offsetof(struct report_cell, d_fitrim_end_ns), offsetof(struct report_cell, d_own_end_ns),
 };
 #define NMEANS (sizeof(run_means) / sizeof(run_means[0]))
 

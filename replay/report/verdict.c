@@ -312,6 +312,12 @@ bool report_untold(const struct report_cell *c)
 /* Why the added time is what it is, when it is the workload's own wait for the discards. */
 static const char *wait_note(const struct report_cell *c)
 {
+	if (c->end_wait == CEW_FITRIM)
+		return " (the trace's own fstrim waits in FITRIM until its discards complete, which go after every "
+		       "discard sent before them: it ends when the last completes)";
+	if (c->end_wait == CEW_OWN)
+		return " (the recorded command waits for the discards it submitted itself, which go one at a time "
+		       "after every discard sent before them: it ends when the last completes)";
 	if (!c->discard_wait_ns || c->discard_wait_ns != c->added_ns)
 		return "";
 	if (c->fitrim_wait)
