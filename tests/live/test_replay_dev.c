@@ -433,3 +433,55 @@ Test(replay_dev, calibrated_model_queues_like_the_device)
 	cr_assert(p_model <= 2 * p_real && p_model >= p_real / 2, "model p50 %.1f ms vs device %.1f ms",
 		  p_model / 1e6, p_real / 1e6);
 }
+
+/*
+ * The recorded command's own discard behind the transaction kthread's, onto a real
+ * slow-TRIM device (tests/report/commit_behind_kthread.jsonl; tests/report/test_own_wait.c
+ * has the same on a fixed model): five serial discards not flagged, then the command's,
+ * flagged `workload`, each 2 MiB apart (the loop driver merges none), on slowfs at 20 ms
+ * a discard. compare's as-recorded cell: the chain sends each after the previous has
+ * completed on the device, and the workload ends when the command's own completes, after
+ * the other five: at least 6 x 20 ms past the start, where the trace ended at 6.1 ms.
+ * Before, the added time was that discard's own [submit, done): one 20 ms.
+ */
+Test(replay_dev, the_commands_commit_waits_on_a_slow_trim_device)
+{
+	char img[600], trace[600], out[600], cmd[4096], *err = NULL, *said = NULL;
+	const char *dev;
+	json_t *r, *c, *m, *v;
+	size_t i, at = 0;
+
+	snprintf(trace, sizeof(trace), "%s/tests/report/commit_behind_kthread.jsonl", th_src());
+	snprintf(out, sizeof(out), "%s", lv_path("c.json"));
+	lv_tmpfs(lv_path("mem"), 80);
+	snprintf(img, sizeof(img), "%s/img", lv_path("mem"));
+	snprintf(cmd, sizeof(cmd), "truncate -s 64M '%s'", img);
+	lv_sh(cmd);
+	lv_slowfs(img, lv_path("slow"), 20);
+	snprintf(img, sizeof(img), "%s/disk", lv_path("slow"));
+	dev = lv_loop(img, NULL);
+	snprintf(cmd, sizeof(cmd), "%s compare '%s' -p as-recorded,none -M device:%s --destructive --jobs 1 -q --json -o '%s'",
+		 th_trimsim(), trace, dev, out);
+	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s: %s", cmd, err ? err : "");
+	free(err);
+	r = load(out);
+	c = json_array_get(json_object_get(r, "cells"), 0);
+	m = json_object_get(c, "metrics");
+	said = calloc(1, 8192);
+	json_array_foreach(json_object_get(r, "verdicts"), i, v)
+		at += (size_t)snprintf(said + at, at < 8192 ? 8192 - at : 0, "%s\n", json_string_value(v));
+	cr_log_info("as-recorded on slowfs (20 ms a discard): added %.1f ms, the command's own discard %.1f ms, "
+		    "workload end %.1f ms", json_integer_value(json_object_get(m, "added_ns")) / 1e6,
+		    json_integer_value(json_object_get(m, "discard_wait_ns")) / 1e6,
+		    json_integer_value(json_object_get(m, "workload_ns")) / 1e6);
+	cr_expect_str_eq(json_string_value(json_object_get(c, "policy")), "as-recorded");
+	cr_expect_eq(json_integer_value(json_object_get(m, "discard_cmds")), 6);
+	cr_expect_geq(json_integer_value(json_object_get(m, "workload_ns")), 6 * 20 * 1000000);
+	cr_expect_geq(json_integer_value(json_object_get(m, "added_ns")), 6 * 20 * 1000000 - 6101000);
+	cr_expect_lt(json_integer_value(json_object_get(m, "discard_wait_ns")), 3 * 20 * 1000000,
+		     "the command's own discard alone, [submit, done)");
+	cr_expect_str_eq(json_string_value(json_object_get(c, "wait_basis")), "synchronous");
+	cr_expect(strstr(said, "it ends when the last completes"), "%s", said);
+	free(said);
+	json_decref(r);
+}

@@ -116,50 +116,25 @@ Test(own_wait, the_commands_sync_waits_for_its_discards, .timeout = 120)
 }
 
 /*
- * The command's own discard waits in the replay for the discards before it: five serial
- * discards of the transaction kthread (not flagged), one every millisecond from 1 ms,
- * then the command's sync at 6 ms commits and discards once itself (flagged). A commit
- * not run for an fsync waits for the previous transaction to be TRANS_STATE_COMPLETED,
- * after its discard=sync discards (btrfs_commit_transaction(), fs/btrfs/transaction.c).
- * On a device of 10 ms a discard, one command at a time, the kthread's complete at 11,
- * 21, 31, 41 and 51 ms, the command's at 61 ms (each ISSUE is 1 us after its BIO): the
- * workload, whose records end at 6.101 ms, ends 54.9 ms later. Before, the added time was that discard's own 10 ms ([submit,
- * done)), with the chain stage (it holds the discard until 51 ms) and without it (it
- * waits in the dispatcher's queue until then) alike.
+ * The command's own discard waits in the replay for the discards before it
+ * (tests/report/commit_behind_kthread.jsonl): five serial discards of the transaction
+ * kthread (not flagged), one every millisecond from 1 ms, then the command's sync at
+ * 6 ms commits and discards once itself (flagged). A commit not run for an fsync waits
+ * for the previous transaction to be TRANS_STATE_COMPLETED, after its discard=sync
+ * discards (btrfs_commit_transaction(), fs/btrfs/transaction.c). On a device of 10 ms a
+ * discard, one command at a time, the kthread's complete at 11, 21, 31, 41 and 51 ms,
+ * the command's at 61 ms (each ISSUE is 1 us after its BIO): the workload, whose
+ * records end at 6.101 ms, ends 54.9 ms later. Before, the added time was that
+ * discard's own 10 ms ([submit, done)), with the chain stage (it holds the discard
+ * until 51 ms) and without it (it waits in the dispatcher's queue until then) alike.
+ * tests/live/test_replay_dev.c replays the same trace onto a slow-TRIM loop device.
  */
-static void write_commit_trace(const char *path)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "%s", path);
-	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"revision\":2,\"devices\":[{"
-		"\"dev\":\"7:0\",\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"btrfs\",\"fs_block_size\":4096}]}}\n");
-	fprintf(f, "{\"t\":0,\"kind\":\"ISSUE\",\"op\":\"write\",\"dev\":\"7:0\",\"off\":%lld,\"len\":4096,"
-		"\"ino\":1,\"lat\":0,\"flags\":\"\"}\n", 512ll << 20);
-	fprintf(f, "{\"t\":%lld,\"kind\":\"DONE\",\"op\":\"write\",\"dev\":\"7:0\",\"off\":%lld,\"len\":4096,"
-		"\"ino\":1,\"lat\":%lld,\"flags\":\"\"}\n", 50 * US, 512ll << 20, 50 * US);
-	for (long long k = 0; k < 6; k++) {
-		long long t = MS + k * MS, off = k << 20;
-		const char *flag = k == 5 ? "sync|workload" : "sync";
-
-		fprintf(f, "{\"t\":%lld,\"kind\":\"BIO\",\"op\":\"discard\",\"dev\":\"7:0\",\"off\":%lld,"
-			"\"len\":65536,\"ino\":1,\"lat\":0,\"flags\":\"%s\"}\n", t, off, flag);
-		fprintf(f, "{\"t\":%lld,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"7:0\",\"off\":%lld,"
-			"\"len\":65536,\"ino\":1,\"lat\":0,\"flags\":\"sync\"}\n", t + US, off);
-		fprintf(f, "{\"t\":%lld,\"kind\":\"DONE\",\"op\":\"discard\",\"dev\":\"7:0\",\"off\":%lld,"
-			"\"len\":65536,\"ino\":1,\"lat\":%lld,\"flags\":\"sync\"}\n", t + 101 * US, off, 100 * US);
-	}
-	fprintf(f, "{\"footer\":{\"records\":20,\"lost\":0,\"end_ns\":%lld}}\n", 10 * MS);
-	cr_assert_eq(fclose(f), 0);
-}
-
 Test(own_wait, the_commands_commit_waits_for_the_discards_before_it, .timeout = 60)
 {
 	static const char *const policies[] = { "as-recorded,none", "as-recorded(chain=0),none" };
 	char path[1024];
 
-	snprintf(path, sizeof(path), "%s/commit.jsonl", th_dir());
-	write_commit_trace(path);
+	snprintf(path, sizeof(path), "%s/tests/report/commit_behind_kthread.jsonl", th_src());
 	for (size_t i = 0; i < 2; i++) {
 		char *said = NULL;
 		json_t *rep = compare_on(path, policies[i], "-M 'fixed:discard=10ms,per_mib=0,write=50us,qd=1'", &said);
