@@ -179,6 +179,23 @@ static inline void lv_slowfs(const char *backing, const char *dir, unsigned dela
 	lv_push(LV_FUSE, dir);
 }
 
+/*
+ * A slow-TRIM device: a loop device over slowfs (delay_ms a discard) over a file of
+ * `size` (truncate(1)'s form) on a tmpfs of tmpfs_mib MiB. Its path; undone by lv_fini().
+ */
+static inline const char *lv_slow_loop(unsigned tmpfs_mib, const char *size, unsigned delay_ms)
+{
+	char img[600], cmd[700];
+
+	lv_tmpfs(lv_path("mem"), tmpfs_mib);
+	snprintf(img, sizeof(img), "%s/img", lv_path("mem"));
+	snprintf(cmd, sizeof(cmd), "truncate -s %s '%s'", size, img);
+	lv_sh(cmd);
+	lv_slowfs(img, lv_path("slow"), delay_ms);
+	snprintf(img, sizeof(img), "%s/disk", lv_path("slow"));
+	return lv_loop(img, NULL);
+}
+
 static inline long long lv_blocks(const char *path)
 {
 	struct stat st;

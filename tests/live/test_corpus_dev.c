@@ -318,18 +318,12 @@ ParameterizedTestParameters(corpus_dev, device_released_after_a_failed_replay)
 
 ParameterizedTest(char (*dispatch)[8], corpus_dev, device_released_after_a_failed_replay)
 {
-	char cmd[2400], img[600], trace[600], *err = NULL;
+	char cmd[2400], trace[600], *err = NULL;
 	const char *dev;
 	int rc, fd;
 
 	snprintf(trace, sizeof(trace), "%s", lv_path("fail.jsonl"));	/* lv_path's buffers rotate */
-	lv_tmpfs(lv_path("mem"), 600);
-	snprintf(img, sizeof(img), "%s/img", lv_path("mem"));
-	snprintf(cmd, sizeof(cmd), "truncate -s 512M '%s'", img);
-	lv_sh(cmd);
-	lv_slowfs(img, lv_path("slow"), 50);
-	snprintf(img, sizeof(img), "%s/disk", lv_path("slow"));
-	dev = lv_loop(img, NULL);
+	dev = lv_slow_loop(600, "512M", 50);
 	write_failing_trace(trace);
 	snprintf(cmd, sizeof(cmd), "%s replay '%s' -p 'source(intent) | dispatch(qd=32)' -t device:%s,dispatch=%s "
 		 "--destructive --timing asap -q", th_trimsim(), trace, dev, *dispatch);

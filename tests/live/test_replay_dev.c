@@ -322,7 +322,7 @@ ParameterizedTest(struct cli_case *p, replay_dev, refusals_one_line_nothing_touc
  */
 Test(replay_dev, calibrated_profile_predicts_replay)
 {
-	char img[600], trace[600], prof[600], real[600], model[600], args[2048], *err = NULL;
+	char trace[600], prof[600], real[600], model[600], args[2048], *err = NULL;
 	const char *dev;
 	double t_real, t_model;
 	json_t *r;
@@ -333,13 +333,7 @@ Test(replay_dev, calibrated_profile_predicts_replay)
 	snprintf(prof, sizeof(prof), "%s", lv_path("p.json"));
 	snprintf(real, sizeof(real), "%s", lv_path("real.json"));
 	snprintf(model, sizeof(model), "%s", lv_path("model.json"));
-	lv_tmpfs(lv_path("mem"), 16);	/* holes only: nothing is written */
-	snprintf(img, sizeof(img), "%s/img", lv_path("mem"));
-	snprintf(args, sizeof(args), "truncate -s 160M '%s'", img);
-	lv_sh(args);
-	lv_slowfs(img, lv_path("slow"), 5);
-	snprintf(img, sizeof(img), "%s/disk", lv_path("slow"));
-	dev = lv_loop(img, NULL);
+	dev = lv_slow_loop(16, "160M", 5);	/* holes only: nothing is written */
 	snprintf(args, sizeof(args), "%s calibrate --device %s --destructive --quick --max-size 4M -o '%s' 2>&1",
 		 th_trimsim(), dev, prof);
 	lv_sh(args);
@@ -376,7 +370,7 @@ Test(replay_dev, calibrated_profile_predicts_replay)
  */
 Test(replay_dev, calibrated_model_queues_like_the_device)
 {
-	char img[600], trace[600], prof[600], real[600], model[600], args[2048], *err = NULL;
+	char trace[600], prof[600], real[600], model[600], args[2048], *err = NULL;
 	const char *dev;
 	json_t *r, *p;
 	double p_real, p_model;
@@ -388,13 +382,7 @@ Test(replay_dev, calibrated_model_queues_like_the_device)
 	snprintf(prof, sizeof(prof), "%s", lv_path("p.json"));
 	snprintf(real, sizeof(real), "%s", lv_path("real.json"));
 	snprintf(model, sizeof(model), "%s", lv_path("model.json"));
-	lv_tmpfs(lv_path("mem"), 96);
-	snprintf(img, sizeof(img), "%s/img", lv_path("mem"));
-	snprintf(args, sizeof(args), "truncate -s 64M '%s'", img);
-	lv_sh(args);
-	lv_slowfs(img, lv_path("slow"), 5);
-	snprintf(img, sizeof(img), "%s/disk", lv_path("slow"));
-	dev = lv_loop(img, NULL);
+	dev = lv_slow_loop(96, "64M", 5);
 	snprintf(args, sizeof(args), "%s calibrate --device %s --destructive --quick --max-size 1M -o '%s' 2>&1",
 		 th_trimsim(), dev, prof);
 	lv_sh(args);
@@ -446,20 +434,14 @@ Test(replay_dev, calibrated_model_queues_like_the_device)
  */
 Test(replay_dev, the_commands_commit_waits_on_a_slow_trim_device)
 {
-	char img[600], trace[600], out[600], cmd[4096], *err = NULL, *said = NULL;
+	char trace[600], out[600], cmd[4096], *err = NULL, *said = NULL;
 	const char *dev;
 	json_t *r, *c, *m, *v;
 	size_t i, at = 0;
 
 	snprintf(trace, sizeof(trace), "%s/tests/report/commit_behind_kthread.jsonl", th_src());
 	snprintf(out, sizeof(out), "%s", lv_path("c.json"));
-	lv_tmpfs(lv_path("mem"), 80);
-	snprintf(img, sizeof(img), "%s/img", lv_path("mem"));
-	snprintf(cmd, sizeof(cmd), "truncate -s 64M '%s'", img);
-	lv_sh(cmd);
-	lv_slowfs(img, lv_path("slow"), 20);
-	snprintf(img, sizeof(img), "%s/disk", lv_path("slow"));
-	dev = lv_loop(img, NULL);
+	dev = lv_slow_loop(80, "64M", 20);
 	snprintf(cmd, sizeof(cmd), "%s compare '%s' -p as-recorded,none -M device:%s --destructive --jobs 1 -q --json -o '%s'",
 		 th_trimsim(), trace, dev, out);
 	cr_assert_eq(th_run(cmd, NULL, &err), 0, "%s: %s", cmd, err ? err : "");
