@@ -40,6 +40,7 @@ struct rec_result {
 	struct report_judgement j;
 	enum rec_why why;
 	bool fstrim_na;			/* fstrim could not be replayed (no FREE records) */
+	char fs_na[256];		/* the filesystem's own family could not be replayed: which and why; "" */
 	uint32_t inert;			/* bit f: family f's commit knob changed no figure (rec_evaluate()) */
 	unsigned rounds;
 	size_t ran;

@@ -214,6 +214,19 @@ static json_t *settings_json(const struct rec_result *res, const struct rec_cand
 	for (size_t i = 0; i < sizeof(appliers) / sizeof(appliers[0]); i++)
 		if (!strcmp(appliers[i].family, f->name))
 			appliers[i].fn(&a);
+	/*
+	 * The filesystem's own setting was not among those weighed (btrfs discard=async on a
+	 * btrfs trace, which has no FREE records: replay/policies/PRESETS.md): say so, so that
+	 * a pick among the rest does not read as the filesystem's best.
+	 */
+	if (res->fs_na[0]) {
+		const char *had = json_string_value(json_object_get(a.o, "note"));
+		char note[1024];
+
+		snprintf(note, sizeof(note), "%s%s%s; its cost is not in these figures", had ? had : "", had ? "; " : "",
+			 res->fs_na);
+		json_object_set_new(a.o, "note", json_string(note));
+	}
 	if (dmax && strcmp(dmax, "dev")) {
 		char p[96], v[32];
 

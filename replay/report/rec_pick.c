@@ -303,6 +303,7 @@ void rec_evaluate(struct rec_result *res)
 	res->weigh = calloc(res->n ? res->n : 1, sizeof(*res->weigh));
 	res->pick = res->next = res->recorded = SIZE_MAX;
 	res->fstrim_na = false;
+	res->fs_na[0] = '\0';
 	if (!res->obj || !res->front || !res->weigh)
 		return;
 	for (size_t i = 0; i < res->n; i++) {
@@ -312,6 +313,9 @@ void rec_evaluate(struct rec_result *res)
 
 		objectives(c, &res->cands[i], &res->obj[i]);
 		res->fstrim_na |= f->periodic && c->na[0];
+		if (!f->periodic && f->fs && c->na[0] && !res->fs_na[0])
+			snprintf(res->fs_na, sizeof(res->fs_na), "`%s` (%s's own online discard) was not tried (%s)", f->preset,
+				 f->fs, c->na);
 		if (!strcmp(c->policy, "as-recorded") && report_cell_ok(c))
 			res->recorded = i;
 	}

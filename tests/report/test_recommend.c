@@ -272,6 +272,8 @@ static char *pairs_recommend(const char *name, const char *fs, const char *op, u
  * show how soon a setting tells the device about freed space. Where discard does not matter the
  * pick then rests on TRIM time, and the reason says so instead of calling it the soonest; the
  * front table's reclaim column holds "unknown" in its width and one line under the table says why.
+ * The filesystem's own setting (btrfs discard=async) cannot be replayed either, and the note of the
+ * recommendation says so: before, "keep the discard setting" read as btrfs' best.
  */
 Test(recommend, no_frees_reclaim_unknown)
 {
@@ -284,6 +286,9 @@ Test(recommend, no_frees_reclaim_unknown)
 			      "cannot be measured"), "%s", out);
 	cr_expect_null(strstr(out, "soonest"), "%s", out);
 	cr_expect(strstr(out, "\n    reclaim unknown: the trace has no FREE or INTENT records"), "%s", out);
+	/* btrfs' own online discard needs FREE records: the recommendation says it was not weighed */
+	cr_expect(strstr(out, "`btrfs-async` (btrfs's own online discard) was not tried (trace has no FREE records"),
+		  "%s", out);
 	/* every row of the front table ends its reclaim column where the header does */
 	cr_assert_not_null(head = strstr(out, "    setting "), "%s", out);
 	col = strstr(head, "reclaim  wp99x") + strlen("reclaim") - head;
