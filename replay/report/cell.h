@@ -135,8 +135,10 @@ struct report_cell {
 					   command's run or the recording's window (engine__wall()) */
 	uint64_t trace_end_ns;		/* when that ended, from the first replayed record */
 	uint64_t makespan_ns;		/* replay end - start (includes discards still draining after the workload) */
-	uint64_t workload_ns;		/* when the workload was done: the later of the trace's last record and
-					   the last foreground completion */
+	uint64_t fg_end_ns;		/* the later of the trace's last record and the last foreground
+					   completion (probe.c) */
+	uint64_t workload_ns;		/* when the workload was done: fg_end_ns, or the last completion of the
+					   discards it waited for (report.c, discard_wait()) */
 	uint64_t fg_held_ns;		/* wall time during which some foreground command waited to start
 					   (union of its [submit, start) intervals) */
 	uint64_t d_held_ns;		/* RESULT.md discard.held_ns: released discards waiting for room */

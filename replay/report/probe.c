@@ -311,7 +311,7 @@ void report_probe__finish(struct report_probe *p)
 	c->d_own_ns = ranges__unique(p->wl.wait);
 	c->d_fitrim_end_ns = p->fit.last_done ? since(p->fit.last_done, p->e0) : 0;
 	c->d_own_end_ns = p->wl.last_done ? since(p->wl.last_done, p->e0) : 0;
-	c->workload_ns = p->fg_last_done > c->trace_end_ns ? p->fg_last_done : c->trace_end_ns;
+	c->fg_end_ns = c->workload_ns = p->fg_last_done > c->trace_end_ns ? p->fg_last_done : c->trace_end_ns;
 }
 
 void report_probe__destroy(struct report_probe *p)

@@ -234,14 +234,9 @@ uint64_t report_trace_wall(const struct report *r, size_t t)
  * second a workload held up in the middle; discards that drain after the
  * workload (btrfs' delayed discard, a final fstrim pass) add neither.
  */
-static uint64_t later_end(const struct report_cell *c, uint64_t base_end)
+static uint64_t added(const struct report_cell *c, uint64_t end_ns, uint64_t base_end, uint64_t base_held)
 {
-	return c->workload_ns > base_end ? c->workload_ns - base_end : 0;
-}
-
-static uint64_t added(const struct report_cell *c, uint64_t base_end, uint64_t base_held)
-{
-	uint64_t end = later_end(c, base_end);
+	uint64_t end = end_ns > base_end ? end_ns - base_end : 0;
 	uint64_t held = c->fg_held_ns > base_held ? c->fg_held_ns - base_held : 0;
 
 	return end > held ? end : held;
@@ -291,8 +286,9 @@ static void discard_wait(struct report_cell *c)
 	 * run for an fsync waits for the previous transaction to reach TRANS_STATE_COMPLETED,
 	 * after btrfs_finish_extent_commit() has sent (discard=sync) and waited for its
 	 * discards (btrfs_commit_transaction(), fs/btrfs/transaction.c). relative() keeps
-	 * end_wait where that end is what added_ns rests on.
+	 * end_wait where moving the end is what made added_ns what it is.
 	 */
+	c->workload_ns = c->fg_end_ns;	/* derived here each time: a second finish gives the same */
 	c->end_wait = CEW_NONE;
 	if (own && c->d_own_end_ns > c->workload_ns) {
 		c->workload_ns = c->d_own_end_ns;
@@ -339,7 +335,7 @@ static double inflation(bool have, uint64_t p99_ns, bool base_have, uint64_t bas
 static void relative(const struct report *r, struct report_cell *c)
 {
 	const struct report_cell *b = report_baseline(r, c);
-	uint64_t wall = c->wall_ns ? c->wall_ns : c->makespan_ns;
+	uint64_t wall = c->wall_ns ? c->wall_ns : c->makespan_ns, base_end, base_held;
 
 	discard_wait(c);
 	c->redundancy = c->unique_bytes ? (double)c->bytes / (double)c->unique_bytes : NAN;
@@ -352,8 +348,10 @@ static void relative(const struct report *r, struct report_cell *c)
 		c->read_p99_inflation = inflation(c->have & CH_READ_P99, c->read_p99_ns, b->have & CH_READ_P99,
 						  b->read_p99_ns);
 	}
-	c->added_ns = added(c, b ? b->workload_ns : c->trace_end_ns, b ? b->fg_held_ns : 0);
-	if (c->end_wait && (c->added_ns != later_end(c, b ? b->workload_ns : c->trace_end_ns) ||
+	base_end = b ? b->workload_ns : c->trace_end_ns;
+	base_held = b ? b->fg_held_ns : 0;
+	c->added_ns = added(c, c->workload_ns, base_end, base_held);
+	if (c->end_wait && (c->added_ns <= added(c, c->fg_end_ns, base_end, base_held) ||
 			    c->discard_wait_ns >= c->added_ns))
 		c->end_wait = CEW_NONE;
 	if (c->end_wait)

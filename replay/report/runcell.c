@@ -217,7 +217,7 @@ static const size_t run_means[] = {
 	offsetof(struct report_cell, fg_stall_ns), offsetof(struct report_cell, write_p99_ns),
 	offsetof(struct report_cell, write_p99_base_ns), offsetof(struct report_cell, read_p99_ns),
 	offsetof(struct report_cell, read_p99_base_ns), offsetof(struct report_cell, makespan_ns),
-	offsetof(struct report_cell, workload_ns), offsetof(struct report_cell, fg_held_ns),
+	offsetof(struct report_cell, fg_end_ns), offsetof(struct report_cell, fg_held_ns),
 	offsetof(struct report_cell, d_held_ns), offsetof(struct report_cell, d_waited_ns),
 	offsetof(struct report_cell, d_fitrim_ns), offsetof(struct report_cell, d_own_ns),
 	offsetof(struct report_cell, d_fitrim_end_ns), offsetof(struct report_cell, d_own_end_ns),

@@ -68,7 +68,8 @@ static json_t *compare_on(const char *trace, const char *policies, const char *t
 	cr_assert_not_null(j = json_load_file(path, 0, NULL));
 	*verdicts = calloc(1, 8192);
 	json_array_foreach(json_object_get(j, "verdicts"), i, v)
-		at += (size_t)snprintf(*verdicts + at, at < 8192 ? 8192 - at : 0, "%s\n", json_string_value(v));
+		if (at < 8192)
+			at += (size_t)snprintf(*verdicts + at, 8192 - at, "%s\n", json_string_value(v));
 	return j;
 }
 

@@ -136,6 +136,45 @@ Test(verdict, a_policy_failing_everywhere_is_said_once)
 	report__destroy(r);
 }
 
+/*
+ * The workload's end moves to the last of the recorded command's own discards (report.c,
+ * discard_wait()): the same after a second report__finish() (the moved end is derived from
+ * the probe's fg_end_ns each time, not from the workload_ns it overwrote), and credited in
+ * the verdict only when moving it is what made the added time larger.
+ */
+Test(verdict, own_discards_end_the_workload_the_same_when_finished_again)
+{
+	static const char *const note = "it ends when the last completes";
+	struct report *r = fx_report(10 * FX_S);
+	struct report_cell *x = report__cell(r, report__at(r, 0, 1, 0));
+	const struct report_cell *n = report__cell_c(r, report__at(r, 0, 0, 0));
+	uint64_t fg_end = x->fg_end_ns;
+
+	cr_assert(n->none);
+	/* the xfs cell on sata-sf2281 as an unknown submitter whose own serial discards end 1 s past its last write */
+	x->waiter = CW_UNKNOWN;
+	x->rec_serial = true;
+	x->d_own_ns = 20 * FX_MS;
+	x->d_own_end_ns = fg_end + FX_S;
+	for (int pass = 0; pass < 2; pass++) {
+		cr_assert_eq(report__finish(r), 0);
+		cr_expect_eq(x->workload_ns, fg_end + FX_S, "pass %d", pass);
+		cr_expect_eq(x->added_ns, fg_end + FX_S - n->workload_ns, "pass %d: %llu", pass,
+			     (unsigned long long)x->added_ns);
+		cr_expect_eq(x->end_wait, CEW_OWN, "pass %d", pass);
+		cr_expect_eq(x->wait_basis, CWB_SYNC, "pass %d", pass);
+		cr_expect(has(r, note), "pass %d", pass);
+	}
+	/* 1 ms past the last write: the held-up time (8.5 s) stays the larger, and the note goes */
+	x->d_own_end_ns = fg_end + FX_MS;
+	cr_assert_eq(report__finish(r), 0);
+	cr_expect_eq(x->workload_ns, fg_end + FX_MS);
+	cr_expect_eq(x->added_ns, 100 * 5 * FX_MS + 8 * FX_S);
+	cr_expect_eq(x->end_wait, CEW_NONE);
+	cr_expect_not(has(r, note));
+	report__destroy(r);
+}
+
 Test(verdict, runs_on_models_say_identical)
 {
 	char *traces[] = { "a.tsim" };
