@@ -29,6 +29,7 @@ struct rec_result {
 	char trace[256], profile[96];
 	char fs[16];			/* the families' filesystem ("" unknown, "any") */
 	char dev[32], mount[4096];	/* from the trace header, for the settings' paths */
+	char trace_fs[16];		/* the header's filesystem of the replayed device ("" unknown) */
 	char online_fs[16];		/* the header's filesystem when recorded with its online discard, else "" */
 	struct report *r;		/* the last round: one cell per setting tried */
 	struct rec_cand *cands;

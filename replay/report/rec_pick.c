@@ -313,7 +313,7 @@ void rec_evaluate(struct rec_result *res)
 
 		objectives(c, &res->cands[i], &res->obj[i]);
 		res->fstrim_na |= f->periodic && c->na[0];
-		if (!f->periodic && f->fs && c->na[0] && !res->fs_na[0])
+		if (!f->periodic && f->fs && !strcmp(f->fs, res->trace_fs) && c->na[0] && !res->fs_na[0])
 			snprintf(res->fs_na, sizeof(res->fs_na), "`%s` (%s's own online discard) was not tried (%s)", f->preset,
 				 f->fs, c->na);
 		if (!strcmp(c->policy, "as-recorded") && report_cell_ok(c))

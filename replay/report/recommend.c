@@ -413,6 +413,7 @@ static int describe_trace(struct rec_result *res, const char *fs, bool scan, cha
 		return errno ? -errno : -EINVAL;
 	d = trace_reader__replay_device(r);
 	snprintf(res->fs, sizeof(res->fs), "%s", fs ? fs : d ? d->fs : "");
+	snprintf(res->trace_fs, sizeof(res->trace_fs), "%s", d ? d->fs : "");
 	snprintf(res->dev, sizeof(res->dev), "%s", d && d->name[0] && !strchr(d->name, ':') ? d->name : "DEV");
 	snprintf(res->mount, sizeof(res->mount), "%s", d && d->mount[0] ? d->mount : "MOUNTPOINT");
 	/* the filesystem the trace was recorded on, whatever --fs tries (the twin rule, rec_pick.c) */

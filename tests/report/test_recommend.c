@@ -277,7 +277,7 @@ static char *pairs_recommend(const char *name, const char *fs, const char *op, u
  */
 Test(recommend, no_frees_reclaim_unknown)
 {
-	char *out = pairs_recommend("nofree.jsonl", "btrfs", "discard", 1000000000, 22, 500000), *line, *head;
+	char *out = pairs_recommend("nofree.jsonl", "btrfs", "discard", 1000000000, 22, 500000), *line, *head, cmd[1024];
 	ptrdiff_t col;
 	unsigned rows = 0;
 
@@ -300,6 +300,12 @@ Test(recommend, no_frees_reclaim_unknown)
 		rows += u && u < strchr(line, '\n');
 	}
 	cr_expect_gt(rows, 0, "%s", out);
+	free(out);
+	/* with --fs any the other families are n/a too; the note names the trace's own filesystem's */
+	snprintf(cmd, sizeof(cmd), "cd %s && %s recommend nofree.jsonl -M nvme --fs any -j 2", th_dir(), th_trimsim());
+	cr_assert_eq(th_run(cmd, &out, NULL), 0, "%s", cmd);
+	cr_expect(strstr(out, "`btrfs-async` (btrfs's own online discard) was not tried"), "%s", out);
+	cr_expect_null(strstr(out, "`xfs` (xfs's own"), "%s", out);
 	free(out);
 }
 
