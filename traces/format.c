@@ -63,6 +63,14 @@ unsigned ts_header_revision(const json_t *header)
 	return n > 0 && n < 1000 ? (unsigned)n : 0;
 }
 
+bool ts_header_records_sync(const json_t *header)
+{
+	const char *backend = json_string_value(json_object_get(header, "backend"));
+	const char *kernel = json_string_value(json_object_get(header, "kernel"));
+
+	return backend && backend[0] && kernel && strtoul(kernel, NULL, 10) >= 5;
+}
+
 uint64_t ts_header_start_ns(const json_t *header)
 {
 	json_t *v = json_object_get(header, "start_ns");

@@ -142,6 +142,14 @@ unsigned ts_header_revision(const json_t *header);
 /* The header's "start_ns" (CLOCK_MONOTONIC at the start of the recording), 0 when absent. */
 uint64_t ts_header_start_ns(const json_t *header);
 /*
+ * The records carry REQ_SYNC as the kernel set it (flag sync): `trimsim record` wrote the trace
+ * (a "backend" in the header) on Linux 5.0 or later, where blkdev_issue_discard() ends in
+ * submit_bio_wait(), which sets REQ_SYNC (block/blk-lib.c, block/bio.c): a discard its submitter
+ * waited for that way is flagged. Imports and hand-made traces say nothing of it (seed 001's
+ * Linux 3.2 waited without the flag).
+ */
+bool ts_header_records_sync(const json_t *header);
+/*
  * A FREE that gave back an unused preallocation (the kernel did not discard it): TS_F_PREALLOC, or,
  * in a trace older than TS_REV_PREALLOC (legacy), an ext4 FREE without an inode: ext4_free_blocks
  * always names one, ext4_mballoc_discard never does (FORMAT.md, "Revisions").

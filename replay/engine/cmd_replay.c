@@ -320,6 +320,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	a.cfg.dev = pick_device(r, &a);
 	a.cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
+	a.cfg.records_sync = ts_header_records_sync(trace_reader__header(r));
 	a.cfg.start_ns = ts_header_start_ns(trace_reader__header(r));
 	if (a.dev_set && !a.cfg.dev) {	/* replaying nothing and calling it a result would lie */
 		size_t n, len = 0;

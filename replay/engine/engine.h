@@ -60,6 +60,7 @@ struct engine_cfg {
 	bool destructive;
 	bool baseline;			/* model targets: measure foreground on a discard-free twin */
 	bool legacy_prealloc;		/* trace header revision < TS_REV_PREALLOC (policy_env) */
+	bool records_sync;		/* ts_header_records_sync() (policy_env) */
 	uint64_t start_ns;		/* the trace's start (header start_ns): policy_env.start_ns, the origin of
 					   the stages' periodic timers (fstrim's first pass); 0 = unknown */
 	const struct engine_observer *observer;	/* may be NULL */

@@ -44,7 +44,8 @@ static int open_lane(struct engine *e, struct lane *l, bool shadow, char *err, s
 struct engine *engine__new(const struct engine_cfg *cfg, char *err, size_t errlen)
 {
 	struct policy_env penv = { .dev = cfg->dev, .devno = cfg->devno, .seed = cfg->seed,
-				   .start_ns = cfg->start_ns, .legacy_prealloc = cfg->legacy_prealloc };
+				   .start_ns = cfg->start_ns, .legacy_prealloc = cfg->legacy_prealloc,
+				   .records_sync = cfg->records_sync };
 	struct engine *e = calloc(1, sizeof(*e));
 	int ret = -ENOMEM;
 

@@ -20,16 +20,31 @@
  * Where the trace's discards overlap, nothing is held. A device faster than the
  * trace's shows no lag: a discard never goes before its trace time.
  *
+ * Who waited. A submitter that waits goes through submit_bio_wait(), which sets
+ * REQ_SYNC (block/bio.c): blkdev_issue_discard() does (block/blk-lib.c), and a
+ * trace `trimsim record` wrote on Linux 5.0 or later carries the flag
+ * (ts_header_records_sync()). XFS's online discard does not wait: the log
+ * worker chains a checkpoint's discards and submits them, and their completion
+ * clears the busy extents from a workqueue (xlog_discard_busy_extents(),
+ * fs/xfs/xfs_log_cil.c; xfs_discard_extents(), fs/xfs/xfs_discard.c since 6.6),
+ * so its discards carry no REQ_SYNC and the next checkpoint's go at their time
+ * however far the device is behind. With wait=auto (the default) on such a
+ * trace, a serial point is held only once a discard BIO of the trace has shown
+ * REQ_SYNC, or while none has been seen. The BIO, not the ISSUE: submit_bio_wait()
+ * marks the last bio of a split discard only, and a request takes the flags of
+ * its first bio when others merge into it (ext4-discard-churn: each 64 KiB
+ * discard is a bio of 3 KiB without the flag and one of 61 KiB with it, and
+ * their request carries none). On a trace that does not record the flag
+ * (imports, hand-made traces: seed 001's Linux 3.2 waited without it), and with
+ * wait=all, every serial point is held.
+ *
  * Limits. The time between a completion and the next issue is not kept when
  * the replay runs behind: whether the submitter spent it because of the
  * completion (the next extent's work) or would have spent it anyway, the trace
  * cannot say, so a late point goes at the completion itself, and a chain that
- * runs behind is short of the submitter's own time between its discards. Nor
- * can the trace tell a submitter that waited from one that found the device
- * idle of discards (XFS's log worker, xlog_discard_busy_extents(), sends a
- * checkpoint's discards and does not wait for them before the next
- * checkpoint's): on a slower device that one is held as well, later than XFS
- * would have sent it. A request the device issued twice and completed once (a
+ * runs behind is short of the submitter's own time between its discards.
+ * Where the trace does not record REQ_SYNC, a submitter that only found the
+ * device idle of discards (XFS's log worker) is held as well. A request the device issued twice and completed once (a
  * requeue) keeps the count of the trace's discards in flight above zero: no
  * serial point is seen after it, as without this stage. It must follow
  * source(issue) directly: a stage before it that holds requests moves them off
@@ -41,7 +56,8 @@
 #include "replay/policies/evq.h"
 #include "replay/policies/stages.h"
 
-struct chain_cfg { bool enable; };
+enum chain_wait { CW_AUTO, CW_ALL };
+struct chain_cfg { bool enable; unsigned wait; };
 struct chain {
 	struct chain_cfg c;
 	struct evq q;		/* held requests in trace order, the first a serial point (pad 1) */
@@ -52,18 +68,29 @@ struct chain {
 	uint64_t lag;		/* how far the current run of discards goes behind its trace times */
 	uint64_t points, late, max_lag;	/* serial points; those sent after their trace time */
 	uint64_t held_peak;	/* most requests held at once */
+	bool sync_only;		/* wait=auto on a trace that records REQ_SYNC: hold only once it was seen */
+	bool saw_bio;		/* a discard BIO of the trace was seen */
+	bool sync_seen;		/* ... one carried REQ_SYNC */
+	uint64_t async_points;	/* serial points not held: BIOs, none with REQ_SYNC yet (sync_only) */
 };
+
+static const char *const chain_waits_choices[] = { "auto", "all", NULL };
 
 static const struct opt_spec chain_opts[] = {
 	{ "enable", OPT_BOOL, offsetof(struct chain_cfg, enable), 0, 1, "1",
 	  "0: every discard at its trace time, serial or not (open loop, the replay before this stage)" },
+	{ "wait", OPT_ENUM, offsetof(struct chain_cfg, wait), 0, 0, "auto",
+	  "which serial points wait: auto (where the trace records REQ_SYNC, those of a submitter that "
+	  "waited with submit_bio_wait(), once a discard showed it; else all), all", chain_waits_choices },
 	{ NULL },
 };
 
 static int chain_init(void *priv, const struct policy_env *env, struct policy_props *props,
 		      char *err, size_t errlen)
 {
-	(void)priv, (void)env;
+	struct chain *s = priv;
+
+	s->sync_only = s->c.wait == CW_AUTO && env->records_sync;
 	if (props->source != PS_ISSUE) {
 		snprintf(err, errlen, "keeps the order of the trace's own discard commands: it follows "
 			 "source(issue)");
@@ -79,8 +106,15 @@ static int chain_observe(void *priv, const struct ts_record *rec, struct policy_
 	(void)out;
 	if (rec->op != TS_OP_DISCARD || !rec->length)	/* what source(issue) takes (pipeline.c) */
 		return 0;
-	if (rec->kind == TS_ISSUE) {
+	if (rec->kind == TS_BIO) {
+		s->saw_bio = true;
+		s->sync_seen |= (rec->flags & TS_F_SYNC) != 0;
+	} else if (rec->kind == TS_ISSUE) {
 		s->point = s->c.enable && !s->busy;
+		if (s->point && s->sync_only && s->saw_bio && !s->sync_seen) {
+			s->point = false;	/* no submitter of the trace's discards waited so far */
+			s->async_points++;
+		}
 		s->point_t = rec->time_ns;
 		s->busy++;
 	} else if (rec->kind == TS_DONE && s->busy) {
@@ -185,6 +219,7 @@ static const struct policy_stat chain_stats[] = {
 	POLICY_STAT(struct chain, late, "late_points"),
 	POLICY_STAT(struct chain, max_lag, "max_lag_ns"),
 	POLICY_STAT(struct chain, held_peak, "held_peak"),
+	POLICY_STAT(struct chain, async_points, "async_points"),
 	{ NULL },
 };
 
@@ -197,9 +232,10 @@ const struct policy_stage_ops stage_chain = {
 	.name = "chain",
 	.help = "send a discard the trace sent after all earlier ones completed only once they complete in the replay",
 	.follows = "block/blk-lib.c: blkdev_issue_discard() -> submit_bio_wait() (a submitter that waits "
-		   "for each discard: btrfs discard=sync, ext4's discard work and FITRIM, BLKDISCARD)",
+		   "for each discard: btrfs discard=sync, ext4's discard work and FITRIM, BLKDISCARD), which "
+		   "sets REQ_SYNC (block/bio.c); fs/xfs/xfs_log_cil.c: xlog_discard_busy_extents() (XFS does not wait)",
 	POLICY_CONFIG(chain_opts, struct chain, c), .positional = "enable",
-	.init = chain_init, .observe = chain_observe, .observe_kinds = 1u << TS_ISSUE | 1u << TS_DONE,
+	.init = chain_init, .observe = chain_observe, .observe_kinds = 1u << TS_BIO | 1u << TS_ISSUE | 1u << TS_DONE,
 	.observe_ops = 1u << TS_OP_DISCARD,
 	.push = chain_push, .complete = chain_complete, .waits = chain_waits,
 	.stats = chain_stats, .destroy = chain_destroy,

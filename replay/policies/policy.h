@@ -111,6 +111,7 @@ struct policy_env {
 	uint32_t devno;			/* its dev_t (0: every device in the trace) */
 	uint64_t seed;
 	uint64_t start_ns;		/* time of the first record */
+	bool records_sync;		/* the records carry REQ_SYNC as the kernel set it (ts_header_records_sync()) */
 	bool legacy_prealloc;		/* the trace predates TS_F_PREALLOC (header revision 0): an ext4
 					   FREE without an inode is an unused preallocation (ts_free_is_prealloc) */
 };

@@ -89,6 +89,7 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 		return -errno ? -errno : -EIO;
 	cfg.dev = pick_device(r, &cfg.devno);
 	cfg.legacy_prealloc = ts_header_revision(trace_reader__header(r)) < TS_REV_PREALLOC;
+	cfg.records_sync = ts_header_records_sync(trace_reader__header(r));
 	cfg.start_ns = ts_header_start_ns(trace_reader__header(r));
 	/* the device's size against the trace's extent (replay does the same): one pass over the trace */
 	if (cfg.target->realtime &&

@@ -22,7 +22,7 @@
 #define US 1000ll
 #define MS 1000000ll
 
-struct trec { long long t; const char *kind, *op; long long off, len, lat; };
+struct trec { long long t; const char *kind, *op; long long off, len, lat; const char *flags; };
 
 static int by_time(const void *a, const void *b)
 {
@@ -31,31 +31,45 @@ static int by_time(const void *a, const void *b)
 	return (x->t > y->t) - (x->t < y->t);
 }
 
-/* The trace; overlap: each discard done 1.5 ms after its issue, after the next one's (no serial point). */
-static void write_trace(const char *name, bool overlap)
+/*
+ * The trace; overlap: each discard done 1.5 ms after its issue, after the next one's (no serial point).
+ * bio: as `trimsim record` writes it on Linux 6.18 (a backend in the header), each discard's BIO
+ * 1 us before its ISSUE, flagged `bio` ("sync": submit_bio_wait()'s REQ_SYNC, or "" as XFS's log
+ * worker sends them); NULL: no BIO records, no backend.
+ */
+static void write_trace_as(const char *name, bool overlap, const char *bio)
 {
 	long long done = overlap ? 1500 * US : 100 * US;
-	struct trec r[12];
+	struct trec r[17];
 	char path[512];
 	unsigned n = 0;
 	FILE *f;
 
 	for (long long k = 0; k < 5; k++) {
-		r[n++] = (struct trec){ 1 * MS + k * MS, "ISSUE", "discard", k << 20, 64 << 10, 0 };
-		r[n++] = (struct trec){ 1 * MS + k * MS + done, "DONE", "discard", k << 20, 64 << 10, done };
+		if (bio)
+			r[n++] = (struct trec){ 1 * MS + k * MS - US, "BIO", "discard", k << 20, 64 << 10, 0, bio };
+		r[n++] = (struct trec){ 1 * MS + k * MS, "ISSUE", "discard", k << 20, 64 << 10, 0, "" };
+		r[n++] = (struct trec){ 1 * MS + k * MS + done, "DONE", "discard", k << 20, 64 << 10, done, "" };
 	}
-	r[n++] = (struct trec){ 2500 * US, "ISSUE", "write", 512ll << 20, 4096, 0 };
-	r[n++] = (struct trec){ 2550 * US, "DONE", "write", 512ll << 20, 4096, 50 * US };
+	r[n++] = (struct trec){ 2500 * US, "ISSUE", "write", 512ll << 20, 4096, 0, "" };
+	r[n++] = (struct trec){ 2550 * US, "DONE", "write", 512ll << 20, 4096, 50 * US, "" };
 	qsort(r, n, sizeof(r[0]), by_time);
 	snprintf(path, sizeof(path), "%s/%s", th_dir(), name);
 	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
-	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"devices\":[{\"dev\":\"7:0\","
-		"\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"btrfs\",\"fs_block_size\":4096}]}}\n");
+	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,%s\"devices\":[{\"dev\":\"7:0\","
+		"\"name\":\"loop7\",\"size\":1073741824,\"fs\":\"btrfs\",\"fs_block_size\":4096}]}}\n",
+		bio ? "\"backend\":\"bpf\",\"kernel\":\"6.18.44 #1 SMP\"," : "");
 	for (unsigned i = 0; i < n; i++)
 		fprintf(f, "{\"t\":%lld,\"kind\":\"%s\",\"op\":\"%s\",\"dev\":\"7:0\",\"off\":%lld,\"len\":%lld,"
-			"\"ino\":1,\"lat\":%lld,\"flags\":\"\"}\n", r[i].t, r[i].kind, r[i].op, r[i].off, r[i].len, r[i].lat);
+			"\"ino\":1,\"lat\":%lld,\"flags\":\"%s\"}\n", r[i].t, r[i].kind, r[i].op, r[i].off, r[i].len,
+			r[i].lat, r[i].flags);
 	fprintf(f, "{\"footer\":{\"records\":%u,\"lost\":0,\"end_ns\":%lld}}\n", n, 10 * MS);
 	cr_assert_eq(fclose(f), 0);
+}
+
+static void write_trace(const char *name, bool overlap)
+{
+	write_trace_as(name, overlap, NULL);
 }
 
 static json_t *replay(const char *trace, const char *policy, const char *target)
@@ -177,6 +191,39 @@ Test(chain, onto_a_file)
 	cr_expect_eq(at(r, "discard", "errors", NULL), 0);
 	cr_expect_eq(chain_stat(r, "serial_points"), 5);
 	json_decref(r);
+}
+
+/*
+ * Who waited (chain.c): on a trace that records REQ_SYNC (`trimsim record`, Linux >= 5.0),
+ * discards whose BIOs carry it came through submit_bio_wait() and their serial points wait;
+ * XFS's log worker sends its discards without it and waits for none, so its points go at
+ * their trace times, as the open loop sends them. wait=all holds them anyway.
+ */
+Test(chain, only_a_submitter_that_waited_is_held)
+{
+	json_t *sync, *async, *all, *off;
+
+	write_trace_as("sync.jsonl", false, "sync");
+	write_trace_as("async.jsonl", false, "");
+	sync = replay("sync.jsonl", "as-recorded", FIXED);
+	async = replay("async.jsonl", "as-recorded", FIXED);
+	all = replay("async.jsonl", "as-recorded(wait=all)", FIXED);
+	off = replay("async.jsonl", "as-recorded(chain=0)", FIXED);
+	cr_expect_eq(chain_stat(sync, "serial_points"), 5);
+	cr_expect_eq(chain_stat(sync, "async_points"), 0);
+	cr_expect_eq(at(sync, "foreground", "stall_ns", NULL), 11 * MS - 2500 * US);
+	cr_expect_eq(chain_stat(async, "serial_points"), 0);
+	cr_expect_eq(chain_stat(async, "async_points"), 5);
+	cr_expect_eq(at(async, "foreground", "stall_ns", NULL), 21 * MS - 2500 * US);
+	cr_expect_eq(chain_stat(all, "serial_points"), 5);
+	cr_expect_eq(at(all, "foreground", "stall_ns", NULL), 11 * MS - 2500 * US);
+	json_object_del(async, "policy");
+	json_object_del(off, "policy");
+	cr_expect(json_equal(async, off), "XFS-like discards replay as the open loop does");
+	json_decref(sync);
+	json_decref(async);
+	json_decref(all);
+	json_decref(off);
 }
 
 Test(chain, needs_the_issue_layer)

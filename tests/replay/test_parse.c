@@ -85,9 +85,10 @@ static struct pok_case oks[] = {
 	  .desc = "batch(window=500ms,count=0) | sort | merge(max=64M,segments=64,gap=0) | min(len=64K) | "
 		  "split(max=2G)" },
 	{ .policy = "passthrough", .desc = "source(layer=intent) | dispatch(qd=1)" },
-	{ .policy = "as-recorded", .desc = "source(layer=issue) | chain(enable=true) | dispatch(qd=0)" },
-	{ .policy = "as-recorded(chain=0)", .desc = "source(layer=issue) | chain(enable=false) | dispatch(qd=0)" },
-	{ .policy = "source(issue) | chain(0)", .desc = "source(layer=issue) | chain(enable=false)" },
+	{ .policy = "as-recorded", .desc = "source(layer=issue) | chain(enable=true,wait=auto) | dispatch(qd=0)" },
+	{ .policy = "as-recorded(chain=0)", .desc = "source(layer=issue) | chain(enable=false,wait=auto) | dispatch(qd=0)" },
+	{ .policy = "source(issue) | chain(0)", .desc = "source(layer=issue) | chain(enable=false,wait=auto)" },
+	{ .policy = "as-recorded(wait=all)", .desc = "source(layer=issue) | chain(enable=true,wait=all) | dispatch(qd=0)" },
 	{ .policy = "none", .desc = "source(layer=none)" },
 	{ .policy = "passthrough | delay(2s)", .desc = "source(layer=intent) | dispatch(qd=1) | delay(t=2s)" },
 	{ .policy = "rate(100, bps=1M)", .desc = "rate(iops=100,bps=1M)" },
@@ -108,7 +109,7 @@ static struct pok_case oks[] = {
 		  "checkpoint=1m,io_aware=true,drain=true) | dispatch(qd=4)" },
 	{ .policy = "fstrim(1d,64K,group=1G)", .desc = "source(layer=free) | fitrim(interval=1d,minlen=64K,first=0ns,"
 		  "final=true,mode=untrimmed,group=1G,commit=5s) | dispatch(qd=1)" },
-	{ .policy = "as-recorded(qd=4)", .desc = "source(layer=issue) | chain(enable=true) | dispatch(qd=4)" },
+	{ .policy = "as-recorded(qd=4)", .desc = "source(layer=issue) | chain(enable=true,wait=auto) | dispatch(qd=4)" },
 };
 
 ParameterizedTestParameters(parse, accepted)
