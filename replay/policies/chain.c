@@ -44,9 +44,11 @@
  * cannot say, so a late point goes at the completion itself, and a chain that
  * runs behind is short of the submitter's own time between its discards.
  * Where the trace does not record REQ_SYNC, a submitter that only found the
- * device idle of discards (XFS's log worker) is held as well. A request the device issued twice and completed once (a
- * requeue) keeps the count of the trace's discards in flight above zero: no
- * serial point is seen after it, as without this stage. It must follow
+ * device idle of discards (XFS's log worker) is held as well. Linux 5.0 is a
+ * bound on the safe side, not the release that began to set the flag. A
+ * request the device issued twice and completed once (a requeue) keeps the
+ * count of the trace's discards in flight above zero: no serial point is seen
+ * after it, as without this stage. It must follow
  * source(issue) directly: a stage before it that holds requests moves them off
  * their ISSUE times, and none of them is then taken for a serial point.
  */
