@@ -99,6 +99,8 @@ uint64_t engine__span(const struct engine *e);
  * record (replay time).
  */
 uint64_t engine__wall(const struct engine *e, uint64_t from, uint64_t to, uint64_t *end);
+/* The trace names the recorded command's start (META cmd-start). */
+bool engine__ran_command(const struct engine *e);
 /* The target's write amplification (FTL models, RESULT.md device.write_amplification): 1, or 0 when it has none. */
 int engine__write_amp(const struct engine *e, double *wa);
 const char *engine__error(const struct engine *e);

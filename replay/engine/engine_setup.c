@@ -196,6 +196,11 @@ const struct policy *engine__policy(const struct engine *e) { return e->pol; }
 bool engine__has_twin(const struct engine *e) { return e->nlanes > 1; }
 uint64_t engine__span(const struct engine *e) { return e->last_trace - e->t0; }
 
+bool engine__ran_command(const struct engine *e)
+{
+	return e->cmd_start != 0;
+}
+
 uint64_t engine__wall(const struct engine *e, uint64_t from, uint64_t to, uint64_t *end)
 {
 	bool cmd = e->cmd_start && e->cmd_stop >= e->cmd_start;

@@ -151,6 +151,10 @@ struct report_cell {
 	uint64_t d_own_end_ns;		/* the same for those own discards */
 	uint8_t waiter;			/* enum cell_waiter */
 	bool serial_qd;			/* the pipeline sends one discard at a time (policy.qd 1) */
+	uint64_t rec_bios, rec_bios_own;	/* the trace's discard BIOs; those flagged workload */
+	bool rec_others;		/* the trace names the command's own discard BIOs (revision >=
+					   TS_REV_WORKLOAD, a cmd-start) and none of its discard BIOs is one:
+					   the filesystem's workers sent them (runcell.c) */
 	bool rec_serial;		/* the trace's own discards were serial: each ISSUE after the previous
 					   one's DONE (a synchronous submitter, as in seed 001) */
 	struct cell_series series;

@@ -214,6 +214,10 @@ static void on_record(void *arg, const struct ts_record *rec)
 	}
 	if (rec->kind == TS_INTENT && (rec->flags & TS_F_FITRIM))
 		own_note(&p->fit, rec->offset, rec->length);
+	if (rec->kind == TS_BIO && rec->op == TS_OP_DISCARD) {
+		p->c->rec_bios++;
+		p->c->rec_bios_own += (rec->flags & TS_F_WORKLOAD) != 0;
+	}
 	if (rec->kind == TS_BIO && (rec->flags & TS_F_WORKLOAD))
 		own_note(&p->wl, rec->offset, rec->length);
 	if (ts_free_is_prealloc(rec, p->legacy_prealloc))

@@ -254,10 +254,18 @@ static uint64_t added(const struct report_cell *c, uint64_t end_ns, uint64_t bas
  */
 static void discard_wait(struct report_cell *c)
 {
-	bool sync = c->serial_qd || (c->waiter == CW_UNKNOWN && c->rec_serial);
+	/*
+	 * Replayed as the trace sent them, discards the trace says the recorded command did
+	 * not submit (rec_others: none of its discard BIOs flagged workload) came from the
+	 * filesystem's own workers (ext4_discard_work(), XFS's log completion, btrfs'
+	 * transaction kthread): one at a time or queued, their waits are the workers', and
+	 * without foreground I/O the trace cannot tell whether the workload felt them.
+	 */
+	bool others = c->waiter == CW_UNKNOWN && c->rec_others;
+	bool sync = c->serial_qd || (c->waiter == CW_UNKNOWN && c->rec_serial && !others);
 	uint64_t w = sync ? c->d_waited_ns : c->d_held_ns;
 	bool counts = c->waiter == CW_WORKLOAD ||
-		      (c->waiter == CW_UNKNOWN && !c->fg_cmds && (sync || w));
+		      (c->waiter == CW_UNKNOWN && !others && !c->fg_cmds && (sync || w));
 	/*
 	 * Replayed as the trace sent them (an unknown submitter), the discards the recorded
 	 * command submitted itself (BIO records flagged workload: traces/FORMAT.md) are its

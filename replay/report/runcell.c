@@ -129,6 +129,8 @@ static int run_once(const struct cell_job *j, struct report_cell *c, char *err, 
 	recording_window(r, &from, &to);
 	from_engine(c, e, from, to);
 	report_probe__finish(probe);
+	c->rec_others = ts_header_revision(trace_reader__header(r)) >= TS_REV_WORKLOAD && engine__ran_command(e) &&
+			c->rec_bios && !c->rec_bios_own;
 	c->failed = metrics__failed(engine__metrics(e), c->failed_why, sizeof(c->failed_why));
 	/* not applicable: the layer that fed the pipeline has no record, its zeros say nothing */
 	engine__source_missing(e, c->na, sizeof(c->na));

@@ -365,6 +365,8 @@ static int untold_sentence(struct report *r, size_t t, size_t m, const char *w, 
 		   "`%s` spends %s in TRIM%s%s", w, u->policy,
 		   u->waiter == CW_WORKER ? "discards from a background worker (the workload would feel it only "
 					    "through the device)" :
+		   u->rec_others ? "sends discards the trace says the filesystem's own workers submitted, not "
+				   "the recorded command (no discard BIO of it flagged workload)" :
 					    "sends discards nothing is known to wait for (no full queue, not one "
 					    "at a time)",
 		   u->policy, d, x, k);

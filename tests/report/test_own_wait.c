@@ -154,3 +154,65 @@ Test(own_wait, the_commands_commit_waits_for_the_discards_before_it, .timeout = 
 		free(said);
 	}
 }
+
+/*
+ * A trace without foreground I/O whose serial discards the recorder says the command did not
+ * submit: revision 2, a cmd-start, five discard BIOs none of them flagged `workload` (ext4's
+ * discard work, a transaction kthread). Those workers waited for each, the command is not known
+ * to: the trace cannot tell whether discard matters. Before, the report took the serial discards
+ * for the workload's own wait ("the workload waited for each"), as it still does for a revision 1
+ * trace, which does not say who submitted them.
+ */
+static void write_worker_trace(const char *path, unsigned revision)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s", path);
+	fprintf(f, "{\"trimsim\":1,\"header\":{\"format\":\"trimsim\",\"version\":1,\"revision\":%u,\"devices\":[{"
+		"\"dev\":\"7:250\",\"name\":\"loopT\",\"size\":67108864,\"logical_block_size\":512,\"fs\":\"ext4\","
+		"\"fs_block_size\":4096}]}}\n", revision);
+	fprintf(f, "{\"t\":%lld,\"kind\":\"META\",\"op\":\"cmd-start\",\"dev\":\"0:0\",\"off\":0,\"len\":0,"
+		"\"ino\":7,\"lat\":0,\"flags\":\"\"}\n", 500 * US);
+	for (long long k = 0; k < 5; k++) {
+		long long t = MS + k * MS, off = k << 21;
+
+		fprintf(f, "{\"t\":%lld,\"kind\":\"BIO\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%lld,"
+			"\"len\":65536,\"ino\":1,\"lat\":0,\"flags\":\"sync\"}\n", t, off);
+		fprintf(f, "{\"t\":%lld,\"kind\":\"ISSUE\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%lld,"
+			"\"len\":65536,\"ino\":1,\"lat\":0,\"flags\":\"sync\"}\n", t + US, off);
+		fprintf(f, "{\"t\":%lld,\"kind\":\"DONE\",\"op\":\"discard\",\"dev\":\"7:250\",\"off\":%lld,"
+			"\"len\":65536,\"ino\":1,\"lat\":%lld,\"flags\":\"sync\"}\n", t + 101 * US, off, 100 * US);
+	}
+	fprintf(f, "{\"t\":%lld,\"kind\":\"META\",\"op\":\"cmd-stop\",\"dev\":\"0:0\",\"off\":0,\"len\":0,\"ino\":7,"
+		"\"lat\":0,\"flags\":\"\"}\n", 10 * MS);
+	fprintf(f, "{\"footer\":{\"records\":17,\"lost\":0,\"end_ns\":%lld}}\n", 10 * MS);
+	cr_assert_eq(fclose(f), 0);
+}
+
+Test(own_wait, discards_the_recorder_says_workers_sent_cannot_tell, .timeout = 60)
+{
+	static const char *const serial = "(the trace has no foreground I/O and its discards went out one at a time";
+	char path[1024], *said = NULL;
+	json_t *rep, *c;
+
+	snprintf(path, sizeof(path), "%s/workers.jsonl", th_dir());
+	write_worker_trace(path, 2);
+	rep = compare_on(path, "as-recorded,none", "-M 'fixed:discard=10ms,per_mib=0,write=50us,qd=1'", &said);
+	c = json_array_get(json_object_get(rep, "cells"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(c, "wait_basis")), "unknown");
+	cr_expect_eq(metric(c, "discard_wait_ns"), 0);
+	cr_expect(strstr(said, "the trace cannot tell whether discard matters") &&
+			  strstr(said, "the filesystem's own workers submitted, not the recorded command"),
+		  "%s", said);
+	cr_expect_null(strstr(said, serial), "%s", said);
+	json_decref(rep);
+	free(said);
+
+	write_worker_trace(path, 1);
+	rep = compare_on(path, "as-recorded,none", "-M 'fixed:discard=10ms,per_mib=0,write=50us,qd=1'", &said);
+	c = json_array_get(json_object_get(rep, "cells"), 0);
+	cr_expect_str_eq(json_string_value(json_object_get(c, "wait_basis")), "synchronous");
+	cr_expect(strstr(said, serial), "%s", said);
+	json_decref(rep);
+	free(said);
+}
