@@ -68,7 +68,7 @@ bool ts_header_records_sync(const json_t *header)
 	const char *backend = json_string_value(json_object_get(header, "backend"));
 	const char *kernel = json_string_value(json_object_get(header, "kernel"));
 
-	return backend && backend[0] && kernel && strtoul(kernel, NULL, 10) >= 5;
+	return backend && backend[0] && kernel && kernel[0] >= '0' && kernel[0] <= '9' && strtoul(kernel, NULL, 10) >= 5;
 }
 
 uint64_t ts_header_start_ns(const json_t *header)

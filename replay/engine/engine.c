@@ -742,10 +742,13 @@ static inline __attribute__((always_inline)) int enqueue_fg(struct engine *e, co
 /* The recorded command's run (engine__wall()): its first start and last stop. */
 static void note_command(struct engine *e, const struct ts_record *rec)
 {
-	if (rec->op == TS_META_CMD_START && !e->cmd_start)
+	if (rec->op == TS_META_CMD_START && !e->cmd_started) {
 		e->cmd_start = rec->time_ns;
-	else if (rec->op == TS_META_CMD_STOP && rec->time_ns > e->cmd_stop)
+		e->cmd_started = true;
+	} else if (rec->op == TS_META_CMD_STOP && (!e->cmd_stopped || rec->time_ns > e->cmd_stop)) {
 		e->cmd_stop = rec->time_ns;
+		e->cmd_stopped = true;
+	}
 }
 
 /* The first record of the replayed device: the origins of trace and engine time. */
@@ -811,6 +814,8 @@ static inline __attribute__((always_inline)) int feed_as(struct engine *e, const
 				note_command(e, rec);
 			continue;
 		}
+		if (!e->cfg.devno && rec->kind == TS_META)	/* every device replayed: the same records */
+			note_command(e, rec);
 		policy_input_count(&e->input, rec);
 		if (!e->started)
 			engine_start(e, rec->time_ns);

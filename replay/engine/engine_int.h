@@ -52,7 +52,8 @@ struct engine {
 	struct slot *slots;
 	size_t nslots, slots_cap, free_slot;	/* free list through next_free; SIZE_MAX ends it */
 	uint64_t t0, base, last_trace, records, out_of_order, fg_records;
-	uint64_t cmd_start, cmd_stop;	/* the recorded command's run (META cmd-start/cmd-stop), trace time; 0: none */
+	uint64_t cmd_start, cmd_stop;	/* the recorded command's run (META cmd-start/cmd-stop), trace time */
+	bool cmd_started, cmd_stopped;	/* ... seen (a time of 0 is a time) */
 	struct policy_input_counts input;	/* replayed records by kind (engine__source_missing, records.replayed) */
 	bool started, flushed, realtime;
 	bool unscaled;			/* asap or --speed 1: scale() changes no duration (a test of one flag) */

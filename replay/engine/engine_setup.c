@@ -198,12 +198,12 @@ uint64_t engine__span(const struct engine *e) { return e->last_trace - e->t0; }
 
 bool engine__ran_command(const struct engine *e)
 {
-	return e->cmd_start != 0;
+	return e->cmd_started;
 }
 
 uint64_t engine__wall(const struct engine *e, uint64_t from, uint64_t to, uint64_t *end)
 {
-	bool cmd = e->cmd_start && e->cmd_stop >= e->cmd_start;
+	bool cmd = e->cmd_started && e->cmd_stopped && e->cmd_stop >= e->cmd_start;
 	uint64_t lo = cmd ? e->cmd_start : from, hi = cmd ? e->cmd_stop : to;
 	bool wide = e->started && lo && hi >= lo;
 	uint64_t first = wide && lo < e->t0 ? lo : e->t0;

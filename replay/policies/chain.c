@@ -29,12 +29,16 @@
  * fs/xfs/xfs_log_cil.c; xfs_discard_extents(), fs/xfs/xfs_discard.c since 6.6),
  * so its discards carry no REQ_SYNC and the next checkpoint's go at their time
  * however far the device is behind. With wait=auto (the default) on such a
- * trace, a serial point is held only once a discard BIO of the trace has shown
- * REQ_SYNC, or while none has been seen. The BIO, not the ISSUE: submit_bio_wait()
- * marks the last bio of a split discard only, and a request takes the flags of
- * its first bio when others merge into it (ext4-discard-churn: each 64 KiB
- * discard is a bio of 3 KiB without the flag and one of 61 KiB with it, and
- * their request carries none). On a trace that does not record the flag
+ * trace, a serial point is held when a discard BIO since the previous one
+ * showed REQ_SYNC, or when no discard BIO came since: the BIOs of its own
+ * call, which blkdev_issue_discard() plugs (blk_start_plug(), block/blk-lib.c)
+ * so that all of them are queued before any of their requests is issued. The
+ * BIO, not the ISSUE: submit_bio_wait() marks the last bio of a split discard
+ * only, and a request takes the flags of its first bio when others merge into
+ * it (ext4-discard-churn: each 64 KiB discard is a bio of 3 KiB without the
+ * flag and one of 61 KiB with it, and their request carries none). One
+ * synchronous discard among XFS's (a BLKDISCARD, a FITRIM before 6.6) holds
+ * its own point, not every later one. On a trace that does not record the flag
  * (imports, hand-made traces: seed 001's Linux 3.2 waited without it), and with
  * wait=all, every serial point is held.
  *
@@ -71,9 +75,9 @@ struct chain {
 	uint64_t points, late, max_lag;	/* serial points; those sent after their trace time */
 	uint64_t held_peak;	/* most requests held at once */
 	bool sync_only;		/* wait=auto on a trace that records REQ_SYNC: hold only once it was seen */
-	bool saw_bio;		/* a discard BIO of the trace was seen */
-	bool sync_seen;		/* ... one carried REQ_SYNC */
-	uint64_t async_points;	/* serial points not held: BIOs, none with REQ_SYNC yet (sync_only) */
+	bool run_bio;		/* a discard BIO came since the last serial point */
+	bool run_sync;		/* ... one carried REQ_SYNC */
+	uint64_t async_points;	/* serial points not held: BIOs since the last, none with REQ_SYNC */
 };
 
 static const char *const chain_waits_choices[] = { "auto", "all", NULL };
@@ -82,8 +86,9 @@ static const struct opt_spec chain_opts[] = {
 	{ "enable", OPT_BOOL, offsetof(struct chain_cfg, enable), 0, 1, "1",
 	  "0: every discard at its trace time, serial or not (open loop, the replay before this stage)" },
 	{ "wait", OPT_ENUM, offsetof(struct chain_cfg, wait), 0, 0, "auto",
-	  "which serial points wait: auto (where the trace records REQ_SYNC, those of a submitter that "
-	  "waited with submit_bio_wait(), once a discard showed it; else all), all", chain_waits_choices },
+	  "which serial points wait: auto (where the trace records REQ_SYNC, those whose discard BIOs since "
+	  "the previous point show a submitter that waited with submit_bio_wait(); else all), all",
+	  chain_waits_choices },
 	{ NULL },
 };
 
@@ -109,14 +114,16 @@ static int chain_observe(void *priv, const struct ts_record *rec, struct policy_
 	if (rec->op != TS_OP_DISCARD || !rec->length)	/* what source(issue) takes (pipeline.c) */
 		return 0;
 	if (rec->kind == TS_BIO) {
-		s->saw_bio = true;
-		s->sync_seen |= (rec->flags & TS_F_SYNC) != 0;
+		s->run_bio = true;
+		s->run_sync |= (rec->flags & TS_F_SYNC) != 0;
 	} else if (rec->kind == TS_ISSUE) {
 		s->point = s->c.enable && !s->busy;
-		if (s->point && s->sync_only && s->saw_bio && !s->sync_seen) {
-			s->point = false;	/* no submitter of the trace's discards waited so far */
+		if (s->point && s->sync_only && s->run_bio && !s->run_sync) {
+			s->point = false;	/* its submitter did not go through submit_bio_wait() */
 			s->async_points++;
 		}
+		if (!s->busy)
+			s->run_bio = s->run_sync = false;
 		s->point_t = rec->time_ns;
 		s->busy++;
 	} else if (rec->kind == TS_DONE && s->busy) {

@@ -31,8 +31,8 @@ uint64_t cell_id(const struct cell_ident *k)
 
 	if (k->qd)
 		snprintf(qd, sizeof(qd), "\nqd=%u", k->qd);
-	n = snprintf(buf, sizeof(buf), "trimsim %s\n%016llx\n%s\n%016llx\n%llu%s", TRIMSIM_VERSION,
-		     (unsigned long long)k->trace, k->policy, (unsigned long long)k->profile,
+	n = snprintf(buf, sizeof(buf), "trimsim %s\nresults %u\n%016llx\n%s\n%016llx\n%llu%s", TRIMSIM_VERSION,
+		     CELL_RESULTS_REV, (unsigned long long)k->trace, k->policy, (unsigned long long)k->profile,
 		     (unsigned long long)k->seed, qd);
 	return hash_bytes(buf, n > 0 && (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf));
 }

@@ -31,6 +31,14 @@ struct cell_ident {
 	unsigned qd;		/* --qd, 0: each target its own (not part of the id then) */
 };
 
+/*
+ * What a replay gives for the same inputs changed (a fidelity fix, not a layout change):
+ * bumped with such a change, it is part of every cell's id, so a result cached before
+ * (recommend --cache, a plan's cells/) is not taken for one of this build's. 1: the
+ * chain stage's wait=auto (2026-12-07).
+ */
+#define CELL_RESULTS_REV 1
+
 uint64_t cell_id(const struct cell_ident *k);
 /* The digest of the trace's bytes (a spooled pipe's copy too): 0, or -errno with err naming the file. */
 int cell_trace_digest(const char *path, uint64_t *d, char *err, size_t errlen);
