@@ -74,7 +74,7 @@ struct chain {
 	uint64_t lag;		/* how far the current run of discards goes behind its trace times */
 	uint64_t points, late, max_lag;	/* serial points; those sent after their trace time */
 	uint64_t held_peak;	/* most requests held at once */
-	bool sync_only;		/* wait=auto on a trace that records REQ_SYNC: hold only once it was seen */
+	bool sync_only;		/* wait=auto on a trace that records REQ_SYNC: a point waits on its run's evidence */
 	bool run_bio;		/* a discard BIO came since the last serial point */
 	bool run_sync;		/* ... one carried REQ_SYNC */
 	uint64_t async_points;	/* serial points not held: BIOs since the last, none with REQ_SYNC */
