@@ -946,6 +946,15 @@ int engine__finish(struct engine *e)
 
 	if (e->drain_owed && (ret = asap_drain(e)))	/* the drain the skipped last records would have run */
 		return ret;
+	/*
+	 * Trace timing: what is due by the trace's end first, in time order, as the last
+	 * records would have run it had nothing skipped them (an end-of-recording snapshot
+	 * after a 300 ms settle): the flush moves the pipeline's clock to the end, and a
+	 * completion reaped after it reached the stages at that time (chain released the
+	 * discards held behind it there: ext4-discard-churn on sata-sf2281 ended 300 ms late).
+	 */
+	if (e->cfg.timing == TIMING_TRACE && e->started && (ret = run_until(e, to_engine(e, e->last_trace))))
+		return ret;
 	if ((ret = policy__flush(e->pol, e->last_trace)))
 		return efail(e, ret, "%s", policy__error(e->pol));
 	e->flushed = true;
