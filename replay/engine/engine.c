@@ -809,13 +809,10 @@ static inline __attribute__((always_inline)) int feed_as(struct engine *e, const
 		if (i < pf_n && recs[i + PREFETCH_AHEAD].kind == TS_ISSUE &&
 		    recs[i + PREFETCH_AHEAD].op == TS_OP_DISCARD)
 			prefetch(e->lane[0].priv, recs[i + PREFETCH_AHEAD].offset, recs[i + PREFETCH_AHEAD].length);
-		if (e->cfg.devno && rec->dev != e->cfg.devno) {
-			if (rec->kind == TS_META)	/* the command's start and stop name no device */
-				note_command(e, rec);
-			continue;
-		}
-		if (!e->cfg.devno && rec->kind == TS_META)	/* every device replayed: the same records */
+		if (rec->kind == TS_META)	/* the command's start and stop name no device: noted whatever is replayed */
 			note_command(e, rec);
+		if (e->cfg.devno && rec->dev != e->cfg.devno)
+			continue;
 		policy_input_count(&e->input, rec);
 		if (!e->started)
 			engine_start(e, rec->time_ns);
